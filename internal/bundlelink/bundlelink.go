@@ -1,0 +1,113 @@
+// Package bundlelink reads presigned object-storage links: when they expire,
+// and how to show them without their signature.
+package bundlelink
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// ErrNoExpiry reports a link whose query carries no recognised expiry.
+var ErrNoExpiry = errors.New("the link carries no expiry: expected X-Amz-Date with X-Amz-Expires (S3) or X-Goog-Date with X-Goog-Expires (GCS) in its query")
+
+const signingTimeLayout = "20060102T150405Z"
+
+// Expiry returns when a presigned link stops working, from its S3-style
+// (X-Amz-Date + X-Amz-Expires) or GCS-style (X-Goog-Date + X-Goog-Expires)
+// query. Errors never contain the link itself.
+func Expiry(rawURL string) (time.Time, error) {
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return time.Time{}, errors.New("the link is not a valid URL")
+	}
+	query := u.Query()
+	for _, prefix := range []string{"X-Amz-", "X-Goog-"} {
+		date, hasDate := lookup(query, prefix+"Date")
+		expires, hasExpires := lookup(query, prefix+"Expires")
+		if !hasDate && !hasExpires {
+			continue
+		}
+		if !hasDate || !hasExpires {
+			return time.Time{}, fmt.Errorf("the link has only one of %sDate and %sExpires; both are needed to know its expiry", prefix, prefix)
+		}
+		signed, err := time.Parse(signingTimeLayout, date)
+		if err != nil {
+			return time.Time{}, fmt.Errorf("the link's %sDate %q is not in the form 20060102T150405Z", prefix, date)
+		}
+		seconds, err := strconv.ParseInt(expires, 10, 64)
+		if err != nil || seconds < 0 || seconds > 10*365*24*3600 {
+			return time.Time{}, fmt.Errorf("the link's %sExpires %q is not a number of seconds", prefix, expires)
+		}
+		return signed.Add(time.Duration(seconds) * time.Second).UTC(), nil
+	}
+	return time.Time{}, ErrNoExpiry
+}
+
+// signatureParams are query parameters that grant access and so never appear
+// in logs, errors or plans.
+var signatureParams = []string{"x-amz-signature", "x-amz-security-token", "x-amz-credential", "x-goog-signature", "x-goog-credential", "signature", "sig", "token"}
+
+// Redact returns the link with every signing parameter's value replaced, for
+// logs and messages. A value that does not parse is hidden whole.
+func Redact(rawURL string) string {
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return "(unparseable link hidden)"
+	}
+	if u.RawQuery == "" {
+		return u.String()
+	}
+	parts := strings.Split(u.RawQuery, "&")
+	for i, part := range parts {
+		key, _, _ := strings.Cut(part, "=")
+		name, err := url.QueryUnescape(key)
+		if err != nil {
+			name = key
+		}
+		if isSignatureParam(name) {
+			parts[i] = key + "=REDACTED"
+		}
+	}
+	u.RawQuery = strings.Join(parts, "&")
+	return u.String()
+}
+
+// Signature returns the values of the link's signing parameters, so that
+// callers can check that they do not leak.
+func Signature(rawURL string) []string {
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return nil
+	}
+	var values []string
+	for name, vs := range u.Query() {
+		if isSignatureParam(name) {
+			values = append(values, vs...)
+		}
+	}
+	return values
+}
+
+func isSignatureParam(name string) bool {
+	name = strings.ToLower(name)
+	for _, p := range signatureParams {
+		if name == p {
+			return true
+		}
+	}
+	return false
+}
+
+// lookup finds a query parameter whatever its case.
+func lookup(query url.Values, name string) (string, bool) {
+	for key, values := range query {
+		if strings.EqualFold(key, name) && len(values) > 0 {
+			return values[0], true
+		}
+	}
+	return "", false
+}

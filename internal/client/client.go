@@ -1,0 +1,282 @@
+// Package client speaks the documentation platform's administration API over
+// HTTP. It knows nothing of Terraform: the provider turns its types into schema
+// values and its errors into diagnostics.
+package client
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/poll"
+)
+
+// Defaults for Config fields left at their zero value.
+const (
+	DefaultMaxResponseBytes      = 1 << 20
+	DefaultRequestTimeout        = 30 * time.Second
+	DefaultMaxRetries            = 5
+	DefaultRequestsPerSecond     = 10
+	DefaultMaxConcurrentRequests = 8
+	DefaultMaxRetryAfter         = 60 * time.Second
+)
+
+// Logger receives the client's debug records. Field values never contain the
+// API key or a link's signature.
+type Logger interface {
+	Debug(ctx context.Context, msg string, fields map[string]any)
+}
+
+// Config configures a Client. Zero values select the defaults above.
+type Config struct {
+	BaseURL   string // host root, e.g. https://api.example.com
+	APIKey    string
+	UserAgent string
+
+	HTTPClient       *http.Client
+	RequestTimeout   time.Duration // per attempt
+	MaxResponseBytes int64
+
+	// MaxRetries bounds the retries of one call; negative disables them.
+	MaxRetries int
+	// RequestsPerSecond and MaxConcurrentRequests form the request budget
+	// shared by every caller of this Client.
+	RequestsPerSecond     float64
+	MaxConcurrentRequests int
+	// MaxRetryAfter caps how long a server's Retry-After may hold the client.
+	MaxRetryAfter time.Duration
+	// Backoff spaces retries that carry no Retry-After.
+	Backoff poll.Backoff
+
+	Clock  poll.Clock
+	Logger Logger
+}
+
+// Client is safe for concurrent use; one is shared by every resource and data
+// source of a provider instance.
+type Client struct {
+	baseURL       string
+	apiKey        string
+	userAgent     string
+	http          *http.Client
+	maxBody       int64
+	maxRetries    int
+	maxRetryAfter time.Duration
+	backoff       poll.Backoff
+	clock         poll.Clock
+	logger        Logger
+	limiter       *limiter
+}
+
+// New validates cfg and builds a Client.
+func New(cfg Config) (*Client, error) {
+	base, err := url.Parse(cfg.BaseURL)
+	if err != nil || (base.Scheme != "http" && base.Scheme != "https") || base.Host == "" {
+		return nil, fmt.Errorf("base URL %q is not an absolute http(s) URL", cfg.BaseURL)
+	}
+	if cfg.APIKey == "" {
+		return nil, errors.New("an API key is required")
+	}
+	c := &Client{
+		baseURL:       strings.TrimRight(base.String(), "/"),
+		apiKey:        cfg.APIKey,
+		userAgent:     cfg.UserAgent,
+		http:          cfg.HTTPClient,
+		maxBody:       cfg.MaxResponseBytes,
+		maxRetries:    cfg.MaxRetries,
+		maxRetryAfter: cfg.MaxRetryAfter,
+		backoff:       cfg.Backoff,
+		clock:         cfg.Clock,
+		logger:        cfg.Logger,
+	}
+	if c.userAgent == "" {
+		c.userAgent = "terraform-provider-docsadmin"
+	}
+	if c.http == nil {
+		timeout := cfg.RequestTimeout
+		if timeout <= 0 {
+			timeout = DefaultRequestTimeout
+		}
+		c.http = &http.Client{Timeout: timeout}
+	}
+	if c.maxBody <= 0 {
+		c.maxBody = DefaultMaxResponseBytes
+	}
+	switch {
+	case c.maxRetries == 0:
+		c.maxRetries = DefaultMaxRetries
+	case c.maxRetries < 0:
+		c.maxRetries = 0
+	}
+	if c.maxRetryAfter <= 0 {
+		c.maxRetryAfter = DefaultMaxRetryAfter
+	}
+	if c.backoff.Base <= 0 {
+		c.backoff = poll.Backoff{Base: 500 * time.Millisecond, Max: 15 * time.Second, Factor: 2, Jitter: 0.2}
+	}
+	if c.clock == nil {
+		c.clock = poll.RealClock
+	}
+	if c.logger == nil {
+		c.logger = nopLogger{}
+	}
+	rps := cfg.RequestsPerSecond
+	if rps <= 0 {
+		rps = DefaultRequestsPerSecond
+	}
+	concurrency := cfg.MaxConcurrentRequests
+	if concurrency <= 0 {
+		concurrency = DefaultMaxConcurrentRequests
+	}
+	c.limiter = newLimiter(rps, concurrency, c.clock)
+	return c, nil
+}
+
+type nopLogger struct{}
+
+func (nopLogger) Debug(context.Context, string, map[string]any) {}
+
+// do sends one call, retrying as its endpoint allows, and decodes a 2xx JSON
+// answer into out.
+func (c *Client) do(ctx context.Context, ep endpoint, body any, out any) error {
+	var payload []byte
+	if body != nil {
+		var err error
+		if payload, err = json.Marshal(body); err != nil {
+			return fmt.Errorf("%s: encoding request: %w", ep, err)
+		}
+	}
+	for attempt := 0; ; attempt++ {
+		err := c.attempt(ctx, ep, payload, out, attempt)
+		if err == nil {
+			return nil
+		}
+		if ctx.Err() != nil {
+			return err
+		}
+		reason, retry := retryable(ep, err)
+		if !retry || attempt >= c.maxRetries {
+			return err
+		}
+		wait := c.backoff.Delay(attempt)
+		var apiErr *APIError
+		if errors.As(err, &apiErr) && apiErr.RetryAfter > 0 {
+			wait = c.limiter.jitter(min(apiErr.RetryAfter, c.maxRetryAfter))
+		}
+		if apiErr != nil && apiErr.StatusCode == http.StatusTooManyRequests {
+			// A 429 speaks for the whole key: hold every caller, not just this one.
+			c.limiter.pause(wait)
+		}
+		c.logger.Debug(ctx, "retrying API request", map[string]any{
+			"endpoint": ep.String(),
+			"attempt":  attempt + 1,
+			"reason":   reason,
+			"wait_ms":  wait.Milliseconds(),
+		})
+		if sleepErr := poll.Sleep(ctx, c.clock, wait); sleepErr != nil {
+			return fmt.Errorf("%w (stopped waiting to retry: %w)", err, sleepErr)
+		}
+	}
+}
+
+func (c *Client) attempt(ctx context.Context, ep endpoint, payload []byte, out any, attempt int) error {
+	release, err := c.limiter.acquire(ctx)
+	if err != nil {
+		return &RequestError{Endpoint: ep.String(), Err: err}
+	}
+	defer release()
+
+	var reqBody io.Reader
+	if payload != nil {
+		reqBody = bytes.NewReader(payload)
+	}
+	req, err := http.NewRequestWithContext(ctx, ep.method, c.baseURL+ep.path, reqBody)
+	if err != nil {
+		return fmt.Errorf("%s: building request: %w", ep, err)
+	}
+	req.Header.Set("Authorization", "Bearer "+c.apiKey)
+	req.Header.Set("User-Agent", c.userAgent)
+	req.Header.Set("Accept", "application/json")
+	if payload != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+
+	started := c.clock.Now()
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return &RequestError{Endpoint: ep.String(), Err: scrubURLError(err), MaybeProcessed: !refusedBeforeSending(err)}
+	}
+	defer resp.Body.Close()
+
+	data, readErr := io.ReadAll(io.LimitReader(resp.Body, c.maxBody+1))
+	c.logger.Debug(ctx, "API request", map[string]any{
+		"endpoint":    ep.String(),
+		"status":      resp.StatusCode,
+		"attempt":     attempt + 1,
+		"duration_ms": c.clock.Now().Sub(started).Milliseconds(),
+	})
+	if readErr != nil {
+		return &RequestError{Endpoint: ep.String(), Err: fmt.Errorf("reading the HTTP %d answer: %w", resp.StatusCode, scrubURLError(readErr)), MaybeProcessed: true}
+	}
+	if int64(len(data)) > c.maxBody {
+		return &APIError{Endpoint: ep.String(), StatusCode: resp.StatusCode, Message: fmt.Sprintf("the answer is larger than the %d-byte limit", c.maxBody)}
+	}
+
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		return &APIError{
+			Endpoint:   ep.String(),
+			StatusCode: resp.StatusCode,
+			Message:    errorMessage(resp, data),
+			RetryAfter: parseRetryAfterHeader(resp.Header.Get("Retry-After"), c.clock.Now()),
+		}
+	}
+	if out == nil {
+		return nil
+	}
+	if len(bytes.TrimSpace(data)) == 0 {
+		return &APIError{Endpoint: ep.String(), StatusCode: resp.StatusCode, Message: "the answer had an empty body where JSON was expected"}
+	}
+	if err := json.Unmarshal(data, out); err != nil {
+		return &APIError{Endpoint: ep.String(), StatusCode: resp.StatusCode, Message: "the answer is not valid JSON: " + err.Error()}
+	}
+	return nil
+}
+
+// errorMessage extracts the API's {"error": "..."} message, or describes a body
+// that is not one (a proxy's HTML page, for instance) without echoing it.
+func errorMessage(resp *http.Response, data []byte) string {
+	var body struct {
+		Error   any    `json:"error"`
+		Message string `json:"message"`
+	}
+	if json.Unmarshal(data, &body) == nil {
+		switch v := body.Error.(type) {
+		case string:
+			if v != "" {
+				return v
+			}
+		case map[string]any:
+			if m, ok := v["message"].(string); ok && m != "" {
+				return m
+			}
+		}
+		if body.Message != "" {
+			return body.Message
+		}
+	}
+	if len(bytes.TrimSpace(data)) == 0 {
+		return "no error message in the answer"
+	}
+	contentType := resp.Header.Get("Content-Type")
+	if contentType == "" {
+		contentType = "unknown content type"
+	}
+	return fmt.Sprintf("the answer is not an API error (%s, %d bytes); a proxy or gateway may have answered", contentType, len(data))
+}

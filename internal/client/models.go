@@ -1,0 +1,193 @@
+package client
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// ExportStatus is the state of a static export job. Values other than the
+// constants below may appear; they are not final.
+type ExportStatus string
+
+const (
+	ExportQueued    ExportStatus = "queued"
+	ExportRunning   ExportStatus = "running"
+	ExportCompleted ExportStatus = "completed"
+	ExportFailed    ExportStatus = "failed"
+)
+
+// KnownExportStatuses lists the statuses the API documents.
+var KnownExportStatuses = []string{string(ExportQueued), string(ExportRunning), string(ExportCompleted), string(ExportFailed)}
+
+// Final reports whether no further change is expected.
+func (s ExportStatus) Final() bool { return s == ExportCompleted || s == ExportFailed }
+
+// AgentStatus is the state of an agent job.
+type AgentStatus string
+
+const (
+	AgentActive    AgentStatus = "active"
+	AgentCompleted AgentStatus = "completed"
+	AgentArchived  AgentStatus = "archived"
+	AgentFailed    AgentStatus = "failed"
+)
+
+// KnownAgentStatuses lists the statuses the API documents.
+var KnownAgentStatuses = []string{string(AgentActive), string(AgentCompleted), string(AgentArchived), string(AgentFailed)}
+
+// Final reports whether the agent job has stopped working.
+func (s AgentStatus) Final() bool {
+	return s == AgentCompleted || s == AgentArchived || s == AgentFailed
+}
+
+// StartStaticExportRequest is the body of POST /v1/static-export/jobs.
+type StartStaticExportRequest struct {
+	Domain  string   `json:"domain"`
+	Version string   `json:"version,omitempty"`
+	Paths   []string `json:"paths,omitempty"`
+}
+
+// StaticExportJob is an export job. Every field but JobID may be absent.
+type StaticExportJob struct {
+	JobID     string
+	Status    ExportStatus
+	Progress  *float64 // percent, possibly fractional
+	PageCount *int64
+	CreatedAt *time.Time
+	UpdatedAt *time.Time
+	Error     *string
+}
+
+// UnmarshalJSON decodes tolerantly: unknown fields are ignored, numbers may be
+// fractional, and unparseable timestamps are treated as absent rather than
+// failing the whole read.
+func (j *StaticExportJob) UnmarshalJSON(data []byte) error {
+	var raw struct {
+		JobID     string   `json:"jobId"`
+		ID        string   `json:"id"`
+		Status    string   `json:"status"`
+		Progress  *float64 `json:"progress"`
+		PageCount *float64 `json:"pageCount"`
+		CreatedAt *string  `json:"createdAt"`
+		UpdatedAt *string  `json:"updatedAt"`
+		Error     *string  `json:"error"`
+	}
+	if err := json.Unmarshal(data, &raw); err != nil {
+		return err
+	}
+	*j = StaticExportJob{
+		JobID:     firstNonEmpty(raw.JobID, raw.ID),
+		Status:    ExportStatus(raw.Status),
+		Progress:  raw.Progress,
+		PageCount: wholeNumber(raw.PageCount),
+		CreatedAt: parseTime(raw.CreatedAt),
+		UpdatedAt: parseTime(raw.UpdatedAt),
+		Error:     raw.Error,
+	}
+	return nil
+}
+
+// StaticExportBundle is a freshly generated, time-limited link to an export's archive.
+type StaticExportBundle struct {
+	JobID     string
+	BundleURL string
+	SizeBytes *int64
+	ExpiresAt *time.Time
+}
+
+// UnmarshalJSON decodes tolerantly, like StaticExportJob.
+func (b *StaticExportBundle) UnmarshalJSON(data []byte) error {
+	var raw struct {
+		JobID     string   `json:"jobId"`
+		BundleURL string   `json:"bundleUrl"`
+		SizeBytes *float64 `json:"sizeBytes"`
+		ExpiresAt *string  `json:"expiresAt"`
+	}
+	if err := json.Unmarshal(data, &raw); err != nil {
+		return err
+	}
+	*b = StaticExportBundle{
+		JobID:     raw.JobID,
+		BundleURL: raw.BundleURL,
+		SizeBytes: wholeNumber(raw.SizeBytes),
+		ExpiresAt: parseTime(raw.ExpiresAt),
+	}
+	return nil
+}
+
+// AgentJobSource is where an agent job works.
+type AgentJobSource struct {
+	Repository *string `json:"repository"`
+	Ref        *string `json:"ref"`
+}
+
+// AgentJob is an AI agent job. No field is guaranteed to be present.
+type AgentJob struct {
+	ID         string
+	Status     AgentStatus
+	Source     *AgentJobSource
+	Model      *string
+	PRLink     *string
+	CreatedAt  *time.Time
+	ArchivedAt *time.Time
+}
+
+// UnmarshalJSON decodes tolerantly, like StaticExportJob.
+func (a *AgentJob) UnmarshalJSON(data []byte) error {
+	var raw struct {
+		ID         string          `json:"id"`
+		Status     string          `json:"status"`
+		Source     *AgentJobSource `json:"source"`
+		Model      *string         `json:"model"`
+		PRLink     *string         `json:"prLink"`
+		CreatedAt  *string         `json:"createdAt"`
+		ArchivedAt *string         `json:"archivedAt"`
+	}
+	if err := json.Unmarshal(data, &raw); err != nil {
+		return err
+	}
+	*a = AgentJob{
+		ID:         raw.ID,
+		Status:     AgentStatus(raw.Status),
+		Source:     raw.Source,
+		Model:      raw.Model,
+		PRLink:     raw.PRLink,
+		CreatedAt:  parseTime(raw.CreatedAt),
+		ArchivedAt: parseTime(raw.ArchivedAt),
+	}
+	return nil
+}
+
+// AgentPromptRequest is the body of the agent job create and message calls.
+type AgentPromptRequest struct {
+	Prompt string `json:"prompt"`
+}
+
+func parseTime(s *string) *time.Time {
+	if s == nil || *s == "" {
+		return nil
+	}
+	t, err := time.Parse(time.RFC3339Nano, *s)
+	if err != nil {
+		return nil
+	}
+	t = t.UTC()
+	return &t
+}
+
+func wholeNumber(f *float64) *int64 {
+	if f == nil {
+		return nil
+	}
+	n := int64(*f)
+	return &n
+}
+
+func firstNonEmpty(values ...string) string {
+	for _, v := range values {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}

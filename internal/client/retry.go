@@ -1,0 +1,101 @@
+package client
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// retryable decides whether a failed attempt may be repeated and says why.
+// Idempotent calls are repeated after any transient failure. Others only when
+// the server surely did not act: the connection was refused, or it answered
+// 429, or 503 with a Retry-After (both promise nothing was done).
+func retryable(ep endpoint, err error) (string, bool) {
+	var reqErr *RequestError
+	if errors.As(err, &reqErr) {
+		if !reqErr.MaybeProcessed {
+			return "connection refused before the request was sent", true
+		}
+		return "transport failure: " + reqErr.Err.Error(), ep.idempotent
+	}
+	var apiErr *APIError
+	if !errors.As(err, &apiErr) {
+		return "", false
+	}
+	reason := fmt.Sprintf("HTTP %d", apiErr.StatusCode)
+	switch {
+	case apiErr.StatusCode == http.StatusTooManyRequests:
+		return reason + " (rate limited)", true
+	case apiErr.StatusCode == http.StatusServiceUnavailable && apiErr.RetryAfter > 0:
+		return reason + " with Retry-After", true
+	case apiErr.StatusCode >= 500:
+		return reason, ep.idempotent
+	case apiErr.StatusCode >= 200 && apiErr.StatusCode < 300:
+		// A 2xx whose body could not be read: reading again is harmless, but
+		// a start that succeeded must not be sent twice.
+		return reason + " with an unreadable body", ep.idempotent
+	}
+	return "", false
+}
+
+// refusedBeforeSending reports failures where the request surely never
+// reached a server: the connection could not be made.
+func refusedBeforeSending(err error) bool {
+	if errors.Is(err, syscall.ECONNREFUSED) {
+		return true
+	}
+	var opErr *net.OpError
+	if errors.As(err, &opErr) && opErr.Op == "dial" {
+		return true
+	}
+	var dnsErr *net.DNSError
+	return errors.As(err, &dnsErr)
+}
+
+// scrubURLError drops the URL that net/http puts in its errors: the request
+// is already named by its endpoint.
+func scrubURLError(err error) error {
+	var urlErr *url.Error
+	if errors.As(err, &urlErr) {
+		return urlErr.Err
+	}
+	return err
+}
+
+// ParseRetryAfter reads a Retry-After value given as delta-seconds or as an
+// HTTP date. It reports false for a value that is neither, or already past.
+func ParseRetryAfter(value string, now time.Time) (time.Duration, bool) {
+	value = strings.TrimSpace(value)
+	if value == "" {
+		return 0, false
+	}
+	if secs, err := strconv.ParseInt(value, 10, 64); err == nil {
+		if secs < 0 {
+			return 0, false
+		}
+		if secs > int64(24*time.Hour/time.Second) {
+			secs = int64(24 * time.Hour / time.Second)
+		}
+		return time.Duration(secs) * time.Second, true
+	}
+	when, err := http.ParseTime(value)
+	if err != nil {
+		return 0, false
+	}
+	d := when.Sub(now)
+	if d <= 0 {
+		return 0, false
+	}
+	return d, true
+}
+
+func parseRetryAfterHeader(value string, now time.Time) time.Duration {
+	d, _ := ParseRetryAfter(value, now)
+	return d
+}

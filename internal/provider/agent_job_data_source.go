@@ -1,0 +1,215 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/client"
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/poll"
+)
+
+const defaultAgentJobWait = 10 * time.Minute
+
+var _ datasource.DataSourceWithConfigure = (*agentJobDataSource)(nil)
+
+// NewAgentJobDataSource is the docsadmin_agent_job data source.
+func NewAgentJobDataSource() datasource.DataSource { return &agentJobDataSource{} }
+
+type agentJobDataSource struct {
+	data *providerData
+}
+
+type agentJobModel struct {
+	ID                 types.String `tfsdk:"id"`
+	ProjectID          types.String `tfsdk:"project_id"`
+	WaitForFinalStatus types.Bool   `tfsdk:"wait_for_final_status"`
+	Timeout            types.String `tfsdk:"timeout"`
+	Status             types.String `tfsdk:"status"`
+	Source             types.Object `tfsdk:"source"`
+	Model              types.String `tfsdk:"model"`
+	PRLink             types.String `tfsdk:"pr_link"`
+	CreatedAt          types.String `tfsdk:"created_at"`
+	ArchivedAt         types.String `tfsdk:"archived_at"`
+}
+
+var agentJobSourceTypes = map[string]attr.Type{
+	"repository": types.StringType,
+	"ref":        types.StringType,
+}
+
+func (d *agentJobDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_agent_job"
+}
+
+func (d *agentJobDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "Reads an AI agent job: its status and, once it finished, the pull request it opened. " +
+			"Reading a `failed` or `archived` job is not an error: the status is reported, and a `postcondition` can turn it into one.",
+		Attributes: map[string]schema.Attribute{
+			"id": schema.StringAttribute{
+				MarkdownDescription: "Identifier of the agent job.",
+				Required:            true,
+				Validators:          []validator.String{notBlankValidator()},
+			},
+			"project_id": schema.StringAttribute{
+				MarkdownDescription: "Project the job belongs to. Default: the provider's `project_id` (or `DOCSADMIN_PROJECT_ID`); one of them must be set.",
+				Optional:            true,
+				Computed:            true,
+				Validators:          []validator.String{notBlankValidator()},
+			},
+			"wait_for_final_status": schema.BoolAttribute{
+				MarkdownDescription: "When true, the read waits until the job is `completed`, `archived` or `failed`, up to `timeout`. Default: `false` (read once).",
+				Optional:            true,
+			},
+			"timeout": schema.StringAttribute{
+				MarkdownDescription: "Longest wait when `wait_for_final_status` is true, as a duration of at least 1s such as `30m`. Default: `10m`.",
+				Optional:            true,
+				Validators:          []validator.String{durationValidator(time.Second)},
+			},
+			"status": schema.StringAttribute{
+				MarkdownDescription: "Status of the job: `active`, `completed`, `archived` or `failed` (other values the API may add are passed through).",
+				Computed:            true,
+			},
+			"source": schema.SingleNestedAttribute{
+				MarkdownDescription: "Where the agent works. Null when the API does not report it.",
+				Computed:            true,
+				Attributes: map[string]schema.Attribute{
+					"repository": schema.StringAttribute{MarkdownDescription: "Full URL of the Git repository.", Computed: true},
+					"ref":        schema.StringAttribute{MarkdownDescription: "Branch the agent works on; null when not reported.", Computed: true},
+				},
+			},
+			"model": schema.StringAttribute{MarkdownDescription: "AI model used; null when not reported.", Computed: true},
+			"pr_link": schema.StringAttribute{
+				MarkdownDescription: "Pull request opened by the agent. Null while the job is active, and when it finished without changing any file.",
+				Computed:            true,
+			},
+			"created_at":  schema.StringAttribute{MarkdownDescription: "When the job was created (RFC 3339); null when not reported.", Computed: true},
+			"archived_at": schema.StringAttribute{MarkdownDescription: "When the job was archived (RFC 3339); null unless archived.", Computed: true},
+		},
+	}
+}
+
+func (d *agentJobDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
+	if req.ProviderData == nil {
+		return
+	}
+	data, ok := req.ProviderData.(*providerData)
+	if !ok {
+		resp.Diagnostics.AddError("Unexpected provider data", fmt.Sprintf("expected *providerData, got %T", req.ProviderData))
+		return
+	}
+	d.data = data
+}
+
+func (d *agentJobDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
+	var cfg agentJobModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &cfg)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	if d.data == nil {
+		resp.Diagnostics.AddError("Provider not configured",
+			"The docsadmin provider's api_key and base_url are not known yet (they may come from resources not created yet), so the agent job cannot be read.")
+		return
+	}
+	ctx = d.data.maskSecrets(ctx)
+
+	projectID := cfg.ProjectID.ValueString()
+	if projectID == "" {
+		projectID = d.data.projectID
+	}
+	if projectID == "" {
+		resp.Diagnostics.AddAttributeError(path.Root("project_id"), "Missing project ID",
+			"Set project_id on this data source, or project_id in the provider block (or the "+envProjectID+" environment variable). "+
+				"It is shown on the dashboard's API keys page.")
+		return
+	}
+	jobID := cfg.ID.ValueString()
+	subject := fmt.Sprintf("agent job %s in project %s", jobID, projectID)
+
+	var job *client.AgentJob
+	var err error
+	if cfg.WaitForFinalStatus.ValueBool() {
+		job, err = d.waitForFinalStatus(ctx, projectID, jobID, cfg.Timeout)
+	} else {
+		job, err = d.data.client.GetAgentJob(ctx, projectID, jobID)
+	}
+	if err != nil {
+		resp.Diagnostics.AddError("Cannot read the agent job", agentJobErrorDetail(subject, err))
+		return
+	}
+
+	cfg.ProjectID = types.StringValue(projectID)
+	cfg.setJob(job)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &cfg)...)
+}
+
+func (d *agentJobDataSource) waitForFinalStatus(ctx context.Context, projectID, jobID string, timeoutSetting types.String) (*client.AgentJob, error) {
+	limit := defaultAgentJobWait
+	if !timeoutSetting.IsNull() {
+		limit, _ = time.ParseDuration(timeoutSetting.ValueString()) // validated at plan time
+	}
+	ctx, cancel := context.WithTimeout(ctx, limit)
+	defer cancel()
+
+	var last *client.AgentJob
+	_, err := poll.Until(ctx, d.data.pollPolicy(client.KnownAgentStatuses), func(ctx context.Context) (poll.Observation, error) {
+		job, err := d.data.client.GetAgentJob(ctx, projectID, jobID)
+		if err != nil {
+			if client.IsTransient(err) {
+				return poll.Observation{}, err
+			}
+			return poll.Observation{}, poll.Permanent(err)
+		}
+		last = job
+		return poll.Observation{Status: string(job.Status), Final: job.Status.Final()}, nil
+	})
+	if err == nil {
+		return last, nil
+	}
+	if timeout, ok := err.(*poll.TimeoutError); ok {
+		return nil, fmt.Errorf("agent job %s in project %s did not reach a final status (completed, archived or failed) within %s (timeout = %q); last seen: %s. "+
+			"Raise timeout, or read without wait_for_final_status", jobID, projectID, timeout.Waited.Round(time.Second), limit.String(), lastSeen(timeout.Last, timeout.Seen))
+	}
+	return nil, err
+}
+
+func agentJobErrorDetail(subject string, err error) string {
+	if client.IsNotFound(err) {
+		return fmt.Sprintf("There is no %s: %s. Check the job id and the project id (shown on the dashboard's API keys page).", subject, err)
+	}
+	return fmt.Sprintf("Reading %s failed: %s", subject, withHint(err))
+}
+
+func (m *agentJobModel) setJob(job *client.AgentJob) {
+	m.Status = types.StringValue(string(job.Status))
+	if job.Status == "" {
+		m.Status = types.StringNull()
+	}
+	m.Model = types.StringPointerValue(job.Model)
+	m.PRLink = types.StringPointerValue(job.PRLink)
+	m.CreatedAt = timeValue(job.CreatedAt)
+	m.ArchivedAt = timeValue(job.ArchivedAt)
+	m.Source = types.ObjectNull(agentJobSourceTypes)
+	if job.Source != nil {
+		m.Source = types.ObjectValueMust(agentJobSourceTypes, map[string]attr.Value{
+			"repository": types.StringPointerValue(job.Source.Repository),
+			"ref":        types.StringPointerValue(job.Source.Ref),
+		})
+	}
+}
+
+func timeValue(t *time.Time) types.String {
+	if t == nil {
+		return types.StringNull()
+	}
+	return types.StringValue(t.UTC().Format(time.RFC3339))
+}

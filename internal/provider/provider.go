@@ -1,0 +1,259 @@
+// Package provider maps the docsadmin API client onto Terraform: schemas,
+// plans, state and diagnostics.
+package provider
+
+import (
+	"context"
+	"os"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework-validators/float64validator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
+	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/ephemeral"
+	"github.com/hashicorp/terraform-plugin-framework/function"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/provider"
+	"github.com/hashicorp/terraform-plugin-framework/provider/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/client"
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/poll"
+)
+
+// Environment variables read when the matching attribute is not set.
+const (
+	envAPIKey    = "DOCSADMIN_API_KEY"
+	envBaseURL   = "DOCSADMIN_BASE_URL"
+	envProjectID = "DOCSADMIN_PROJECT_ID"
+)
+
+var (
+	_ provider.Provider                   = (*docsadminProvider)(nil)
+	_ provider.ProviderWithFunctions      = (*docsadminProvider)(nil)
+)
+
+// Options adjust a provider instance; tests use them to drive time and
+// polling without waiting on the wall clock.
+type Options struct {
+	// Clock drives waits, renewal decisions and link expiry checks.
+	Clock poll.Clock
+	// PollPolicy overrides the default polling policy (zero fields keep defaults).
+	PollPolicy poll.Policy
+	// RetryBackoff overrides the client's retry spacing.
+	RetryBackoff poll.Backoff
+}
+
+type docsadminProvider struct {
+	version string
+	options Options
+	// resume is shared by every configuration of this provider process, so
+	// that a replacement created after a failed create can find its job.
+	resume *resumeRegistry
+}
+
+// New returns a constructor for the provider, as the plugin server wants it.
+func New(version string) func() provider.Provider {
+	return NewWithOptions(version, Options{})
+}
+
+// NewWithOptions is New with adjustments, for tests.
+func NewWithOptions(version string, opts Options) func() provider.Provider {
+	if opts.Clock == nil {
+		opts.Clock = poll.RealClock
+	}
+	resume := newResumeRegistry()
+	return func() provider.Provider {
+		return &docsadminProvider{version: version, options: opts, resume: resume}
+	}
+}
+
+type providerModel struct {
+	APIKey                types.String  `tfsdk:"api_key"`
+	BaseURL               types.String  `tfsdk:"base_url"`
+	ProjectID             types.String  `tfsdk:"project_id"`
+	MaxRetries            types.Int64   `tfsdk:"max_retries"`
+	RequestsPerSecond     types.Float64 `tfsdk:"requests_per_second"`
+	MaxConcurrentRequests types.Int64   `tfsdk:"max_concurrent_requests"`
+}
+
+func (p *docsadminProvider) Metadata(_ context.Context, _ provider.MetadataRequest, resp *provider.MetadataResponse) {
+	resp.TypeName = "docsadmin"
+	resp.Version = p.version
+}
+
+func (p *docsadminProvider) Schema(_ context.Context, _ provider.SchemaRequest, resp *provider.SchemaResponse) {
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "Manages static exports and reads agent jobs of a hosted documentation platform through its administration API.",
+		Attributes: map[string]schema.Attribute{
+			"api_key": schema.StringAttribute{
+				MarkdownDescription: "Admin API key, shaped `<prefix>_<secret>`, generated on the dashboard's API keys page (organization settings). " +
+					"Sensitive: never shown in plans or logs. Defaults to the `" + envAPIKey + "` environment variable. Required from one of the two.",
+				Optional:   true,
+				Sensitive:  true,
+				Validators: []validator.String{apiKeyValidator()},
+			},
+			"base_url": schema.StringAttribute{
+				MarkdownDescription: "Root address of the API, an absolute `https://` (or, for local testing, `http://`) URL with a host and no query or fragment, " +
+					"for example `https://api.example.com`. Defaults to the `" + envBaseURL + "` environment variable. Required from one of the two. " +
+					"Plain `http://` to a host other than loopback draws a warning.",
+				Optional:   true,
+				Validators: []validator.String{baseURLValidator{}},
+			},
+			"project_id": schema.StringAttribute{
+				MarkdownDescription: "Default project for agent jobs, as shown on the dashboard's API keys page. " +
+					"Defaults to the `" + envProjectID + "` environment variable; a data source's own `project_id` wins over both.",
+				Optional:   true,
+				Validators: []validator.String{notBlankValidator()},
+			},
+			"max_retries": schema.Int64Attribute{
+				MarkdownDescription: "How many times one API call is retried after a rate limit (429), a server error (5xx) or a network failure, from 0 to 20. " +
+					"Starting an export is retried only when the API surely did not act on the first attempt. Default: `5`.",
+				Optional:   true,
+				Validators: []validator.Int64{int64validator.Between(0, 20)},
+			},
+			"requests_per_second": schema.Float64Attribute{
+				MarkdownDescription: "Request budget shared by every resource and data source of this provider configuration, in requests per second, " +
+					"greater than 0 and at most 1000. A 429 from the API additionally holds all requests for its `Retry-After`. Default: `10`.",
+				Optional:   true,
+				Validators: []validator.Float64{float64validator.Between(0.01, 1000)},
+			},
+			"max_concurrent_requests": schema.Int64Attribute{
+				MarkdownDescription: "Most API requests in flight at once for this provider configuration, from 1 to 100. Default: `8`.",
+				Optional:            true,
+				Validators:          []validator.Int64{int64validator.Between(1, 100)},
+			},
+		},
+	}
+}
+
+func (p *docsadminProvider) Configure(ctx context.Context, req provider.ConfigureRequest, resp *provider.ConfigureResponse) {
+	var cfg providerModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &cfg)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	// Values that come from other resources are unknown until apply; the
+	// client is built when they are known.
+	if cfg.APIKey.IsUnknown() || cfg.BaseURL.IsUnknown() || cfg.ProjectID.IsUnknown() {
+		return
+	}
+
+	apiKey, keyFromEnv := settingOrEnv(cfg.APIKey, envAPIKey)
+	baseURL, urlFromEnv := settingOrEnv(cfg.BaseURL, envBaseURL)
+	projectID, _ := settingOrEnv(cfg.ProjectID, envProjectID)
+
+	if apiKey == "" {
+		resp.Diagnostics.AddAttributeError(path.Root("api_key"), "Missing API key",
+			"Set api_key in the provider block or the "+envAPIKey+" environment variable to an admin API key (shaped <prefix>_<secret>) from the dashboard's API keys page.")
+	} else if keyFromEnv {
+		if problem := apiKeyProblem(apiKey); problem != "" {
+			resp.Diagnostics.AddAttributeError(path.Root("api_key"), "Invalid API key in "+envAPIKey, problem)
+		}
+	}
+	if baseURL == "" {
+		resp.Diagnostics.AddAttributeError(path.Root("base_url"), "Missing base URL",
+			"Set base_url in the provider block or the "+envBaseURL+" environment variable to the API's root address, for example https://api.example.com.")
+	} else if urlFromEnv {
+		problem, warning := baseURLProblem(baseURL)
+		if problem != "" {
+			resp.Diagnostics.AddAttributeError(path.Root("base_url"), "Invalid base URL in "+envBaseURL, problem)
+		}
+		if warning != "" {
+			resp.Diagnostics.AddAttributeWarning(path.Root("base_url"), "Unencrypted base URL in "+envBaseURL, warning)
+		}
+	}
+	if resp.Diagnostics.HasError() {
+		return
+	}
+
+	clientCfg := client.Config{
+		BaseURL:   baseURL,
+		APIKey:    apiKey,
+		UserAgent: userAgent(p.version, req.TerraformVersion),
+		Clock:     p.options.Clock,
+		Backoff:   p.options.RetryBackoff,
+		Logger:    tflogLogger{},
+	}
+	if !cfg.MaxRetries.IsNull() {
+		clientCfg.MaxRetries = int(cfg.MaxRetries.ValueInt64())
+		if clientCfg.MaxRetries == 0 {
+			clientCfg.MaxRetries = -1 // the client reads 0 as "default"
+		}
+	}
+	if !cfg.RequestsPerSecond.IsNull() {
+		clientCfg.RequestsPerSecond = cfg.RequestsPerSecond.ValueFloat64()
+	}
+	if !cfg.MaxConcurrentRequests.IsNull() {
+		clientCfg.MaxConcurrentRequests = int(cfg.MaxConcurrentRequests.ValueInt64())
+	}
+	apiClient, err := client.New(clientCfg)
+	if err != nil {
+		resp.Diagnostics.AddError("Cannot configure the docsadmin API client", err.Error())
+		return
+	}
+
+	data := &providerData{
+		client:    apiClient,
+		projectID: projectID,
+		clock:     p.options.Clock,
+		policy:    p.options.PollPolicy,
+		resume:    p.resume,
+		apiKey:    apiKey,
+	}
+	resp.ResourceData = data
+	resp.DataSourceData = data
+	resp.EphemeralResourceData = data
+}
+
+func (p *docsadminProvider) Resources(context.Context) []func() resource.Resource {
+	return []func() resource.Resource{
+		NewStaticExportResource,
+	}
+}
+
+func (p *docsadminProvider) DataSources(context.Context) []func() datasource.DataSource {
+	return []func() datasource.DataSource{
+		NewAgentJobDataSource,
+	}
+}
+
+func (p *docsadminProvider) EphemeralResources(context.Context) []func() ephemeral.EphemeralResource {
+	return nil
+}
+
+func (p *docsadminProvider) Functions(context.Context) []func() function.Function {
+	return nil
+}
+
+// settingOrEnv returns the attribute's value, else the environment's, and
+// whether it came from the environment.
+func settingOrEnv(v types.String, env string) (string, bool) {
+	if !v.IsNull() {
+		return v.ValueString(), false
+	}
+	value := os.Getenv(env)
+	return value, value != ""
+}
+
+func userAgent(version, terraformVersion string) string {
+	ua := "terraform-provider-docsadmin/" + version
+	if terraformVersion != "" {
+		ua += " Terraform/" + terraformVersion
+	}
+	return ua
+}
+
+// providerData is what every resource and data source receives from Configure.
+type providerData struct {
+	client    *client.Client
+	projectID string
+	clock     poll.Clock
+	policy    poll.Policy
+	resume    *resumeRegistry
+	apiKey    string
+}
+
+func (d *providerData) now() time.Time { return d.clock.Now() }

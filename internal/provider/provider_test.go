@@ -1,0 +1,93 @@
+package provider
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework/providerserver"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+	"github.com/hashicorp/terraform-plugin-testing/echoprovider"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/mockapi"
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/poll"
+)
+
+// testPollPolicy keeps waits short so acceptance tests against second-long
+// mock jobs stay quick.
+var testPollPolicy = poll.Policy{
+	MinInterval:     20 * time.Millisecond,
+	InitialInterval: 50 * time.Millisecond,
+	MaxInterval:     250 * time.Millisecond,
+	TargetLatency:   50 * time.Millisecond,
+}
+
+var testRetryBackoff = poll.Backoff{Base: 10 * time.Millisecond, Max: 100 * time.Millisecond, Factor: 2, Jitter: 0.1}
+
+// testFactories serves the provider in-process, with the echo provider for
+// ephemeral values. opts may override the clock or policies.
+func testFactories(opts Options) map[string]func() (tfprotov6.ProviderServer, error) {
+	if opts.PollPolicy.MinInterval == 0 {
+		opts.PollPolicy = testPollPolicy
+	}
+	if opts.RetryBackoff.Base == 0 {
+		opts.RetryBackoff = testRetryBackoff
+	}
+	return map[string]func() (tfprotov6.ProviderServer, error){
+		"docsadmin": providerserver.NewProtocol6WithError(NewWithOptions("test", opts)()),
+		"echo":      echoprovider.NewProviderServer(),
+	}
+}
+
+// newMock starts a mock API for one test, with jobs short enough to keep the
+// suite fast and links long-lived enough that no renewal is due by accident.
+func newMock(t *testing.T, cfg mockapi.Config) *mockapi.Server {
+	t.Helper()
+	if cfg.ExportDuration == 0 {
+		cfg.ExportDuration = 600 * time.Millisecond
+	}
+	if cfg.LinkTTL == 0 {
+		cfg.LinkTTL = 24 * time.Hour
+	}
+	mock := mockapi.NewServer(cfg)
+	t.Cleanup(mock.Close)
+	return mock
+}
+
+// providerConfig points the provider at the mock; extra lines go inside the block.
+func providerConfig(mock *mockapi.Server, extra string) string {
+	return fmt.Sprintf(`
+provider "docsadmin" {
+  base_url = %q
+  api_key  = %q
+  %s
+}
+`, mock.URL, mock.APIKey, extra)
+}
+
+// captureAttr stores an attribute of a resource in state into *dst.
+func captureAttr(resourceName, attribute string, dst *string) func(*terraform.State) error {
+	return func(s *terraform.State) error {
+		rs, ok := s.RootModule().Resources[resourceName]
+		if !ok {
+			return fmt.Errorf("%s not in state", resourceName)
+		}
+		value, ok := rs.Primary.Attributes[attribute]
+		if !ok {
+			return fmt.Errorf("%s has no attribute %s", resourceName, attribute)
+		}
+		*dst = value
+		return nil
+	}
+}
+
+// expectCount fails when got() differs from want, naming what was counted.
+func expectCount(what string, want int, got func() int) func(*terraform.State) error {
+	return func(*terraform.State) error {
+		if n := got(); n != want {
+			return fmt.Errorf("%s: got %d, want %d", what, n, want)
+		}
+		return nil
+	}
+}

@@ -1,0 +1,168 @@
+package provider
+
+import (
+	"context"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/bundlelink"
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/client"
+)
+
+// privateBundleIssuedAt records when the link in state was generated, so the
+// renewal window can be capped at half the link's lifetime.
+const privateBundleIssuedAt = "bundle_issued_at"
+
+// exportInputs are the settings that define an export.
+type exportInputs struct {
+	Domain   string
+	Version  string
+	Paths    []string
+	Triggers map[string]string
+}
+
+func (m staticExportModel) inputs(ctx context.Context) (exportInputs, diag.Diagnostics) {
+	var diags diag.Diagnostics
+	in := exportInputs{Domain: m.Domain.ValueString(), Version: m.Version.ValueString()}
+	if !m.Paths.IsNull() && !m.Paths.IsUnknown() {
+		diags.Append(m.Paths.ElementsAs(ctx, &in.Paths, false)...)
+	}
+	if !m.Triggers.IsNull() && !m.Triggers.IsUnknown() {
+		diags.Append(m.Triggers.ElementsAs(ctx, &in.Triggers, false)...)
+	}
+	return in, diags
+}
+
+func (in exportInputs) request() client.StartStaticExportRequest {
+	return client.StartStaticExportRequest{Domain: in.Domain, Version: in.Version, Paths: in.Paths}
+}
+
+func (in exportInputs) fingerprint() string {
+	return exportFingerprint(in.Domain, in.Version, in.Paths, in.Triggers)
+}
+
+// setJob copies what the API reported of a job. Fields it left out keep their
+// earlier value rather than turning null mid-run.
+func (m *staticExportModel) setJob(job *client.StaticExportJob) {
+	m.ID = types.StringValue(job.JobID)
+	m.JobID = types.StringValue(job.JobID)
+	m.Status = types.StringValue(string(job.Status))
+	if job.Progress != nil {
+		m.Progress = types.Float64Value(clampPercent(*job.Progress))
+	} else if m.Progress.IsUnknown() {
+		m.Progress = types.Float64Null()
+	}
+	if job.PageCount != nil {
+		m.PageCount = types.Int64Value(*job.PageCount)
+	} else if m.PageCount.IsUnknown() {
+		m.PageCount = types.Int64Null()
+	}
+	if job.CreatedAt != nil {
+		m.CreatedAt = types.StringValue(job.CreatedAt.Format(time.RFC3339))
+	} else if m.CreatedAt.IsUnknown() {
+		m.CreatedAt = types.StringNull()
+	}
+}
+
+func clampPercent(p float64) float64 {
+	return min(max(p, 0), 100)
+}
+
+func (m *staticExportModel) clearBundle() {
+	m.BundleURL = types.StringNull()
+	m.BundleSizeBytes = types.Int64Null()
+	m.BundleExpiresAt = types.StringNull()
+	m.ReadyForRenewal = types.BoolValue(false)
+}
+
+// setBundle records a fresh link and its expiry: the API's expiresAt, else
+// what the presigned query says, else unknown (and so never renewed).
+func (m *staticExportModel) setBundle(b *client.StaticExportBundle) {
+	m.BundleURL = types.StringValue(b.BundleURL)
+	m.BundleSizeBytes = types.Int64PointerValue(b.SizeBytes)
+	m.BundleExpiresAt = types.StringNull()
+	if expiry, ok := bundleExpiry(b); ok {
+		m.BundleExpiresAt = types.StringValue(expiry.Format(time.RFC3339))
+	}
+	m.ReadyForRenewal = types.BoolValue(false)
+}
+
+func bundleExpiry(b *client.StaticExportBundle) (time.Time, bool) {
+	if b.ExpiresAt != nil {
+		return b.ExpiresAt.UTC(), true
+	}
+	expiry, err := bundlelink.Expiry(b.BundleURL)
+	return expiry, err == nil
+}
+
+func (m *staticExportModel) copyJobFrom(s staticExportModel) {
+	m.ID, m.JobID, m.Status, m.Progress, m.PageCount, m.CreatedAt = s.ID, s.JobID, s.Status, s.Progress, s.PageCount, s.CreatedAt
+}
+
+func (m *staticExportModel) copyBundleFrom(s staticExportModel) {
+	m.BundleURL, m.BundleSizeBytes, m.BundleExpiresAt, m.ReadyForRenewal = s.BundleURL, s.BundleSizeBytes, s.BundleExpiresAt, s.ReadyForRenewal
+}
+
+// privateGetter is the read side of a resource's private state.
+type privateGetter interface {
+	GetKey(ctx context.Context, key string) ([]byte, diag.Diagnostics)
+}
+
+// privateSetter is the write side of a resource's private state.
+type privateSetter interface {
+	SetKey(ctx context.Context, key string, value []byte) diag.Diagnostics
+}
+
+func recordBundleIssued(ctx context.Context, private privateSetter, at time.Time) diag.Diagnostics {
+	return private.SetKey(ctx, privateBundleIssuedAt, []byte(`"`+at.UTC().Format(time.RFC3339)+`"`))
+}
+
+func bundleIssuedAt(ctx context.Context, private privateGetter) *time.Time {
+	if private == nil {
+		return nil
+	}
+	raw, _ := private.GetKey(ctx, privateBundleIssuedAt)
+	if len(raw) < 2 {
+		return nil
+	}
+	t, err := time.Parse(time.RFC3339, string(raw[1:len(raw)-1]))
+	if err != nil {
+		return nil
+	}
+	return &t
+}
+
+// renewalDue tells whether the link in m has expired or expires within the
+// renewal window at now. The window is renew_before, capped at half the
+// link's lifetime when its issue time is known, so that a link that lives
+// shorter than renew_before is not renewed on every plan.
+func renewalDue(m staticExportModel, now time.Time, issuedAt *time.Time) bool {
+	if m.BundleExpiresAt.IsNull() || m.BundleExpiresAt.IsUnknown() {
+		return false
+	}
+	expiry, err := time.Parse(time.RFC3339, m.BundleExpiresAt.ValueString())
+	if err != nil {
+		return false
+	}
+	window, err := time.ParseDuration(m.RenewBefore.ValueString())
+	if err != nil || m.RenewBefore.IsNull() || m.RenewBefore.IsUnknown() {
+		window, _ = time.ParseDuration(defaultRenewBefore)
+	}
+	if issuedAt != nil {
+		if half := expiry.Sub(*issuedAt) / 2; half > 0 && half < window {
+			window = half
+		}
+	}
+	return !now.Before(expiry.Add(-window))
+}
+
+// timeoutsAttrTypes is the shape of the resource's timeouts block, for state
+// written by import, where no configuration is at hand.
+var timeoutsAttrTypes = map[string]attr.Type{
+	"create": types.StringType,
+	"read":   types.StringType,
+	"update": types.StringType,
+}

@@ -1,0 +1,502 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
+	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/mapvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/boolplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/float64planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/listplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/mapplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/client"
+)
+
+const (
+	defaultCreateTimeout = 60 * time.Minute
+	defaultReadTimeout   = 5 * time.Minute
+	defaultUpdateTimeout = 30 * time.Minute
+	defaultRenewBefore   = "1h"
+
+	// privateImported marks state made by import, whose version, paths and
+	// triggers the API cannot report; the first plan adopts the configuration's.
+	privateImported = "imported"
+)
+
+var (
+	_ resource.ResourceWithConfigure   = (*staticExportResource)(nil)
+	_ resource.ResourceWithImportState = (*staticExportResource)(nil)
+	_ resource.ResourceWithModifyPlan  = (*staticExportResource)(nil)
+)
+
+// NewStaticExportResource is the docsadmin_static_export resource.
+func NewStaticExportResource() resource.Resource { return &staticExportResource{} }
+
+type staticExportResource struct {
+	data *providerData
+}
+
+type staticExportModel struct {
+	ID              types.String   `tfsdk:"id"`
+	Domain          types.String   `tfsdk:"domain"`
+	Version         types.String   `tfsdk:"version"`
+	Paths           types.List     `tfsdk:"paths"`
+	Triggers        types.Map      `tfsdk:"triggers"`
+	RenewBefore     types.String   `tfsdk:"renew_before"`
+	JobID           types.String   `tfsdk:"job_id"`
+	Status          types.String   `tfsdk:"status"`
+	Progress        types.Float64  `tfsdk:"progress"`
+	PageCount       types.Int64    `tfsdk:"page_count"`
+	CreatedAt       types.String   `tfsdk:"created_at"`
+	BundleURL       types.String   `tfsdk:"bundle_url"`
+	BundleSizeBytes types.Int64    `tfsdk:"bundle_size_bytes"`
+	BundleExpiresAt types.String   `tfsdk:"bundle_expires_at"`
+	ReadyForRenewal types.Bool     `tfsdk:"ready_for_renewal"`
+	Timeouts        timeouts.Value `tfsdk:"timeouts"`
+}
+
+func (r *staticExportResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_static_export"
+}
+
+func (r *staticExportResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+	keep := func() []planmodifier.String { return []planmodifier.String{stringplanmodifier.UseStateForUnknown()} }
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "Exports a documentation site as a static bundle: apply starts an export job, waits for it to complete " +
+			"and generates a time-limited link to the archive (`bundle_url`). When the link nears its expiry the next plan renews it " +
+			"in place, for the same export, without exporting again. Destroy only forgets the job: the API cannot delete exports.",
+		Attributes: map[string]schema.Attribute{
+			"id": schema.StringAttribute{
+				MarkdownDescription: "The export job's identifier (same as `job_id`).",
+				Computed:            true,
+				PlanModifiers:       keep(),
+			},
+			"domain": schema.StringAttribute{
+				MarkdownDescription: "Hostname of the documentation site to export, such as `docs.example.com`: no scheme, port, path or trailing slash. Changing it starts a new export.",
+				Required:            true,
+				Validators:          []validator.String{domainValidator()},
+				PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()},
+			},
+			"version": schema.StringAttribute{
+				MarkdownDescription: "Label of the content version to export. Default: the latest published version. Changing it starts a new export.",
+				Optional:            true,
+				Validators:          []validator.String{notBlankValidator()},
+				PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()},
+			},
+			"paths": schema.ListAttribute{
+				MarkdownDescription: "Page paths to export, relative to the site root, such as `index` or `guides/getting-started`: each non-empty, unique, " +
+					"without scheme, host, leading slash, query or fragment. Default: all pages. Changing it starts a new export.",
+				ElementType: types.StringType,
+				Optional:    true,
+				Validators: []validator.List{
+					listvalidator.SizeAtLeast(1),
+					listvalidator.UniqueValues(),
+					listvalidator.ValueStringsAre(pagePathValidator()),
+				},
+				PlanModifiers: []planmodifier.List{listplanmodifier.RequiresReplace()},
+			},
+			"triggers": schema.MapAttribute{
+				MarkdownDescription: "Arbitrary strings whose change starts a new export, for example `{ docs_commit = var.docs_commit }` " +
+					"to re-export whenever new content is published. Not sent to the API.",
+				ElementType:   types.StringType,
+				Optional:      true,
+				Validators:    []validator.Map{mapvalidator.SizeAtLeast(1)},
+				PlanModifiers: []planmodifier.Map{mapplanmodifier.RequiresReplace()},
+			},
+			"renew_before": schema.StringAttribute{
+				MarkdownDescription: "How long before `bundle_expires_at` a plan renews the link in place (same export, new link), as a duration such as `30m` or `12h`; " +
+					"`0s` renews only expired links. The window is capped at half the link's lifetime so that short-lived links do not renew on every plan. " +
+					"Default: `" + defaultRenewBefore + "`.",
+				Optional:   true,
+				Computed:   true,
+				Default:    stringdefault.StaticString(defaultRenewBefore),
+				Validators: []validator.String{durationValidator(0)},
+			},
+			"job_id": schema.StringAttribute{
+				MarkdownDescription: "Identifier of the export job, such as `se_3f9a2c1b8e7d4a06`.",
+				Computed:            true,
+				PlanModifiers:       keep(),
+			},
+			"status": schema.StringAttribute{
+				MarkdownDescription: "Last seen status of the export job: `queued`, `running`, `completed` or `failed`. `completed` after a successful apply.",
+				Computed:            true,
+				PlanModifiers:       keep(),
+			},
+			"progress": schema.Float64Attribute{
+				MarkdownDescription: "Last seen progress of the export job, in percent from 0 to 100 (may be fractional). Null when the API did not report it.",
+				Computed:            true,
+				PlanModifiers:       []planmodifier.Float64{float64planmodifier.UseStateForUnknown()},
+			},
+			"page_count": schema.Int64Attribute{
+				MarkdownDescription: "Number of pages exported. Null when the API did not report it.",
+				Computed:            true,
+				PlanModifiers:       []planmodifier.Int64{int64planmodifier.UseStateForUnknown()},
+			},
+			"created_at": schema.StringAttribute{
+				MarkdownDescription: "When the export job was created (RFC 3339). Null when the API did not report it.",
+				Computed:            true,
+				PlanModifiers:       keep(),
+			},
+			"bundle_url": schema.StringAttribute{
+				MarkdownDescription: "Presigned link to the export's archive (a gzip'd tar of static HTML, CSS, JavaScript and assets). " +
+					"Sensitive: it grants access until it expires. Renewed in place as described for `renew_before`.",
+				Computed:      true,
+				Sensitive:     true,
+				PlanModifiers: keep(),
+			},
+			"bundle_size_bytes": schema.Int64Attribute{
+				MarkdownDescription: "Size of the archive, in bytes. Null when the API did not report it.",
+				Computed:            true,
+				PlanModifiers:       []planmodifier.Int64{int64planmodifier.UseStateForUnknown()},
+			},
+			"bundle_expires_at": schema.StringAttribute{
+				MarkdownDescription: "When `bundle_url` stops working (RFC 3339): the API's `expiresAt`, else the link's own presigned query " +
+					"(`X-Amz-Date` + `X-Amz-Expires`, or `X-Goog-Date` + `X-Goog-Expires`). Null when neither tells; then no renewal is ever planned.",
+				Computed:      true,
+				PlanModifiers: keep(),
+			},
+			"ready_for_renewal": schema.BoolAttribute{
+				MarkdownDescription: "True when the link has expired or expires within the renewal window (see `renew_before`): the next apply renews it.",
+				Computed:            true,
+				PlanModifiers:       []planmodifier.Bool{boolplanmodifier.UseStateForUnknown()},
+			},
+		},
+		Blocks: map[string]schema.Block{
+			"timeouts": timeouts.Block(ctx, timeouts.Opts{
+				Create:            true,
+				Read:              true,
+				Update:            true,
+				CreateDescription: "Longest wait for the export to complete and its bundle to be generated, as a duration such as `90m`. Default: `60m`.",
+				ReadDescription:   "Longest wait for a refresh. Default: `5m`.",
+				UpdateDescription: "Longest wait for a link renewal, including waiting for an export that had not completed. Default: `30m`.",
+			}),
+		},
+	}
+}
+
+func (r *staticExportResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
+	if req.ProviderData == nil {
+		return
+	}
+	data, ok := req.ProviderData.(*providerData)
+	if !ok {
+		resp.Diagnostics.AddError("Unexpected provider data", fmt.Sprintf("expected *providerData, got %T", req.ProviderData))
+		return
+	}
+	r.data = data
+}
+
+func (r *staticExportResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	var plan staticExportModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() || !r.configured(&resp.Diagnostics) {
+		return
+	}
+	ctx = r.data.maskSecrets(ctx)
+	timeout, diags := plan.Timeouts.Create(ctx, defaultCreateTimeout)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+
+	inputs, diags := plan.inputs(ctx)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+
+	job := r.resumableJob(ctx, inputs)
+	if job == nil {
+		started, err := r.data.client.StartStaticExport(ctx, inputs.request())
+		if err != nil {
+			resp.Diagnostics.AddError("Cannot start the static export", startErrorDetail(inputs.Domain, err))
+			return
+		}
+		job = started
+		tflog.Info(ctx, "started static export", map[string]any{"job_id": job.JobID, "domain": inputs.Domain})
+	}
+
+	// Saved before waiting, so that a timeout or interrupt never loses the job id.
+	plan.setJob(job)
+	plan.clearBundle()
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+
+	job, err := r.waitForCompletion(ctx, job.JobID, "timeouts.create", timeout)
+	if job != nil {
+		plan.setJob(job)
+		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	}
+	if err != nil {
+		resp.Diagnostics.AddError("Static export did not complete", err.Error())
+		return
+	}
+
+	bundle, err := r.generateBundle(ctx, job.JobID, "timeouts.create", timeout)
+	if err != nil {
+		resp.Diagnostics.AddError("Cannot generate the export's bundle", err.Error())
+		return
+	}
+	plan.setBundle(bundle)
+	resp.Diagnostics.Append(recordBundleIssued(ctx, resp.Private, r.data.now())...)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+}
+
+// resumableJob returns the job that an earlier, unfinished create of the same
+// inputs left behind, unless it failed or is gone.
+func (r *staticExportResource) resumableJob(ctx context.Context, inputs exportInputs) *client.StaticExportJob {
+	jobID, ok := r.data.resume.take(inputs.fingerprint())
+	if !ok {
+		return nil
+	}
+	job, err := r.data.client.GetStaticExport(ctx, jobID)
+	if err != nil || job.Status == client.ExportFailed {
+		tflog.Info(ctx, "not resuming the earlier export job; starting a new one", map[string]any{"job_id": jobID, "reason": resumeRefusal(job, err)})
+		return nil
+	}
+	tflog.Info(ctx, "resuming the export job an earlier apply left unfinished", map[string]any{"job_id": jobID, "status": string(job.Status)})
+	return job
+}
+
+func resumeRefusal(job *client.StaticExportJob, err error) string {
+	if err != nil {
+		return err.Error()
+	}
+	return "the job failed"
+}
+
+func (r *staticExportResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	var state staticExportModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() || !r.configured(&resp.Diagnostics) {
+		return
+	}
+	ctx = r.data.maskSecrets(ctx)
+	timeout, diags := state.Timeouts.Read(ctx, defaultReadTimeout)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+
+	job, err := r.data.client.GetStaticExport(ctx, state.JobID.ValueString())
+	if client.IsNotFound(err) {
+		resp.Diagnostics.AddWarning("Static export job no longer exists",
+			fmt.Sprintf("Export job %s for %s was not found (%s). It is removed from state; the next apply starts a new export.",
+				state.JobID.ValueString(), state.Domain.ValueString(), err))
+		resp.State.RemoveResource(ctx)
+		return
+	}
+	if err != nil {
+		resp.Diagnostics.AddError("Cannot read the static export job", withHint(err))
+		return
+	}
+	state.setJob(job)
+	// Refresh never generates a link; it only tells whether the one in state
+	// is due for renewal, which the next plan acts on.
+	state.ReadyForRenewal = types.BoolValue(renewalDue(state, r.data.now(), bundleIssuedAt(ctx, req.Private)))
+	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+}
+
+func (r *staticExportResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	var plan, state staticExportModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() || !r.configured(&resp.Diagnostics) {
+		return
+	}
+	ctx = r.data.maskSecrets(ctx)
+	resp.Diagnostics.Append(resp.Private.SetKey(ctx, privateImported, nil)...)
+
+	if !plan.BundleURL.IsUnknown() {
+		// Only settings changed (renew_before, timeouts, adopted inputs).
+		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+		return
+	}
+
+	timeout, diags := plan.Timeouts.Update(ctx, defaultUpdateTimeout)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+
+	plan.copyJobFrom(state)
+	plan.copyBundleFrom(state)
+	jobID := state.JobID.ValueString()
+	if state.Status.ValueString() != string(client.ExportCompleted) {
+		job, err := r.waitForCompletion(ctx, jobID, "timeouts.update", timeout)
+		if job != nil {
+			plan.setJob(job)
+		}
+		if err != nil {
+			resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+			resp.Diagnostics.AddError("Static export did not complete", err.Error())
+			return
+		}
+	}
+	bundle, err := r.generateBundle(ctx, jobID, "timeouts.update", timeout)
+	if err != nil {
+		// The old link stays in state: still usable until it expires.
+		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+		resp.Diagnostics.AddError("Cannot renew the export's bundle link", err.Error())
+		return
+	}
+	plan.setBundle(bundle)
+	resp.Diagnostics.Append(recordBundleIssued(ctx, resp.Private, r.data.now())...)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+}
+
+// Delete forgets the job: the API can neither delete nor cancel exports. An
+// unfinished job is offered to a create of the same inputs in this run.
+func (r *staticExportResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	var state staticExportModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() || r.data == nil {
+		return
+	}
+	status := state.Status.ValueString()
+	if state.JobID.ValueString() != "" && status != string(client.ExportFailed) && state.BundleURL.IsNull() {
+		inputs, diags := state.inputs(ctx)
+		resp.Diagnostics.Append(diags...)
+		if !diags.HasError() {
+			r.data.resume.offer(inputs.fingerprint(), state.JobID.ValueString())
+		}
+	}
+}
+
+func (r *staticExportResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	domain, jobID, found := strings.Cut(req.ID, "/")
+	if !found || jobID == "" || strings.Contains(jobID, "/") {
+		resp.Diagnostics.AddError("Invalid import identifier",
+			fmt.Sprintf("%q is not of the form <domain>/<job_id>, for example docs.example.com/se_3f9a2c1b8e7d4a06.", req.ID))
+		return
+	}
+	if problem := domainProblem(domain); problem != "" {
+		resp.Diagnostics.AddError("Invalid import identifier", "The domain part of the identifier is not valid. "+problem)
+		return
+	}
+	if !r.configured(&resp.Diagnostics) {
+		return
+	}
+	ctx = r.data.maskSecrets(ctx)
+	job, err := r.data.client.GetStaticExport(ctx, jobID)
+	if err != nil {
+		resp.Diagnostics.AddError("Cannot import the static export", fmt.Sprintf("Reading export job %s failed: %s", jobID, withHint(err)))
+		return
+	}
+	model := staticExportModel{
+		Domain:      types.StringValue(domain),
+		Version:     types.StringNull(),
+		Paths:       types.ListNull(types.StringType),
+		Triggers:    types.MapNull(types.StringType),
+		RenewBefore: types.StringValue(defaultRenewBefore),
+		Timeouts:    timeouts.Value{Object: types.ObjectNull(timeoutsAttrTypes)},
+	}
+	model.setJob(job)
+	model.clearBundle()
+	// Import hands over a usable link at once: the job's files are kept, so a
+	// completed export can be bundled without exporting again.
+	if job.Status == client.ExportCompleted {
+		bundle, err := r.data.client.CreateStaticExportBundle(ctx, jobID)
+		if err != nil {
+			resp.Diagnostics.AddError("Cannot generate the imported export's bundle", fmt.Sprintf("Export job %s: %s", jobID, withHint(err)))
+			return
+		}
+		model.setBundle(bundle)
+		resp.Diagnostics.Append(recordBundleIssued(ctx, resp.Private, r.data.now())...)
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, &model)...)
+	resp.Diagnostics.Append(resp.Private.SetKey(ctx, privateImported, []byte(`true`))...)
+}
+
+// ModifyPlan plans a link renewal (in place, same export) when the link is
+// due, and lets an imported resource adopt the inputs the API cannot report.
+func (r *staticExportResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if req.State.Raw.IsNull() || req.Plan.Raw.IsNull() {
+		return
+	}
+	var plan, state staticExportModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+
+	imported, diags := req.Private.GetKey(ctx, privateImported)
+	resp.Diagnostics.Append(diags...)
+	if len(imported) > 0 {
+		resp.RequiresReplace = adoptImportedInputs(resp.RequiresReplace, state)
+	}
+	if len(resp.RequiresReplace) > 0 {
+		return
+	}
+
+	unfinished := state.Status.ValueString() != string(client.ExportCompleted)
+	if !unfinished && !state.BundleURL.IsNull() && !renewalDue(plan, r.clockNow(), bundleIssuedAt(ctx, req.Private)) && !state.ReadyForRenewal.ValueBool() {
+		return
+	}
+	if unfinished {
+		plan.Status = types.StringUnknown()
+		plan.Progress = types.Float64Unknown()
+		plan.PageCount = types.Int64Unknown()
+	}
+	plan.BundleURL = types.StringUnknown()
+	plan.BundleSizeBytes = types.Int64Unknown()
+	plan.BundleExpiresAt = types.StringUnknown()
+	plan.ReadyForRenewal = types.BoolValue(false)
+	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+}
+
+// adoptImportedInputs drops the replacement that an imported resource would
+// otherwise plan for inputs the API never reported back.
+func adoptImportedInputs(replace path.Paths, state staticExportModel) path.Paths {
+	unreported := map[string]bool{
+		"version":  state.Version.IsNull(),
+		"paths":    state.Paths.IsNull(),
+		"triggers": state.Triggers.IsNull(),
+	}
+	var kept path.Paths
+	for _, p := range replace {
+		if unreported[p.String()] {
+			continue
+		}
+		kept = append(kept, p)
+	}
+	return kept
+}
+
+func (r *staticExportResource) clockNow() time.Time {
+	if r.data == nil {
+		return time.Now()
+	}
+	return r.data.now()
+}
+
+func (r *staticExportResource) configured(diags *diag.Diagnostics) bool {
+	if r.data != nil {
+		return true
+	}
+	diags.AddError("Provider not configured",
+		"The docsadmin provider's api_key and base_url are not known yet (they may come from resources not created yet). Apply those first, or set them directly.")
+	return false
+}

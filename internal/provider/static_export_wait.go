@@ -1,0 +1,142 @@
+package provider
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/client"
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/poll"
+)
+
+// pollPolicy is the provider's polling policy for one kind of wait.
+func (d *providerData) pollPolicy(knownStatuses []string) poll.Policy {
+	p := d.policy
+	p.Clock = d.clock
+	p.KnownStatuses = knownStatuses
+	p.Logf = tflogLogger{}.Debug
+	return p
+}
+
+// waitForCompletion polls an export job until it completes or fails. It
+// returns the last job seen (also on error) so that state can record it.
+func (r *staticExportResource) waitForCompletion(ctx context.Context, jobID, timeoutName string, limit time.Duration) (*client.StaticExportJob, error) {
+	var last *client.StaticExportJob
+	_, err := poll.Until(ctx, r.data.pollPolicy(client.KnownExportStatuses), func(ctx context.Context) (poll.Observation, error) {
+		job, err := r.data.client.GetStaticExport(ctx, jobID)
+		if err != nil {
+			if client.IsTransient(err) {
+				return poll.Observation{}, err
+			}
+			return poll.Observation{}, poll.Permanent(err)
+		}
+		last = job
+		return exportObservation(job), nil
+	})
+	if err != nil {
+		return last, waitError("export job "+jobID, timeoutName, limit, err)
+	}
+	if last.Status == client.ExportFailed {
+		message := "the API gave no reason"
+		if last.Error != nil && *last.Error != "" {
+			message = *last.Error
+		}
+		return last, fmt.Errorf("export job %s failed: %s. Fix the cause and run terraform apply again: the failed job is not resumed, a new export is started", jobID, message)
+	}
+	return last, nil
+}
+
+func exportObservation(job *client.StaticExportJob) poll.Observation {
+	obs := poll.Observation{Status: string(job.Status), Final: job.Status.Final(), Progress: job.Progress}
+	if job.PageCount != nil {
+		pages := int(*job.PageCount)
+		obs.PageCount = &pages
+	}
+	return obs
+}
+
+// generateBundle asks for a link to a completed export. A 409 right after
+// completion means the archive is not ready yet, so it is asked again within
+// the timeout; other failures end the wait (the client already retried the
+// transient ones).
+func (r *staticExportResource) generateBundle(ctx context.Context, jobID, timeoutName string, limit time.Duration) (*client.StaticExportBundle, error) {
+	var bundle *client.StaticExportBundle
+	_, err := poll.Until(ctx, r.data.pollPolicy([]string{"bundle not ready", "bundle ready"}), func(ctx context.Context) (poll.Observation, error) {
+		b, err := r.data.client.CreateStaticExportBundle(ctx, jobID)
+		switch {
+		case client.IsConflict(err):
+			return poll.Observation{Status: "bundle not ready"}, nil
+		case err != nil:
+			return poll.Observation{}, poll.Permanent(err)
+		}
+		bundle = b
+		return poll.Observation{Status: "bundle ready", Final: true}, nil
+	})
+	if err != nil {
+		return nil, waitError("the bundle of export job "+jobID, timeoutName, limit, err)
+	}
+	return bundle, nil
+}
+
+// waitError turns a failed wait into a message that names what was awaited,
+// the last state seen, the time waited and what to do next.
+func waitError(subject, timeoutName string, limit time.Duration, err error) error {
+	var timeout *poll.TimeoutError
+	var budget *poll.ErrorBudgetError
+	switch {
+	case errors.As(err, &timeout) && errors.Is(err, context.DeadlineExceeded):
+		return fmt.Errorf("waiting for %s timed out after %s (limit %s = %s); last seen: %s. "+
+			"The job keeps running on the server and its id is saved in state: run terraform apply again to continue with the same job "+
+			"(no second export is started), or raise the limit in the resource's timeouts block, for example %s = \"2h\"",
+			subject, timeout.Waited.Round(time.Second), timeoutName, limit, lastSeen(timeout.Last, timeout.Seen), timeoutField(timeoutName))
+	case errors.As(err, &timeout):
+		return fmt.Errorf("waiting for %s was interrupted after %s; last seen: %s. "+
+			"The job id is saved in state: the next terraform apply continues with the same job",
+			subject, timeout.Waited.Round(time.Second), lastSeen(timeout.Last, timeout.Seen))
+	case errors.As(err, &budget):
+		return fmt.Errorf("reading %s failed %d times in a row over %s; last seen: %s; last error: %s",
+			subject, budget.Errors, budget.Waited.Round(time.Second), lastSeen(budget.Last, budget.Seen), withHint(budget.Err))
+	case client.IsNotFound(err):
+		return fmt.Errorf("%s disappeared while being awaited: %s. The API may have expired it; run terraform apply again to start a new export", subject, err)
+	}
+	return fmt.Errorf("reading %s failed: %s", subject, withHint(err))
+}
+
+func timeoutField(name string) string {
+	return strings.TrimPrefix(name, "timeouts.")
+}
+
+func lastSeen(obs poll.Observation, seen bool) string {
+	if !seen {
+		return "nothing (no poll succeeded)"
+	}
+	text := fmt.Sprintf("status %q", obs.Status)
+	if obs.Progress != nil {
+		text += fmt.Sprintf(", progress %.1f%%", *obs.Progress)
+	}
+	if obs.PageCount != nil {
+		text += fmt.Sprintf(", %d pages", *obs.PageCount)
+	}
+	return text
+}
+
+// withHint appends what the user can do about an API error.
+func withHint(err error) string {
+	if hint := client.Hint(err); hint != "" {
+		return err.Error() + ". " + hint
+	}
+	return err.Error()
+}
+
+// startErrorDetail explains a failed start, including whether an export may
+// have been started anyway.
+func startErrorDetail(domain string, err error) string {
+	var reqErr *client.RequestError
+	if errors.As(err, &reqErr) && reqErr.MaybeProcessed {
+		return fmt.Sprintf("Starting an export of %s failed after the request was sent: %s. The API may have started the export; "+
+			"the request was not repeated so that no second export is started. Run terraform apply again to start a new one.", domain, err)
+	}
+	return fmt.Sprintf("Starting an export of %s failed: %s", domain, withHint(err))
+}
