@@ -1,0 +1,160 @@
+// Command docsadmin-mock runs the in-memory fake of the documentation
+// administration API on a loopback address, for demos and manual testing.
+//
+//	eval "$(go run ./internal/cmd/docsadmin-mock)"
+//
+// It prints DOCSADMIN_BASE_URL and DOCSADMIN_API_KEY on stdout, logs each
+// request (method, path, status) on stderr and stops on SIGINT/SIGTERM.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/mockapi"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Args[1:], os.Stdout, os.Stderr); err != nil {
+		stop()
+		fmt.Fprintln(os.Stderr, "docsadmin-mock:", err)
+		os.Exit(1)
+	}
+}
+
+// run serves until ctx is cancelled.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("docsadmin-mock", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	addr := fs.String("addr", "127.0.0.1:0", "listen address (loopback only)")
+	apiKey := fs.String("api-key", mockapi.DefaultAPIKey, "accepted API key")
+	exportDuration := fs.Duration("export-duration", mockapi.DefaultExportDuration, "time an export job runs before it completes")
+	queueDuration := fs.Duration("queue-duration", 0, "time an export job stays queued before it runs")
+	linkTTL := fs.Duration("link-ttl", mockapi.DefaultLinkTTL, "lifetime of bundle links")
+	rateLimit := fs.Float64("rate-limit", 0, "max API requests per second (0 = unlimited)")
+	omitExpiresAt := fs.Bool("omit-expires-at", false, "leave expiresAt out of bundle answers")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil
+		}
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("unexpected arguments: %s", strings.Join(fs.Args(), " "))
+	}
+	if err := checkLoopback(*addr); err != nil {
+		return err
+	}
+	if *rateLimit < 0 {
+		return errors.New("-rate-limit must not be negative")
+	}
+
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		return fmt.Errorf("listen: %w", err)
+	}
+	srv := mockapi.NewHandler(mockapi.Config{
+		APIKey:         *apiKey,
+		ExportDuration: *exportDuration,
+		QueueDuration:  *queueDuration,
+		LinkTTL:        *linkTTL,
+		RateLimit:      *rateLimit,
+		OmitExpiresAt:  *omitExpiresAt,
+	})
+	srv.SetURL("http://" + ln.Addr().String())
+
+	logger := log.New(stderr, "", log.LstdFlags)
+	httpSrv := &http.Server{
+		Handler:           logRequests(logger, srv),
+		ReadHeaderTimeout: 10 * time.Second,
+		ErrorLog:          logger,
+	}
+
+	fmt.Fprintf(stdout, "DOCSADMIN_BASE_URL=%s\nDOCSADMIN_API_KEY=%s\n", srv.URL, srv.APIKey)
+
+	serveErr := make(chan error, 1)
+	go func() { serveErr <- httpSrv.Serve(ln) }()
+
+	select {
+	case err := <-serveErr:
+		return err
+	case <-ctx.Done():
+	}
+	logger.Print("shutting down")
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := httpSrv.Shutdown(shutdownCtx); err != nil {
+		return fmt.Errorf("shutdown: %w", err)
+	}
+	return nil
+}
+
+// checkLoopback refuses addresses reachable from other hosts: the fake
+// accepts a well-known key and must never be exposed.
+func checkLoopback(addr string) error {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("invalid -addr %q: %v", addr, err)
+	}
+	if host == "localhost" {
+		return nil
+	}
+	ip := net.ParseIP(host)
+	if ip == nil || !ip.IsLoopback() {
+		return fmt.Errorf("refusing to listen on %q: -addr must be a loopback address such as 127.0.0.1:0", addr)
+	}
+	return nil
+}
+
+// logRequests logs method, path and status. The query string is left out on
+// purpose: bundle links carry their signature there.
+func logRequests(logger *log.Logger, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		sw := &statusWriter{ResponseWriter: w}
+		defer func() {
+			status := "reset"
+			if sw.status != 0 {
+				status = fmt.Sprint(sw.status)
+			}
+			logger.Printf("%s %s %s %s", r.Method, r.URL.Path, status, time.Since(start).Round(time.Microsecond))
+		}()
+		next.ServeHTTP(sw, r)
+	})
+}
+
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	if w.status == 0 {
+		w.status = code
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *statusWriter) Write(b []byte) (int, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+// Unwrap lets http.ResponseController reach the connection (fault injection
+// hijacks it to simulate resets).
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }

@@ -1,0 +1,130 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+func TestCheckLoopback(t *testing.T) {
+	for _, addr := range []string{"127.0.0.1:0", "127.0.0.5:8080", "[::1]:0", "localhost:9000"} {
+		if err := checkLoopback(addr); err != nil {
+			t.Errorf("%s refused: %v", addr, err)
+		}
+	}
+	for _, addr := range []string{"0.0.0.0:0", ":8080", "[::]:0", "192.168.1.10:80", "example.com:80", "127.0.0.1"} {
+		if err := checkLoopback(addr); err == nil {
+			t.Errorf("%s accepted", addr)
+		}
+	}
+}
+
+func TestRunRefusesNonLoopback(t *testing.T) {
+	err := run(context.Background(), []string{"-addr", "0.0.0.0:0"}, io.Discard, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "loopback") {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+func TestRunServesAndStops(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	outR, outW := io.Pipe()
+	var stderr syncBuffer
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, []string{"-export-duration", "10ms", "-link-ttl", "5m"}, outW, &stderr)
+		outW.Close()
+	}()
+
+	sc := bufio.NewScanner(outR)
+	env := map[string]string{}
+	for range 2 {
+		if !sc.Scan() {
+			t.Fatalf("missing output line: %v", sc.Err())
+		}
+		k, v, ok := strings.Cut(sc.Text(), "=")
+		if !ok {
+			t.Fatalf("line %q is not KEY=value", sc.Text())
+		}
+		env[k] = v
+	}
+	go func() { _, _ = io.Copy(io.Discard, outR) }()
+	base, key := env["DOCSADMIN_BASE_URL"], env["DOCSADMIN_API_KEY"]
+	if !strings.HasPrefix(base, "http://127.0.0.1:") || key == "" {
+		t.Fatalf("env = %v", env)
+	}
+
+	post := func(path string) (*http.Response, map[string]any) {
+		req, _ := http.NewRequest("POST", base+path, strings.NewReader(`{"domain":"docs.example.com"}`))
+		req.Header.Set("Authorization", "Bearer "+key)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var m map[string]any
+		_ = json.NewDecoder(resp.Body).Decode(&m)
+		return resp, m
+	}
+	resp, job := post("/v1/static-export/jobs")
+	if resp.StatusCode != http.StatusAccepted {
+		t.Fatalf("start: %d", resp.StatusCode)
+	}
+	time.Sleep(30 * time.Millisecond) // past the 10ms export
+	resp, b := post("/v1/static-export/jobs/" + job["jobId"].(string) + "/bundle")
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("bundle: %d %v", resp.StatusCode, b)
+	}
+	link := b["bundleUrl"].(string)
+	if !strings.Contains(link, "X-Amz-Expires=300&") {
+		t.Fatalf("-link-ttl not applied: %s", link)
+	}
+	dl, err := http.Get(link)
+	if err != nil || dl.StatusCode != http.StatusOK {
+		t.Fatalf("download: %v %v", err, dl)
+	}
+	dl.Body.Close()
+
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("run: %v", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("run did not stop")
+	}
+
+	logs := stderr.String()
+	if !strings.Contains(logs, "POST /v1/static-export/jobs 202") || !strings.Contains(logs, "GET /bundles/") {
+		t.Fatalf("requests not logged:\n%s", logs)
+	}
+	if strings.Contains(logs, "X-Amz-Signature") || strings.Contains(logs, key) {
+		t.Fatalf("log leaks secrets:\n%s", logs)
+	}
+}

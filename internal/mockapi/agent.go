@@ -1,0 +1,274 @@
+package mockapi
+
+import (
+	"fmt"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Agent job statuses the contract lists; any other string may be seeded.
+const (
+	AgentActive    = "active"
+	AgentCompleted = "completed"
+	AgentArchived  = "archived"
+	AgentFailed    = "failed"
+)
+
+// AgentCreationsPerHour is the documented creation limit per project.
+const AgentCreationsPerHour = 100
+
+// AgentJob is an agent job as seeded by tests. Nil pointers render as JSON
+// null, which lets tests play fields the contract says are never null.
+type AgentJob struct {
+	ID         string
+	Status     string  // empty means "active"; unknown values are served as is
+	Repository *string // source.repository; nil omits "source" entirely
+	Ref        *string // source.ref
+	Model      *string
+	PRLink     *string
+	CreatedAt  *time.Time
+	ArchivedAt *time.Time
+	OmitFields bool // answer only {"id":..., "status":...}
+}
+
+func (j AgentJob) clone() AgentJob {
+	j.Repository = clonePtr(j.Repository)
+	j.Ref = clonePtr(j.Ref)
+	j.Model = clonePtr(j.Model)
+	j.PRLink = clonePtr(j.PRLink)
+	j.CreatedAt = clonePtr(j.CreatedAt)
+	j.ArchivedAt = clonePtr(j.ArchivedAt)
+	if j.Status == "" {
+		j.Status = AgentActive
+	}
+	return j
+}
+
+func clonePtr[T any](p *T) *T {
+	if p == nil {
+		return nil
+	}
+	v := *p
+	return &v
+}
+
+type agentKey struct{ project, id string }
+
+type scheduledAgentJob struct {
+	at   time.Time
+	next AgentJob
+}
+
+// agentEntry is guarded by Server.mu. job is nil until the job exists.
+type agentEntry struct {
+	job      *AgentJob
+	schedule []scheduledAgentJob // sorted by at
+	reads    int
+}
+
+// agentEntry returns the entry for k, creating it. Called with s.mu held.
+func (s *Server) agentEntry(k agentKey) *agentEntry {
+	e, ok := s.agents[k]
+	if !ok {
+		e = &agentEntry{}
+		s.agents[k] = e
+	}
+	return e
+}
+
+// current applies due transitions and returns the job, or nil. Called with
+// s.mu held. Transitions are lazy so a fake clock drives them without timers.
+func (e *agentEntry) current(id string, now time.Time) *AgentJob {
+	for len(e.schedule) > 0 && !e.schedule[0].at.After(now) {
+		next := e.schedule[0].next.clone()
+		next.ID = id
+		e.job = &next
+		e.schedule = e.schedule[1:]
+	}
+	return e.job
+}
+
+// SeedAgentJob creates or replaces an agent job. job.ID is required.
+func (s *Server) SeedAgentJob(projectID string, job AgentJob) {
+	if job.ID == "" {
+		panic("mockapi: SeedAgentJob requires job.ID")
+	}
+	j := job.clone()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.agentEntry(agentKey{projectID, job.ID}).job = &j
+}
+
+// ScheduleAgentJob makes job id become next at Now()+after (its ID is forced
+// to id). If the job does not exist yet, it appears then.
+func (s *Server) ScheduleAgentJob(projectID, id string, after time.Duration, next AgentJob) {
+	at := s.now().Add(after)
+	n := next.clone()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	e := s.agentEntry(agentKey{projectID, id})
+	i := len(e.schedule)
+	for i > 0 && e.schedule[i-1].at.After(at) {
+		i--
+	}
+	e.schedule = slices.Insert(e.schedule, i, scheduledAgentJob{at: at, next: n})
+}
+
+// AgentJobReads is the number of GET requests for the job, including faulted
+// and unauthorized ones.
+func (s *Server) AgentJobReads(projectID, id string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if e, ok := s.agents[agentKey{projectID, id}]; ok {
+		return e.reads
+	}
+	return 0
+}
+
+// AgentJobState returns the job as it currently stands.
+func (s *Server) AgentJobState(projectID, id string) (AgentJob, bool) {
+	now := s.now()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	e, ok := s.agents[agentKey{projectID, id}]
+	if !ok {
+		return AgentJob{}, false
+	}
+	j := e.current(id, now)
+	if j == nil {
+		return AgentJob{}, false
+	}
+	return j.clone(), true
+}
+
+type agentSourceJSON struct {
+	Repository string  `json:"repository"`
+	Ref        *string `json:"ref"`
+}
+
+type agentJobJSON struct {
+	ID         string           `json:"id"`
+	Status     string           `json:"status"`
+	Source     *agentSourceJSON `json:"source,omitempty"`
+	Model      *string          `json:"model"`
+	PRLink     *string          `json:"prLink"`
+	CreatedAt  *string          `json:"createdAt"`
+	ArchivedAt *string          `json:"archivedAt"`
+}
+
+type agentJobMinimalJSON struct {
+	ID     string `json:"id"`
+	Status string `json:"status"`
+}
+
+func renderAgentJob(j AgentJob) any {
+	if j.OmitFields {
+		return agentJobMinimalJSON{ID: j.ID, Status: j.Status}
+	}
+	out := agentJobJSON{ID: j.ID, Status: j.Status, Model: j.Model, PRLink: j.PRLink}
+	if j.Repository != nil {
+		out.Source = &agentSourceJSON{Repository: *j.Repository, Ref: j.Ref}
+	}
+	if j.CreatedAt != nil {
+		t := formatTime(*j.CreatedAt)
+		out.CreatedAt = &t
+	}
+	if j.ArchivedAt != nil {
+		t := formatTime(*j.ArchivedAt)
+		out.ArchivedAt = &t
+	}
+	return out
+}
+
+func agentNotFound(w http.ResponseWriter, projectID, id string) {
+	writeError(w, http.StatusNotFound, fmt.Sprintf("agent job %s not found in project %s", id, projectID))
+}
+
+func (s *Server) handleGetAgentJob(w http.ResponseWriter, projectID, id string) {
+	j, ok := s.AgentJobState(projectID, id)
+	if !ok {
+		agentNotFound(w, projectID, id)
+		return
+	}
+	writeJSON(w, http.StatusOK, renderAgentJob(j))
+}
+
+type agentPromptRequest struct {
+	Prompt string `json:"prompt"`
+}
+
+func readPrompt(w http.ResponseWriter, r *http.Request) (string, bool) {
+	var req agentPromptRequest
+	if err := decodeBody(w, r, &req); err != nil {
+		writeError(w, http.StatusBadRequest, err.Error())
+		return "", false
+	}
+	if strings.TrimSpace(req.Prompt) == "" {
+		writeError(w, http.StatusBadRequest, "prompt is required")
+		return "", false
+	}
+	return req.Prompt, true
+}
+
+func (s *Server) handleCreateAgentJob(w http.ResponseWriter, r *http.Request, projectID string) {
+	if _, ok := readPrompt(w, r); !ok {
+		return
+	}
+	now := s.now()
+	s.mu.Lock()
+	// Keep only creations inside the sliding one-hour window.
+	window := slices.DeleteFunc(s.agentCreations[projectID], func(t time.Time) bool {
+		return !t.After(now.Add(-time.Hour))
+	})
+	if len(window) >= AgentCreationsPerHour {
+		s.agentCreations[projectID] = window
+		s.mu.Unlock()
+		wait := window[0].Add(time.Hour).Sub(now)
+		w.Header().Set("Retry-After", strconv.Itoa(retryAfterSeconds(wait)))
+		writeError(w, http.StatusTooManyRequests, fmt.Sprintf("rate limit exceeded: at most %d agent job creations per project per hour", AgentCreationsPerHour))
+		return
+	}
+	s.agentCreations[projectID] = append(window, now)
+	var id string
+	for {
+		id = "aj_" + randomHex(8)
+		if e, taken := s.agents[agentKey{projectID, id}]; !taken || e.job == nil {
+			break
+		}
+	}
+	repo, ref, model := "https://github.com/example/docs", "agent/"+id, "mock-agent-1"
+	created := now.UTC()
+	job := AgentJob{ID: id, Status: AgentActive, Repository: &repo, Ref: &ref, Model: &model, CreatedAt: &created}
+	s.agentEntry(agentKey{projectID, id}).job = &job
+	out := job.clone()
+	s.mu.Unlock()
+	writeJSON(w, http.StatusCreated, renderAgentJob(out))
+}
+
+// handleAgentMessage sends a follow-up prompt. A completed job resumes work
+// (back to active); other states are returned unchanged.
+func (s *Server) handleAgentMessage(w http.ResponseWriter, r *http.Request, projectID, id string) {
+	if _, ok := readPrompt(w, r); !ok {
+		return
+	}
+	now := s.now()
+	s.mu.Lock()
+	var j *AgentJob
+	if e, ok := s.agents[agentKey{projectID, id}]; ok {
+		j = e.current(id, now)
+	}
+	if j == nil {
+		s.mu.Unlock()
+		agentNotFound(w, projectID, id)
+		return
+	}
+	if j.Status == AgentCompleted {
+		j.Status = AgentActive
+	}
+	out := j.clone()
+	s.mu.Unlock()
+	writeJSON(w, http.StatusOK, renderAgentJob(out))
+}

@@ -1,0 +1,152 @@
+package mockapi
+
+import (
+	"archive/tar"
+	"bytes"
+	"compress/gzip"
+	"fmt"
+	"html"
+	"path"
+	"strings"
+	"time"
+)
+
+// sitePage is one page of the exported documentation site.
+type sitePage struct {
+	path  string // page path as the API names it, e.g. "guides/getting-started"
+	title string
+}
+
+var defaultSite = []sitePage{
+	{"index", "Home"},
+	{"guides/getting-started", "Getting started"},
+	{"guides/configuration", "Configuration"},
+	{"api/reference", "API reference"},
+	{"changelog", "Changelog"},
+}
+
+// siteAssets are included in every archive, whatever paths were requested.
+var siteAssets = []struct{ name, body string }{
+	{"assets/site.css", "body{font-family:system-ui,sans-serif;margin:0 auto;max-width:48rem;padding:1rem}\nnav a{margin-right:1rem}\n"},
+	{"assets/site.js", "document.addEventListener('DOMContentLoaded',function(){document.body.dataset.ready='1';});\n"},
+	{"assets/logo.svg", `<svg xmlns="http://www.w3.org/2000/svg" width="32" height="32"><rect width="32" height="32" rx="6" fill="#2b6cb0"/></svg>` + "\n"},
+}
+
+// DefaultSitePaths are the page paths of a full export.
+func DefaultSitePaths() []string {
+	out := make([]string, len(defaultSite))
+	for i, p := range defaultSite {
+		out[i] = p.path
+	}
+	return out
+}
+
+// SiteFiles lists the files an archive for the given normalized page paths holds
+// (all pages when paths is empty), in archive order, directories excluded.
+func SiteFiles(paths []string) []string {
+	var out []string
+	for _, p := range sitePages(paths) {
+		out = append(out, p.path+".html")
+	}
+	for _, a := range siteAssets {
+		out = append(out, a.name)
+	}
+	return out
+}
+
+func sitePages(paths []string) []sitePage {
+	if len(paths) == 0 {
+		return defaultSite
+	}
+	pages := make([]sitePage, 0, len(paths))
+	for _, p := range paths {
+		title := path.Base(p)
+		for _, d := range defaultSite {
+			if d.path == p {
+				title = d.title
+			}
+		}
+		pages = append(pages, sitePage{path: p, title: title})
+	}
+	return pages
+}
+
+// buildSiteArchive renders a small static site as a gzip'd tar. It is
+// deterministic for its inputs (timestamps come from the job) so sizes and
+// checksums are stable across bundle calls.
+func buildSiteArchive(domain, version string, paths []string, modTime time.Time) ([]byte, error) {
+	pages := sitePages(paths)
+	var buf bytes.Buffer
+	gz, err := gzip.NewWriterLevel(&buf, gzip.BestCompression)
+	if err != nil {
+		return nil, err
+	}
+	gz.ModTime = modTime.UTC()
+	gz.Name = "bundle.tar"
+	tw := tar.NewWriter(gz)
+
+	dirs := map[string]bool{}
+	addDirs := func(name string) error {
+		var parents []string
+		for d := path.Dir(name); d != "." && !dirs[d]; d = path.Dir(d) {
+			parents = append(parents, d)
+		}
+		for i := len(parents) - 1; i >= 0; i-- {
+			dirs[parents[i]] = true
+			hdr := &tar.Header{Typeflag: tar.TypeDir, Name: parents[i] + "/", Mode: 0o755, ModTime: modTime}
+			if err := tw.WriteHeader(hdr); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	addFile := func(name, body string) error {
+		if err := addDirs(name); err != nil {
+			return err
+		}
+		hdr := &tar.Header{Typeflag: tar.TypeReg, Name: name, Mode: 0o644, Size: int64(len(body)), ModTime: modTime}
+		if err := tw.WriteHeader(hdr); err != nil {
+			return err
+		}
+		_, err := tw.Write([]byte(body))
+		return err
+	}
+
+	for _, p := range pages {
+		if err := addFile(p.path+".html", renderPage(p, pages, domain, version)); err != nil {
+			return nil, fmt.Errorf("archive %s: %w", p.path, err)
+		}
+	}
+	for _, a := range siteAssets {
+		if err := addFile(a.name, a.body); err != nil {
+			return nil, fmt.Errorf("archive %s: %w", a.name, err)
+		}
+	}
+	if err := tw.Close(); err != nil {
+		return nil, err
+	}
+	if err := gz.Close(); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+func renderPage(p sitePage, all []sitePage, domain, version string) string {
+	// Links are relative so the site works from any mount point.
+	up := strings.Repeat("../", strings.Count(p.path, "/"))
+	if version == "" {
+		version = "latest"
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>%s - %s</title>\n",
+		html.EscapeString(p.title), html.EscapeString(domain))
+	fmt.Fprintf(&b, "<link rel=\"stylesheet\" href=\"%sassets/site.css\">\n<script src=\"%sassets/site.js\" defer></script>\n</head>\n<body>\n", up, up)
+	fmt.Fprintf(&b, "<header><img src=\"%sassets/logo.svg\" alt=\"\" width=\"32\" height=\"32\"> %s <small>(%s)</small></header>\n<nav>\n",
+		up, html.EscapeString(domain), html.EscapeString(version))
+	for _, o := range all {
+		fmt.Fprintf(&b, "<a href=\"%s%s.html\">%s</a>\n", up, html.EscapeString(o.path), html.EscapeString(o.title))
+	}
+	fmt.Fprintf(&b, "</nav>\n<main>\n<h1>%s</h1>\n<p>Static export of %s, page %s.</p>\n</main>\n</body>\n</html>\n",
+		html.EscapeString(p.title), html.EscapeString(domain), html.EscapeString(p.path))
+	return b.String()
+}

@@ -1,0 +1,180 @@
+package mockapi
+
+import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/xml"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+	"time"
+)
+
+// amzDateFormat is the timestamp format of X-Amz-Date.
+const amzDateFormat = "20060102T150405Z"
+
+type bundleJSON struct {
+	JobID     string `json:"jobId"`
+	BundleURL string `json:"bundleUrl"`
+	SizeBytes int    `json:"sizeBytes"`
+	ExpiresAt string `json:"expiresAt,omitempty"`
+}
+
+// BundlePath is the path of a job's archive on the download endpoint.
+func BundlePath(jobID string) string {
+	return "/bundles/" + url.PathEscape(jobID) + "/bundle.tar.gz"
+}
+
+func (s *Server) handleBundle(w http.ResponseWriter, r *http.Request, jobID string) {
+	now := s.now()
+	s.mu.Lock()
+	j, ok := s.jobs[jobID]
+	if !ok {
+		s.mu.Unlock()
+		writeError(w, http.StatusNotFound, fmt.Sprintf("static export job %s not found", jobID))
+		return
+	}
+	snap := j.snapshot(now)
+	s.mu.Unlock()
+
+	switch snap.Status {
+	case StatusCompleted:
+	case StatusFailed:
+		writeError(w, http.StatusConflict, fmt.Sprintf("job %s failed and cannot be bundled: %s", jobID, snap.Error))
+		return
+	default:
+		writeError(w, http.StatusConflict, fmt.Sprintf("job %s has not finished (status %s)", jobID, snap.Status))
+		return
+	}
+
+	archive, err := s.archiveFor(j)
+	if err != nil {
+		writeError(w, http.StatusInternalServerError, "building the bundle failed")
+		return
+	}
+	link, expiresAt := s.signLink(s.baseURLFor(r), jobID, now)
+
+	s.mu.Lock()
+	s.bundles[jobID]++
+	s.mu.Unlock()
+
+	out := bundleJSON{JobID: jobID, BundleURL: link, SizeBytes: len(archive)}
+	if !s.cfg.OmitExpiresAt {
+		out.ExpiresAt = formatTime(expiresAt)
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+func (s *Server) archiveFor(j *exportJob) ([]byte, error) {
+	j.archiveOnce.Do(func() {
+		j.archive, j.archiveErr = buildSiteArchive(j.domain, j.version, j.paths, j.created)
+	})
+	return j.archive, j.archiveErr
+}
+
+// signLink builds a presigned S3-style link valid for LinkTTL from now. The
+// expiry is computed from the second-precision X-Amz-Date so that expiresAt
+// and the query always agree.
+func (s *Server) signLink(base, jobID string, now time.Time) (string, time.Time) {
+	path := BundlePath(jobID)
+	date := now.UTC().Format(amzDateFormat)
+	expires := max(int64(s.cfg.LinkTTL/time.Second), 1)
+	signed, _ := time.Parse(amzDateFormat, date)
+	q := fmt.Sprintf("X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Credential=mock&X-Amz-Date=%s&X-Amz-Expires=%d&X-Amz-SignedHeaders=host&X-Amz-Signature=%s",
+		date, expires, s.signature(path, date, strconv.FormatInt(expires, 10)))
+	return base + path + "?" + q, signed.Add(time.Duration(expires) * time.Second)
+}
+
+func (s *Server) signature(path, date, expires string) string {
+	m := hmac.New(sha256.New, s.secret)
+	m.Write([]byte(path + "\n" + date + "\n" + expires))
+	return hex.EncodeToString(m.Sum(nil))
+}
+
+// s3Error is the XML error body object storage answers with.
+type s3Error struct {
+	XMLName    xml.Name `xml:"Error"`
+	Code       string   `xml:"Code"`
+	Message    string   `xml:"Message"`
+	Expires    string   `xml:"Expires,omitempty"`
+	ServerTime string   `xml:"ServerTime,omitempty"`
+	RequestID  string   `xml:"RequestId"`
+}
+
+func writeS3Error(w http.ResponseWriter, status int, e s3Error) {
+	e.RequestID = randomHex(8)
+	b, _ := xml.Marshal(e)
+	b = append([]byte(xml.Header), b...)
+	w.Header().Set("Content-Type", "application/xml")
+	w.Header().Set("Content-Length", strconv.Itoa(len(b)))
+	w.WriteHeader(status)
+	_, _ = w.Write(b)
+}
+
+// handleDownload serves the archive behind a presigned link: the signature
+// must match, the link must not have expired, and the job must still exist.
+func (s *Server) handleDownload(w http.ResponseWriter, r *http.Request, jobID string) {
+	q := r.URL.Query()
+	alg, date, expires, sig := q.Get("X-Amz-Algorithm"), q.Get("X-Amz-Date"), q.Get("X-Amz-Expires"), q.Get("X-Amz-Signature")
+	if alg == "" || date == "" || expires == "" || sig == "" {
+		writeS3Error(w, http.StatusForbidden, s3Error{
+			Code:    "AccessDenied",
+			Message: "Query-string authentication requires the X-Amz-Algorithm, X-Amz-Credential, X-Amz-Signature, X-Amz-Date, X-Amz-SignedHeaders, and X-Amz-Expires parameters.",
+		})
+		return
+	}
+	want := s.signature(r.URL.EscapedPath(), date, expires)
+	if alg != "AWS4-HMAC-SHA256" || !hmac.Equal([]byte(sig), []byte(want)) {
+		writeS3Error(w, http.StatusForbidden, s3Error{
+			Code:    "SignatureDoesNotMatch",
+			Message: "The request signature we calculated does not match the signature you provided.",
+		})
+		return
+	}
+	signed, err1 := time.Parse(amzDateFormat, date)
+	secs, err2 := strconv.ParseInt(expires, 10, 64)
+	if err1 != nil || err2 != nil {
+		writeS3Error(w, http.StatusForbidden, s3Error{Code: "AccessDenied", Message: "Invalid X-Amz-Date or X-Amz-Expires."})
+		return
+	}
+	now := s.now()
+	expiry := signed.Add(time.Duration(secs) * time.Second)
+	if !now.Before(expiry) {
+		writeS3Error(w, http.StatusForbidden, s3Error{
+			Code:       "AccessDenied",
+			Message:    "Request has expired",
+			Expires:    formatTime(expiry),
+			ServerTime: formatTime(now),
+		})
+		return
+	}
+
+	s.mu.Lock()
+	j, ok := s.jobs[jobID]
+	s.mu.Unlock()
+	if !ok {
+		writeS3Error(w, http.StatusNotFound, s3Error{Code: "NoSuchKey", Message: "The specified key does not exist."})
+		return
+	}
+	archive, err := s.archiveFor(j)
+	if err != nil {
+		writeS3Error(w, http.StatusInternalServerError, s3Error{Code: "InternalError", Message: "We encountered an internal error. Please try again."})
+		return
+	}
+	s.mu.Lock()
+	s.downloads++
+	s.mu.Unlock()
+
+	w.Header().Set("Content-Type", "application/gzip")
+	w.Header().Set("Content-Length", strconv.Itoa(len(archive)))
+	w.Header().Set("ETag", `"`+etag(archive)+`"`)
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(archive)
+}
+
+func etag(b []byte) string {
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:16])
+}

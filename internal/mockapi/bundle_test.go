@@ -1,0 +1,230 @@
+package mockapi
+
+import (
+	"net/http"
+	"net/url"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// completedJob starts an export and moves the clock past its end.
+func completedJob(t *testing.T, s *Server, clock *FakeClock, body string) string {
+	t.Helper()
+	id := startExport(t, s, body)
+	clock.Advance(DefaultExportDuration)
+	if job := getJob(t, s, id); job["status"] != "completed" {
+		t.Fatalf("job not completed: %v", job)
+	}
+	return id
+}
+
+func bundle(t *testing.T, s *Server, id string) map[string]any {
+	t.Helper()
+	r := call(t, s, "POST", "/v1/static-export/jobs/"+id+"/bundle", "")
+	wantStatus(t, r, http.StatusOK)
+	wantJSON(t, r)
+	return r.json(t)
+}
+
+func TestBundleLinkShapeAndDownload(t *testing.T) {
+	s, clock := newTestServer(t, Config{})
+	id := completedJob(t, s, clock, `{"domain":"docs.example.com"}`)
+	genAt := clock.Now()
+
+	b := bundle(t, s, id)
+	if b["jobId"] != id {
+		t.Fatalf("jobId = %v", b["jobId"])
+	}
+	link := b["bundleUrl"].(string)
+	pattern := `^` + regexp.QuoteMeta(s.URL+"/bundles/"+id+"/bundle.tar.gz?") +
+		`X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Credential=mock&X-Amz-Date=20261122T080003Z&X-Amz-Expires=3600&X-Amz-SignedHeaders=host&X-Amz-Signature=[0-9a-f]{64}$`
+	if !regexp.MustCompile(pattern).MatchString(link) {
+		t.Fatalf("link %q does not match %s", link, pattern)
+	}
+	if got, want := b["expiresAt"], genAt.Add(time.Hour).Format(time.RFC3339); got != want {
+		t.Fatalf("expiresAt = %v, want %s", got, want)
+	}
+
+	raw := call(t, s, "POST", "/v1/static-export/jobs/"+id+"/bundle", "")
+	if !strings.Contains(string(raw.body), "&X-Amz-Credential=mock&") {
+		t.Fatalf("link is HTML-escaped in JSON: %s", raw.body)
+	}
+
+	// Presigned: no bearer key needed.
+	r := callKey(t, s, "", "GET", link, "")
+	wantStatus(t, r, http.StatusOK)
+	if ct := r.header.Get("Content-Type"); ct != "application/gzip" {
+		t.Fatalf("Content-Type = %q", ct)
+	}
+	if cl := r.header.Get("Content-Length"); cl != strconv.Itoa(len(r.body)) {
+		t.Fatalf("Content-Length = %q, body %d bytes", cl, len(r.body))
+	}
+	if size := b["sizeBytes"].(float64); int(size) != len(r.body) {
+		t.Fatalf("sizeBytes = %v, archive is %d bytes", size, len(r.body))
+	}
+	names, contents := tarFiles(t, r.body)
+	want := []string{
+		"api/reference.html", "assets/logo.svg", "assets/site.css", "assets/site.js",
+		"changelog.html", "guides/configuration.html", "guides/getting-started.html", "index.html",
+	}
+	if !slices.Equal(names, want) {
+		t.Fatalf("archive files = %v, want %v", names, want)
+	}
+	if got := SiteFiles(nil); len(got) != len(want) {
+		t.Fatalf("SiteFiles = %v", got)
+	}
+	idx := contents["index.html"]
+	if !strings.Contains(idx, `href="guides/getting-started.html"`) || !strings.Contains(idx, "docs.example.com") {
+		t.Fatalf("index.html lacks .html links or domain:\n%s", idx)
+	}
+	if g := contents["guides/getting-started.html"]; !strings.Contains(g, `href="../assets/site.css"`) {
+		t.Fatalf("nested page has wrong relative links:\n%s", g)
+	}
+	if s.Downloads() != 1 || s.BundlesGenerated(id) != 2 {
+		t.Fatalf("Downloads/BundlesGenerated = %d/%d", s.Downloads(), s.BundlesGenerated(id))
+	}
+
+	// A later call gives a fresh link for the same archive.
+	clock.Advance(10 * time.Minute)
+	b2 := bundle(t, s, id)
+	if b2["bundleUrl"] == link {
+		t.Fatal("second bundle call returned the same link")
+	}
+	if b2["sizeBytes"] != b["sizeBytes"] {
+		t.Fatalf("archive size changed: %v vs %v", b2["sizeBytes"], b["sizeBytes"])
+	}
+	if !strings.Contains(b2["bundleUrl"].(string), "X-Amz-Date=20261122T081003Z") {
+		t.Fatalf("X-Amz-Date not the generation time: %v", b2["bundleUrl"])
+	}
+	if s.BundlesGenerated(id) != 3 {
+		t.Fatalf("BundlesGenerated = %d, want 3", s.BundlesGenerated(id))
+	}
+	// The first link is still valid.
+	wantStatus(t, callKey(t, s, "", "GET", link, ""), http.StatusOK)
+}
+
+func TestBundleWithPaths(t *testing.T) {
+	s, clock := newTestServer(t, Config{})
+	id := completedJob(t, s, clock, `{"domain":"docs.example.com","paths":["index","/guides/getting-started.html","reference/widgets"]}`)
+	if job := getJob(t, s, id); job["pageCount"] != 3.0 {
+		t.Fatalf("pageCount = %v, want the number of paths", job["pageCount"])
+	}
+	r := callKey(t, s, "", "GET", bundle(t, s, id)["bundleUrl"].(string), "")
+	wantStatus(t, r, http.StatusOK)
+	names, contents := tarFiles(t, r.body)
+	want := []string{
+		"assets/logo.svg", "assets/site.css", "assets/site.js",
+		"guides/getting-started.html", "index.html", "reference/widgets.html",
+	}
+	if !slices.Equal(names, want) {
+		t.Fatalf("archive files = %v, want %v", names, want)
+	}
+	if strings.Contains(contents["index.html"], "api/reference.html") {
+		t.Fatal("navigation links to a page that was not exported")
+	}
+	if snap, _ := s.ExportJob(id); !slices.Equal(snap.Paths, []string{"index", "guides/getting-started", "reference/widgets"}) {
+		t.Fatalf("normalized paths = %v", snap.Paths)
+	}
+}
+
+func TestDownloadRejectsExpiredAndTamperedLinks(t *testing.T) {
+	s, clock := newTestServer(t, Config{LinkTTL: 10 * time.Minute})
+	id := completedJob(t, s, clock, `{"domain":"docs.example.com"}`)
+	link := bundle(t, s, id)["bundleUrl"].(string)
+	if !strings.Contains(link, "X-Amz-Expires=600&") {
+		t.Fatalf("LinkTTL not applied: %s", link)
+	}
+
+	u, _ := url.Parse(link)
+	tamper := func(key, value string) string {
+		q := u.Query()
+		if value == "" {
+			q.Del(key)
+		} else {
+			q.Set(key, value)
+		}
+		v := *u
+		v.RawQuery = q.Encode()
+		return v.String()
+	}
+	forbidden := map[string]string{
+		"signature":    tamper("X-Amz-Signature", strings.Repeat("0", 64)),
+		"noSignature":  tamper("X-Amz-Signature", ""),
+		"longerExpiry": tamper("X-Amz-Expires", "86400"),
+		"laterDate":    tamper("X-Amz-Date", "20261122T090000Z"),
+		"noQuery":      s.URL + u.Path,
+		"otherJob":     strings.Replace(link, id, "se_0123456789abcdef", 1),
+	}
+	for name, l := range forbidden {
+		r := callKey(t, s, "", "GET", l, "")
+		if r.status != http.StatusForbidden {
+			t.Errorf("%s: status %d, want 403", name, r.status)
+		}
+		if !strings.Contains(string(r.body), "<Error>") {
+			t.Errorf("%s: body is not an XML error: %s", name, r.body)
+		}
+	}
+
+	clock.Advance(10*time.Minute - time.Second)
+	wantStatus(t, callKey(t, s, "", "GET", link, ""), http.StatusOK)
+	clock.Advance(time.Second)
+	r := callKey(t, s, "", "GET", link, "")
+	wantStatus(t, r, http.StatusForbidden)
+	if !strings.Contains(string(r.body), "Request has expired") {
+		t.Fatalf("expired body = %s", r.body)
+	}
+	if s.Downloads() != 1 {
+		t.Fatalf("Downloads = %d, want 1 (rejections do not count)", s.Downloads())
+	}
+	if got := s.Requests(EndpointDownload); got != len(forbidden)+2 {
+		t.Fatalf("Requests(Download) = %d", got)
+	}
+
+	// A fresh link works again without re-exporting.
+	wantStatus(t, callKey(t, s, "", "GET", bundle(t, s, id)["bundleUrl"].(string), ""), http.StatusOK)
+
+	// Once the job is gone, a valid link finds no object.
+	fresh := bundle(t, s, id)["bundleUrl"].(string)
+	s.DeleteExportJob(id)
+	r = callKey(t, s, "", "GET", fresh, "")
+	wantStatus(t, r, http.StatusNotFound)
+	if !strings.Contains(string(r.body), "NoSuchKey") {
+		t.Fatalf("404 body = %s", r.body)
+	}
+}
+
+func TestOmitExpiresAt(t *testing.T) {
+	s, clock := newTestServer(t, Config{OmitExpiresAt: true})
+	id := completedJob(t, s, clock, `{"domain":"docs.example.com"}`)
+	b := bundle(t, s, id)
+	if _, ok := b["expiresAt"]; ok {
+		t.Fatalf("expiresAt present: %v", b)
+	}
+	u, err := url.Parse(b["bundleUrl"].(string))
+	if err != nil {
+		t.Fatal(err)
+	}
+	date, err := time.Parse("20060102T150405Z", u.Query().Get("X-Amz-Date"))
+	if err != nil || !date.Equal(clock.Now()) || u.Query().Get("X-Amz-Expires") != "3600" {
+		t.Fatalf("query cannot give the expiry: %v %v", u.Query(), err)
+	}
+}
+
+func TestArchiveIsDeterministic(t *testing.T) {
+	a, err := buildSiteArchive("docs.example.com", "", nil, testStart)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := buildSiteArchive("docs.example.com", "", nil, testStart)
+	if string(a) != string(b) {
+		t.Fatal("same inputs gave different archives")
+	}
+	c, _ := buildSiteArchive("docs.example.com", "v2", nil, testStart)
+	if string(a) == string(c) {
+		t.Fatal("version not rendered")
+	}
+}

@@ -1,0 +1,498 @@
+package mockapi
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Export job statuses.
+const (
+	StatusQueued    = "queued"
+	StatusRunning   = "running"
+	StatusCompleted = "completed"
+	StatusFailed    = "failed"
+)
+
+// ProgressShape is how progress evolves while a job runs.
+type ProgressShape int
+
+const (
+	// Linear progress grows at a constant rate.
+	Linear ProgressShape = iota
+	// Noisy progress never goes backwards but its rate varies from one
+	// stretch to the next (including flat stretches), ending on time.
+	Noisy
+	// Stalling progress climbs to 60% in the first quarter, stays flat for
+	// the rest of the run, then the job finishes at once.
+	Stalling
+)
+
+func (p ProgressShape) String() string {
+	switch p {
+	case Linear:
+		return "linear"
+	case Noisy:
+		return "noisy"
+	case Stalling:
+		return "stalling"
+	}
+	return fmt.Sprintf("ProgressShape(%d)", int(p))
+}
+
+// ExportBehavior scripts the export jobs of one domain.
+type ExportBehavior struct {
+	// Duration is the running time. 0 means Config.ExportDuration (or
+	// DefaultExportDuration when StateAt is called directly).
+	Duration time.Duration
+	// Queue is the time spent queued before running. 0 means
+	// Config.QueueDuration (or none when StateAt is called directly).
+	Queue time.Duration
+	// Fail makes the job end "failed" instead of "completed".
+	Fail bool
+	// FailMessage is the failed job's error; default DefaultFailMessage.
+	FailMessage string
+	// Progress is the shape of progress while running.
+	Progress ProgressShape
+	// OmitProgress drops progress and pageCount from job answers.
+	OmitProgress bool
+	// PageCount is the total number of pages. 0 means the number of
+	// requested paths if any, else DefaultPageCount.
+	PageCount int
+}
+
+// JobState is the observable state of an export job at some instant.
+type JobState struct {
+	Status      string
+	Progress    float64 // percent, 0-100, one decimal
+	PageCount   int
+	HasProgress bool   // false: answers carry no progress/pageCount
+	Error       string // set when Status is failed
+}
+
+func (b ExportBehavior) resolved() ExportBehavior {
+	if b.Duration <= 0 {
+		b.Duration = DefaultExportDuration
+	}
+	if b.Queue < 0 {
+		b.Queue = 0
+	}
+	if b.PageCount <= 0 {
+		b.PageCount = DefaultPageCount
+	}
+	if b.FailMessage == "" {
+		b.FailMessage = DefaultFailMessage
+	}
+	return b
+}
+
+// StateAt is the state of a job with this behaviour, elapsed after it was
+// created. It is the exact model the server uses (with seed = the job's
+// sequence number, starting at 1), exported so polling strategies can be
+// measured under a simulated clock without HTTP.
+//
+// The job is queued until elapsed > 0 and elapsed >= Queue, runs until
+// Queue+Duration, then is completed (progress 100, full page count) or
+// failed (progress frozen where it stopped).
+func (b ExportBehavior) StateAt(elapsed time.Duration, seed int64) JobState {
+	b = b.resolved()
+	st := JobState{HasProgress: !b.OmitProgress}
+	end := b.Queue + b.Duration
+	switch {
+	case elapsed <= 0 || elapsed < b.Queue:
+		st.Status = StatusQueued
+	case elapsed >= end:
+		if b.Fail {
+			st.Status = StatusFailed
+			st.Error = b.FailMessage
+			st.Progress = runningProgress(b.curve(1, seed))
+			st.PageCount = pagesAt(st.Progress, b.PageCount)
+		} else {
+			st.Status = StatusCompleted
+			st.Progress = 100
+			st.PageCount = b.PageCount
+		}
+	default:
+		f := float64(elapsed-b.Queue) / float64(b.Duration)
+		st.Status = StatusRunning
+		st.Progress = runningProgress(b.curve(f, seed))
+		st.PageCount = pagesAt(st.Progress, b.PageCount)
+	}
+	if !st.HasProgress {
+		st.Progress, st.PageCount = 0, 0
+	}
+	return st
+}
+
+// runningProgress rounds to one decimal and keeps an unfinished job below
+// 100 so that "100" always means done.
+func runningProgress(p float64) float64 {
+	return math.Min(math.Round(p*10)/10, 99.9)
+}
+
+func pagesAt(progress float64, total int) int {
+	return min(int(progress/100*float64(total)), total)
+}
+
+// noisySegments is the number of stretches with their own rate in Noisy.
+const noisySegments = 16
+
+// curve maps the running fraction f (0..1) to percent progress.
+func (b ExportBehavior) curve(f float64, seed int64) float64 {
+	f = math.Max(0, math.Min(1, f))
+	switch b.Progress {
+	case Noisy:
+		return noisyCurve(f, seed)
+	case Stalling:
+		if f < 0.25 {
+			return 240 * f
+		}
+		return 60
+	default:
+		return 100 * f
+	}
+}
+
+// noisyCurve is piecewise linear with random non-negative slopes, so
+// progress is monotonic, ends at 100 exactly on time, and is deterministic
+// for a seed.
+func noisyCurve(f float64, seed int64) float64 {
+	rng := rand.New(rand.NewPCG(uint64(seed), 0x9e3779b97f4a7c15))
+	var w [noisySegments]float64
+	var total float64
+	for i := range w {
+		if rng.Float64() < 0.2 {
+			continue // a flat stretch
+		}
+		w[i] = 0.2 + rng.Float64()*rng.Float64()*3
+		total += w[i]
+	}
+	if total == 0 {
+		return 100 * f
+	}
+	pos := f * noisySegments
+	i := min(int(pos), noisySegments-1)
+	var done float64
+	for _, x := range w[:i] {
+		done += x
+	}
+	done += (pos - float64(i)) * w[i]
+	return 100 * done / total
+}
+
+// exportJob is one static export. All fields but forcedAt are immutable
+// after creation; forcedAt is guarded by Server.mu.
+type exportJob struct {
+	id       string
+	seq      int64
+	domain   string
+	version  string
+	paths    []string
+	behavior ExportBehavior // resolved at creation
+	created  time.Time
+	forcedAt *time.Time
+
+	archiveOnce sync.Once
+	archive     []byte
+	archiveErr  error
+}
+
+// ExportJobSnapshot is the state of an export job as the API would report it.
+type ExportJobSnapshot struct {
+	ID          string
+	Domain      string
+	Version     string // as requested; empty means latest
+	Paths       []string
+	Status      string
+	Progress    float64
+	PageCount   int
+	HasProgress bool
+	Error       string
+	CreatedAt   time.Time
+	UpdatedAt   time.Time
+}
+
+func (j *exportJob) snapshot(now time.Time) ExportJobSnapshot {
+	var st JobState
+	var updated time.Time
+	if j.forcedAt != nil {
+		st = JobState{Status: StatusCompleted, Progress: 100, PageCount: j.behavior.PageCount, HasProgress: !j.behavior.OmitProgress}
+		if !st.HasProgress {
+			st.Progress, st.PageCount = 0, 0
+		}
+		updated = *j.forcedAt
+	} else {
+		st = j.behavior.StateAt(now.Sub(j.created), j.seq)
+		switch st.Status {
+		case StatusQueued:
+			updated = j.created
+		case StatusRunning:
+			updated = now
+		default:
+			updated = j.created.Add(j.behavior.Queue + j.behavior.Duration)
+		}
+	}
+	return ExportJobSnapshot{
+		ID:          j.id,
+		Domain:      j.domain,
+		Version:     j.version,
+		Paths:       slices.Clone(j.paths),
+		Status:      st.Status,
+		Progress:    st.Progress,
+		PageCount:   st.PageCount,
+		HasProgress: st.HasProgress,
+		Error:       st.Error,
+		CreatedAt:   j.created,
+		UpdatedAt:   updated,
+	}
+}
+
+// jobJSON is the StaticExportJob model. domain and version are extra fields
+// the contract does not list; clients must ignore them.
+type jobJSON struct {
+	JobID     string   `json:"jobId"`
+	Status    string   `json:"status"`
+	Progress  *float64 `json:"progress,omitempty"`
+	PageCount *int     `json:"pageCount,omitempty"`
+	CreatedAt string   `json:"createdAt"`
+	UpdatedAt string   `json:"updatedAt"`
+	Error     *string  `json:"error"`
+	Domain    string   `json:"domain"`
+	Version   string   `json:"version,omitempty"`
+}
+
+func (snap ExportJobSnapshot) toJSON() jobJSON {
+	out := jobJSON{
+		JobID:     snap.ID,
+		Status:    snap.Status,
+		CreatedAt: formatTime(snap.CreatedAt),
+		UpdatedAt: formatTime(snap.UpdatedAt),
+		Domain:    snap.Domain,
+		Version:   snap.Version,
+	}
+	if snap.HasProgress {
+		p, n := snap.Progress, snap.PageCount
+		out.Progress, out.PageCount = &p, &n
+	}
+	if snap.Error != "" {
+		e := snap.Error
+		out.Error = &e
+	}
+	return out
+}
+
+// SetExportBehavior scripts the export jobs started for domain from now on.
+func (s *Server) SetExportBehavior(domain string, b ExportBehavior) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.behaviors[domain] = b
+}
+
+// DeleteExportJob forgets a job, as when its retention expires: GET, bundle
+// and download then answer 404.
+func (s *Server) DeleteExportJob(jobID string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.jobs, jobID)
+}
+
+// ExportJob returns the current state of a job.
+func (s *Server) ExportJob(jobID string) (ExportJobSnapshot, bool) {
+	now := s.now()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	j, ok := s.jobs[jobID]
+	if !ok {
+		return ExportJobSnapshot{}, false
+	}
+	return j.snapshot(now), true
+}
+
+// ExportJobIDs lists the jobs started for domain, oldest first.
+func (s *Server) ExportJobIDs(domain string) []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var js []*exportJob
+	for _, j := range s.jobs {
+		if j.domain == domain {
+			js = append(js, j)
+		}
+	}
+	slices.SortFunc(js, func(a, b *exportJob) int { return int(a.seq - b.seq) })
+	ids := make([]string, len(js))
+	for i, j := range js {
+		ids[i] = j.id
+	}
+	return ids
+}
+
+// CompleteExportJob forces a job to completed now, whatever its behaviour.
+func (s *Server) CompleteExportJob(jobID string) {
+	now := s.now()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if j, ok := s.jobs[jobID]; ok && j.forcedAt == nil {
+		j.forcedAt = &now
+	}
+}
+
+type startExportRequest struct {
+	Domain  *string  `json:"domain"`
+	Version *string  `json:"version"`
+	Paths   []string `json:"paths"`
+}
+
+func (s *Server) handleStartExport(w http.ResponseWriter, r *http.Request) {
+	var req startExportRequest
+	if err := decodeBody(w, r, &req); err != nil {
+		writeError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	if req.Domain == nil {
+		writeError(w, http.StatusBadRequest, "domain is required")
+		return
+	}
+	domain := *req.Domain
+	if err := validateDomain(domain); err != nil {
+		writeError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	paths, err := normalizePaths(req.Paths)
+	if err != nil {
+		writeError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	var version string
+	if req.Version != nil {
+		version = strings.TrimSpace(*req.Version)
+	}
+
+	now := s.now()
+	s.mu.Lock()
+	if s.cfg.ConflictOnRunningExport {
+		for _, other := range s.jobs {
+			if other.domain != domain {
+				continue
+			}
+			if st := other.snapshot(now).Status; st == StatusQueued || st == StatusRunning {
+				s.mu.Unlock()
+				writeError(w, http.StatusConflict, fmt.Sprintf("an export for domain %s is already %s (job %s)", domain, st, other.id))
+				return
+			}
+		}
+	}
+	b := s.behaviors[domain]
+	if b.Duration <= 0 {
+		b.Duration = s.cfg.ExportDuration
+	}
+	if b.Queue <= 0 {
+		b.Queue = s.cfg.QueueDuration
+	}
+	if b.PageCount <= 0 && len(paths) > 0 {
+		b.PageCount = len(paths)
+	}
+	s.jobSeq++
+	j := &exportJob{
+		id:       s.newJobID(),
+		seq:      s.jobSeq,
+		domain:   domain,
+		version:  version,
+		paths:    paths,
+		behavior: b.resolved(),
+		created:  now,
+	}
+	s.jobs[j.id] = j
+	s.exportsStarted[domain]++
+	snap := j.snapshot(now)
+	s.mu.Unlock()
+
+	writeJSON(w, http.StatusAccepted, snap.toJSON())
+}
+
+// newJobID must be called with s.mu held.
+func (s *Server) newJobID() string {
+	for {
+		id := "se_" + randomHex(8)
+		if _, taken := s.jobs[id]; !taken {
+			return id
+		}
+	}
+}
+
+func (s *Server) handleGetExport(w http.ResponseWriter, jobID string) {
+	snap, ok := s.ExportJob(jobID)
+	if !ok {
+		writeError(w, http.StatusNotFound, fmt.Sprintf("static export job %s not found", jobID))
+		return
+	}
+	writeJSON(w, http.StatusOK, snap.toJSON())
+}
+
+// validateDomain accepts a bare hostname, as the API requires.
+func validateDomain(d string) error {
+	switch {
+	case strings.TrimSpace(d) == "":
+		return fmt.Errorf("domain is required")
+	case strings.Contains(d, "://"):
+		return fmt.Errorf("domain %q must be a hostname without a scheme (e.g. docs.example.com)", d)
+	case strings.ContainsAny(d, " \t\r\n"):
+		return fmt.Errorf("domain %q must not contain spaces", d)
+	case strings.Contains(d, "/"):
+		return fmt.Errorf("domain %q must be a hostname without a path or trailing slash", d)
+	case strings.Contains(d, ":"):
+		return fmt.Errorf("domain %q must be a hostname without a port", d)
+	case len(d) > 253:
+		return fmt.Errorf("domain %q is longer than 253 characters", d)
+	}
+	for label := range strings.SplitSeq(d, ".") {
+		if label == "" || len(label) > 63 {
+			return fmt.Errorf("domain %q is not a valid hostname: empty or over-long label", d)
+		}
+		if label[0] == '-' || label[len(label)-1] == '-' {
+			return fmt.Errorf("domain %q is not a valid hostname: label %q starts or ends with a hyphen", d, label)
+		}
+		for _, c := range label {
+			if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-') {
+				return fmt.Errorf("domain %q is not a valid hostname: invalid character %q", d, c)
+			}
+		}
+	}
+	// The reserved .invalid TLD plays the documented "unreachable domain" 400.
+	if strings.HasSuffix(strings.ToLower(d), ".invalid") {
+		return fmt.Errorf("domain %s is unreachable", d)
+	}
+	return nil
+}
+
+// normalizePaths validates page paths and strips leading/trailing slashes
+// and a ".html" suffix, so "/guides/intro.html" and "guides/intro" are the
+// same page.
+func normalizePaths(in []string) ([]string, error) {
+	if len(in) == 0 { // empty means all pages, like omitted
+		return nil, nil
+	}
+	out := make([]string, 0, len(in))
+	for i, p := range in {
+		n := strings.TrimSuffix(strings.Trim(strings.TrimSpace(p), "/"), ".html")
+		if n == "" {
+			return nil, fmt.Errorf("paths[%d] must be a non-empty page path such as \"index\" or \"guides/getting-started\"", i)
+		}
+		if strings.ContainsAny(n, " \t\r\n?#\\") || strings.Contains(n, "://") {
+			return nil, fmt.Errorf("paths[%d] %q is not a page path", i, p)
+		}
+		for seg := range strings.SplitSeq(n, "/") {
+			if seg == "" || seg == "." || seg == ".." {
+				return nil, fmt.Errorf("paths[%d] %q is not a page path", i, p)
+			}
+		}
+		if !slices.Contains(out, n) {
+			out = append(out, n)
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,178 @@
+package mockapi
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"strconv"
+	"time"
+)
+
+// Fault replaces the answer to one request. Faults are queued per endpoint
+// and each matching request consumes the next one, after the rate limiter
+// and before authentication and normal handling (a proxy fails regardless of
+// the key).
+type Fault struct {
+	// Status is the HTTP status to answer. 0 (without ResetConnection) means
+	// "answer normally", which combined with Delay models a slow server.
+	Status int
+	// Body is the raw body. If empty and Status >= 400 the body is
+	// {"error":"injected fault <status>"}.
+	Body string
+	// Header is set on the answer, e.g. {"Retry-After": "2"} or
+	// {"Content-Type": "text/html"}. Without a Content-Type, JSON bodies are
+	// labelled application/json and others text/plain.
+	Header map[string]string
+	// Delay is slept before answering; a cancelled request ends the wait and
+	// gets no answer.
+	Delay time.Duration
+	// ResetConnection closes the connection (with a TCP reset) without
+	// answering. Where the connection cannot be hijacked (HTTP/2, a
+	// ResponseRecorder) the handler panics with http.ErrAbortHandler instead.
+	ResetConnection bool
+	// AfterHandling runs the normal handler first, so its state changes
+	// happen (a job is really started), then discards its answer and answers
+	// with the fault instead: the server acted but the client saw a failure.
+	// With Status 0 and no reset, the real answer is sent after Delay.
+	AfterHandling bool
+}
+
+// InjectFault queues faults for endpoint e, consumed in order, one per
+// matching request.
+func (s *Server) InjectFault(e Endpoint, faults ...Fault) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.faults[e] = append(s.faults[e], faults...)
+}
+
+// PendingFaults is the number of queued faults not yet consumed for e.
+func (s *Server) PendingFaults(e Endpoint) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.faults[e])
+}
+
+// ClearFaults drops all queued faults.
+func (s *Server) ClearFaults() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	clear(s.faults)
+}
+
+func (s *Server) nextFault(e Endpoint) (Fault, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	q := s.faults[e]
+	if len(q) == 0 {
+		return Fault{}, false
+	}
+	f := q[0]
+	if len(q) == 1 {
+		delete(s.faults, e)
+	} else {
+		s.faults[e] = q[1:]
+	}
+	return f, true
+}
+
+func (s *Server) applyFault(w http.ResponseWriter, r *http.Request, f Fault, handle http.HandlerFunc) {
+	var rec *recorder
+	if f.AfterHandling {
+		rec = newRecorder()
+		handle(rec, r)
+	}
+	if f.Delay > 0 {
+		t := time.NewTimer(f.Delay)
+		select {
+		case <-t.C:
+		case <-r.Context().Done():
+			t.Stop()
+			return
+		}
+	}
+	switch {
+	case f.ResetConnection:
+		resetConnection(w)
+	case f.Status == 0 && rec != nil:
+		rec.replay(w)
+	case f.Status == 0:
+		handle(w, r)
+	default:
+		writeFault(w, f)
+	}
+}
+
+func writeFault(w http.ResponseWriter, f Fault) {
+	body := []byte(f.Body)
+	if len(body) == 0 && f.Status >= 400 {
+		body = fmt.Appendf(nil, `{"error":"injected fault %d"}`, f.Status)
+	}
+	h := w.Header()
+	for k, v := range f.Header {
+		h.Set(k, v)
+	}
+	if h.Get("Content-Type") == "" && len(body) > 0 {
+		if json.Valid(body) {
+			h.Set("Content-Type", "application/json")
+		} else {
+			h.Set("Content-Type", "text/plain; charset=utf-8")
+		}
+	}
+	// A caller-set Content-Length larger than the body makes a truncated answer.
+	if h.Get("Content-Length") == "" {
+		h.Set("Content-Length", strconv.Itoa(len(body)))
+	}
+	w.WriteHeader(f.Status)
+	_, _ = w.Write(body)
+}
+
+// resetConnection drops the connection without an answer. Lingering 0 turns
+// the close into a TCP RST, like a crashed proxy.
+func resetConnection(w http.ResponseWriter) {
+	conn, _, err := http.NewResponseController(w).Hijack()
+	if err != nil {
+		// Not hijackable (HTTP/2, recorder): abort the response instead.
+		panic(http.ErrAbortHandler)
+	}
+	if tc, ok := conn.(*net.TCPConn); ok {
+		_ = tc.SetLinger(0)
+	}
+	_ = conn.Close()
+}
+
+// recorder captures a handler's answer so it can be discarded or replayed.
+type recorder struct {
+	header http.Header
+	status int
+	body   bytes.Buffer
+}
+
+func newRecorder() *recorder { return &recorder{header: http.Header{}} }
+
+func (r *recorder) Header() http.Header { return r.header }
+
+func (r *recorder) WriteHeader(status int) {
+	if r.status == 0 {
+		r.status = status
+	}
+}
+
+func (r *recorder) Write(b []byte) (int, error) {
+	if r.status == 0 {
+		r.status = http.StatusOK
+	}
+	return r.body.Write(b)
+}
+
+func (r *recorder) replay(w http.ResponseWriter) {
+	for k, v := range r.header {
+		w.Header()[k] = v
+	}
+	if r.status == 0 {
+		r.status = http.StatusOK
+	}
+	w.WriteHeader(r.status)
+	_, _ = w.Write(r.body.Bytes())
+}
