@@ -31,8 +31,8 @@ const (
 )
 
 var (
-	_ provider.Provider                   = (*docsadminProvider)(nil)
-	_ provider.ProviderWithFunctions      = (*docsadminProvider)(nil)
+	_ provider.Provider              = (*docsadminProvider)(nil)
+	_ provider.ProviderWithFunctions = (*docsadminProvider)(nil)
 )
 
 // Options adjust a provider instance; tests use them to drive time and

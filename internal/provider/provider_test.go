@@ -2,6 +2,7 @@ package provider
 
 import (
 	"fmt"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -91,3 +92,14 @@ func expectCount(what string, want int, got func() int) func(*terraform.State) e
 		return nil
 	}
 }
+
+// shiftedClock runs at wall-clock speed from an offset that tests move
+// forward between steps, so that hours pass for renewal decisions and link
+// expiry while waits stay real and short.
+type shiftedClock struct {
+	offset atomic.Int64
+}
+
+func (c *shiftedClock) Now() time.Time                         { return time.Now().Add(time.Duration(c.offset.Load())) }
+func (c *shiftedClock) After(d time.Duration) <-chan time.Time { return time.After(d) }
+func (c *shiftedClock) Advance(d time.Duration)                { c.offset.Add(int64(d)) }

@@ -1,9 +1,13 @@
 package provider
 
 import (
+	"encoding/json"
 	"fmt"
+	"net/http"
 	"regexp"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
@@ -108,4 +112,405 @@ func TestAccStaticExport_jobGoneOnServerIsRecreated(t *testing.T) {
 			},
 		},
 	})
+}
+
+func TestAccStaticExport_inputsReachTheAPIAndChangesReplace(t *testing.T) {
+	mock := newMock(t, mockapi.Config{})
+	var firstJob, secondJob string
+	jobInputs := func(jobID *string, version string, paths ...string) func(*terraform.State) error {
+		return func(*terraform.State) error {
+			snap, ok := mock.ExportJob(*jobID)
+			if !ok {
+				return fmt.Errorf("job %s unknown to the API", *jobID)
+			}
+			if snap.Version != version || fmt.Sprint(snap.Paths) != fmt.Sprint(paths) {
+				return fmt.Errorf("job %s was started with version %q paths %v; want %q %v", *jobID, snap.Version, snap.Paths, version, paths)
+			}
+			return nil
+		}
+	}
+	replaced := resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(exportAddress, plancheck.ResourceActionReplace)}}
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testFactories(Options{}),
+		Steps: []resource.TestStep{
+			{
+				Config: exportConfig(mock, `
+  domain   = "docs.example.com"
+  version  = "v2"
+  paths    = ["index", "guides/getting-started"]
+  triggers = { docs_commit = "a1b2c3" }`),
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(exportAddress, tfjsonpath.New("page_count"), knownvalue.Int64Exact(2)),
+				},
+				Check: resource.ComposeTestCheckFunc(captureAttr(exportAddress, "job_id", &firstJob), jobInputs(&firstJob, "v2", "index", "guides/getting-started")),
+			},
+			{
+				// A new commit in the docs repository re-exports.
+				Config: exportConfig(mock, `
+  domain   = "docs.example.com"
+  version  = "v2"
+  paths    = ["index", "guides/getting-started"]
+  triggers = { docs_commit = "d4e5f6" }`),
+				ConfigPlanChecks: replaced,
+				Check: resource.ComposeTestCheckFunc(
+					expectCount("exports started", 2, func() int { return mock.ExportsStarted("docs.example.com") }),
+					captureAttr(exportAddress, "job_id", &secondJob),
+				),
+			},
+			{
+				Config: exportConfig(mock, `
+  domain   = "docs.example.com"
+  version  = "v3"
+  paths    = ["index", "guides/getting-started"]
+  triggers = { docs_commit = "d4e5f6" }`),
+				ConfigPlanChecks: replaced,
+				Check:            expectCount("exports started", 3, func() int { return mock.ExportsStarted("docs.example.com") }),
+			},
+			{
+				Config: exportConfig(mock, `
+  domain   = "docs.example.com"
+  version  = "v3"
+  paths    = ["index"]
+  triggers = { docs_commit = "d4e5f6" }`),
+				ConfigPlanChecks: replaced,
+				Check:            expectCount("exports started", 4, func() int { return mock.ExportsStarted("docs.example.com") }),
+			},
+			{
+				Config:           exportConfig(mock, `domain = "www.example.com"`),
+				ConfigPlanChecks: replaced,
+				Check: resource.ComposeTestCheckFunc(
+					expectCount("exports started for the new domain", 1, func() int { return mock.ExportsStarted("www.example.com") }),
+					func(*terraform.State) error {
+						if firstJob == secondJob {
+							return fmt.Errorf("a trigger change kept job %s", firstJob)
+						}
+						return nil
+					},
+				),
+			},
+		},
+	})
+}
+
+func TestAccStaticExport_renewsExpiringLinkWithoutReExport(t *testing.T) {
+	clock := &shiftedClock{}
+	mock := newMock(t, mockapi.Config{LinkTTL: 2 * time.Hour, Now: clock.Now})
+	var jobID, firstExpiry string
+	config := exportConfig(mock, `
+  domain       = "docs.example.com"
+  renew_before = "30m"`)
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testFactories(Options{Clock: clock}),
+		Steps: []resource.TestStep{
+			{
+				Config: config,
+				Check: resource.ComposeTestCheckFunc(
+					captureAttr(exportAddress, "job_id", &jobID),
+					captureAttr(exportAddress, "bundle_expires_at", &firstExpiry),
+				),
+			},
+			{
+				// An hour later the link is still outside the window: refresh
+				// reads the job but never asks for a link, and nothing is planned.
+				PreConfig: func() { clock.Advance(time.Hour) },
+				Config:    config,
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+				Check: func(*terraform.State) error {
+					return expectCount("bundles generated", 1, func() int { return mock.BundlesGenerated(jobID) })(nil)
+				},
+			},
+			{
+				// 1h40m after the link was made, 20 minutes remain: renew in place.
+				PreConfig:          func() { clock.Advance(40 * time.Minute) },
+				RefreshState:       true,
+				ExpectNonEmptyPlan: true,
+				Check:              resource.TestCheckResourceAttr(exportAddress, "ready_for_renewal", "true"),
+			},
+			{
+				Config: config,
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{
+						plancheck.ExpectResourceAction(exportAddress, plancheck.ResourceActionUpdate),
+						plancheck.ExpectUnknownValue(exportAddress, tfjsonpath.New("bundle_url")),
+						plancheck.ExpectKnownValue(exportAddress, tfjsonpath.New("ready_for_renewal"), knownvalue.Bool(false)),
+					},
+					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(exportAddress, tfjsonpath.New("ready_for_renewal"), knownvalue.Bool(false)),
+				},
+				Check: resource.ComposeTestCheckFunc(
+					expectCount("exports started", 1, func() int { return mock.ExportsStarted("docs.example.com") }),
+					func(s *terraform.State) error {
+						attrs := s.RootModule().Resources[exportAddress].Primary.Attributes
+						if attrs["job_id"] != jobID {
+							return fmt.Errorf("renewal changed the job from %s to %s", jobID, attrs["job_id"])
+						}
+						if n := mock.BundlesGenerated(jobID); n != 2 {
+							return fmt.Errorf("bundles generated: got %d, want 2", n)
+						}
+						if attrs["bundle_expires_at"] <= firstExpiry {
+							return fmt.Errorf("renewed link expires at %s, not after the first one (%s)", attrs["bundle_expires_at"], firstExpiry)
+						}
+						return nil
+					},
+				),
+			},
+			{
+				// Long after expiry, refresh still succeeds and the plan renews.
+				PreConfig: func() { clock.Advance(48 * time.Hour) },
+				Config:    config,
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(exportAddress, plancheck.ResourceActionUpdate)},
+				},
+				Check: func(*terraform.State) error {
+					return expectCount("bundles generated", 3, func() int { return mock.BundlesGenerated(jobID) })(nil)
+				},
+			},
+		},
+	})
+}
+
+func TestAccStaticExport_expiryFromPresignedQueryWhenAPIOmitsIt(t *testing.T) {
+	clock := &shiftedClock{}
+	mock := newMock(t, mockapi.Config{LinkTTL: 2 * time.Hour, Now: clock.Now, OmitExpiresAt: true})
+	config := exportConfig(mock, `domain = "docs.example.com"`)
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testFactories(Options{Clock: clock}),
+		Steps: []resource.TestStep{
+			{
+				Config: config,
+				Check: func(s *terraform.State) error {
+					attrs := s.RootModule().Resources[exportAddress].Primary.Attributes
+					expiry, err := time.Parse(time.RFC3339, attrs["bundle_expires_at"])
+					if err != nil {
+						return fmt.Errorf("bundle_expires_at %q: %w", attrs["bundle_expires_at"], err)
+					}
+					if d := expiry.Sub(clock.Now()); d < 110*time.Minute || d > 2*time.Hour {
+						return fmt.Errorf("expiry %s is %s away; want about 2h from the link's X-Amz-Date", expiry, d)
+					}
+					return nil
+				},
+			},
+			{
+				PreConfig: func() { clock.Advance(90 * time.Minute) },
+				Config:    config,
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(exportAddress, plancheck.ResourceActionUpdate)},
+				},
+			},
+		},
+	})
+}
+
+func TestAccStaticExport_import(t *testing.T) {
+	mock := newMock(t, mockapi.Config{})
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testFactories(Options{}),
+		Steps: []resource.TestStep{
+			{Config: exportConfig(mock, `domain = "docs.example.com"`)},
+			{
+				ResourceName:      exportAddress,
+				ImportState:       true,
+				ImportStateVerify: true,
+				ImportStateIdFunc: func(s *terraform.State) (string, error) {
+					return "docs.example.com/" + s.RootModule().Resources[exportAddress].Primary.Attributes["job_id"], nil
+				},
+				// Import hands over a fresh link for the same export.
+				ImportStateVerifyIgnore: []string{"bundle_url", "bundle_expires_at"},
+			},
+			{
+				ResourceName:  exportAddress,
+				ImportState:   true,
+				ImportStateId: "docs.example.com",
+				ExpectError:   regexp.MustCompile(`not of the form <domain>/<job_id>`),
+			},
+			{
+				ResourceName:  exportAddress,
+				ImportState:   true,
+				ImportStateId: "docs.example.com/se_0000000000000000",
+				ExpectError:   regexp.MustCompile(`(?s)se_0000000000000000.*HTTP 404`),
+			},
+		},
+	})
+}
+
+func TestAccStaticExport_importBlockThenEmptyPlan(t *testing.T) {
+	mock := newMock(t, mockapi.Config{})
+	jobID := startExportOutsideTerraform(t, mock, "docs.example.com")
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testFactories(Options{}),
+		Steps: []resource.TestStep{{
+			Config: exportConfig(mock, `domain = "docs.example.com"`) + fmt.Sprintf(`
+import {
+  to = docsadmin_static_export.site
+  id = "docs.example.com/%s"
+}
+`, jobID),
+			ConfigPlanChecks: resource.ConfigPlanChecks{
+				PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction(exportAddress, plancheck.ResourceActionNoop)},
+				PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+			},
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue(exportAddress, tfjsonpath.New("job_id"), knownvalue.StringExact(jobID)),
+				statecheck.ExpectKnownValue(exportAddress, tfjsonpath.New("bundle_url"), knownvalue.NotNull()),
+			},
+			Check: expectCount("exports started", 1, func() int { return mock.ExportsStarted("docs.example.com") }),
+		}},
+	})
+}
+
+func TestAccStaticExport_resumesAfterTimeout(t *testing.T) {
+	mock := newMock(t, mockapi.Config{ExportDuration: 4 * time.Second})
+	withTimeout := func(limit string) string {
+		return exportConfig(mock, fmt.Sprintf(`
+  domain = "docs.example.com"
+  timeouts {
+    create = %q
+  }`, limit))
+	}
+	var jobID string
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testFactories(Options{}),
+		Steps: []resource.TestStep{
+			{
+				Config:      withTimeout("1s"),
+				ExpectError: regexp.MustCompile(`(?s)waiting for export job se_[0-9a-f]{16} timed out.*status "(queued|running)".*run\s+terraform\s+apply\s+again`),
+			},
+			{
+				Config: withTimeout("2m"),
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(exportAddress, tfjsonpath.New("status"), knownvalue.StringExact("completed")),
+					statecheck.ExpectKnownValue(exportAddress, tfjsonpath.New("bundle_url"), knownvalue.NotNull()),
+				},
+				Check: resource.ComposeTestCheckFunc(
+					expectCount("exports started", 1, func() int { return mock.ExportsStarted("docs.example.com") }),
+					captureAttr(exportAddress, "job_id", &jobID),
+					func(*terraform.State) error {
+						if ids := mock.ExportJobIDs("docs.example.com"); len(ids) != 1 || ids[0] != jobID {
+							return fmt.Errorf("state holds job %s; the API has jobs %v", jobID, ids)
+						}
+						return nil
+					},
+				),
+			},
+		},
+	})
+}
+
+func TestAccStaticExport_failedJobIsNotResumed(t *testing.T) {
+	mock := newMock(t, mockapi.Config{})
+	mock.SetExportBehavior("docs.example.com", mockapi.ExportBehavior{Fail: true})
+	config := exportConfig(mock, `domain = "docs.example.com"`)
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testFactories(Options{}),
+		Steps: []resource.TestStep{
+			{Config: config, ExpectError: regexp.MustCompile(`failed: ` + regexp.QuoteMeta(mockapi.DefaultFailMessage[:20]))},
+			{
+				PreConfig: func() { mock.SetExportBehavior("docs.example.com", mockapi.ExportBehavior{}) },
+				Config:    config,
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(exportAddress, tfjsonpath.New("status"), knownvalue.StringExact("completed")),
+				},
+				Check: expectCount("exports started", 2, func() int { return mock.ExportsStarted("docs.example.com") }),
+			},
+		},
+	})
+}
+
+func TestAccStaticExport_bundleConflictRightAfterCompletionIsRetried(t *testing.T) {
+	mock := newMock(t, mockapi.Config{})
+	mock.InjectFault(mockapi.EndpointBundle,
+		mockapi.Fault{Status: 409, Body: `{"error":"bundle is being prepared"}`},
+		mockapi.Fault{Status: 409, Body: `{"error":"bundle is being prepared"}`})
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testFactories(Options{}),
+		Steps: []resource.TestStep{{
+			Config: exportConfig(mock, `domain = "docs.example.com"`),
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue(exportAddress, tfjsonpath.New("bundle_url"), knownvalue.NotNull()),
+			},
+			Check: resource.ComposeTestCheckFunc(
+				expectCount("bundle requests", 3, func() int { return mock.Requests(mockapi.EndpointBundle) }),
+				expectCount("exports started", 1, func() int { return mock.ExportsStarted("docs.example.com") }),
+			),
+		}},
+	})
+}
+
+func TestAccStaticExport_invalidInputsFailAtPlanTime(t *testing.T) {
+	mock := newMock(t, mockapi.Config{})
+	cases := []struct {
+		name, body, want string
+	}{
+		{"empty domain", `domain = ""`, `domain is empty`},
+		{"scheme", `domain = "https://docs.example.com"`, `contains a scheme`},
+		{"trailing slash", `domain = "docs.example.com/"`, `ends with a slash`},
+		{"path", `domain = "docs.example.com/guides"`, `contains a path`},
+		{"port", `domain = "docs.example.com:8443"`, `contains a port`},
+		{"spaces", `domain = "docs example.com"`, `contains spaces`},
+		{"bad label", `domain = "-docs.example.com"`, `not a valid hostname`},
+		{"empty path", `
+  domain = "docs.example.com"
+  paths  = [""]`, `page path is empty`},
+		{"path with host", `
+  domain = "docs.example.com"
+  paths  = ["https://docs.example.com/index"]`, `contains a scheme and host`},
+		{"path with leading slash", `
+  domain = "docs.example.com"
+  paths  = ["/index"]`, `starts with a slash`},
+		{"duplicate paths", `
+  domain = "docs.example.com"
+  paths  = ["index", "index"]`, `(?i)duplicate`},
+		{"empty version", `
+  domain  = "docs.example.com"
+  version = ""`, `value is empty`},
+		{"negative renew_before", `
+  domain       = "docs.example.com"
+  renew_before = "-1h"`, `is negative`},
+		{"renew_before not a duration", `
+  domain       = "docs.example.com"
+  renew_before = "tomorrow"`, `not a duration`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			resource.UnitTest(t, resource.TestCase{
+				ProtoV6ProviderFactories: testFactories(Options{}),
+				Steps: []resource.TestStep{{
+					Config:      exportConfig(mock, tc.body),
+					PlanOnly:    true,
+					ExpectError: regexp.MustCompile(tc.want + `[\s\S]*Accepted|` + tc.want),
+				}},
+			})
+		})
+	}
+	if n := mock.TotalRequests(); n != 0 {
+		t.Fatalf("invalid configurations reached the API %d times; they must fail before any request", n)
+	}
+}
+
+// startExportOutsideTerraform starts and completes an export the way another
+// system would, and returns its job id.
+func startExportOutsideTerraform(t *testing.T, mock *mockapi.Server, domain string) string {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, mock.URL+"/v1/static-export/jobs", strings.NewReader(`{"domain":"`+domain+`"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+mock.APIKey)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var job struct {
+		JobID string `json:"jobId"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&job); err != nil || job.JobID == "" {
+		t.Fatalf("starting an export: HTTP %d, %v", resp.StatusCode, err)
+	}
+	mock.CompleteExportJob(job.JobID)
+	return job.JobID
 }
