@@ -176,13 +176,21 @@ func (d *agentJobDataSource) waitForFinalStatus(ctx context.Context, projectID, 
 		return last, nil
 	}
 	if timeout, ok := err.(*poll.TimeoutError); ok {
-		return nil, fmt.Errorf("agent job %s in project %s did not reach a final status (completed, archived or failed) within %s (timeout = %q); last seen: %s. "+
-			"Raise timeout, or read without wait_for_final_status", jobID, projectID, timeout.Waited.Round(time.Second), limit.String(), lastSeen(timeout.Last, timeout.Seen))
+		return nil, waitTimeoutError{fmt.Sprintf("agent job %s in project %s did not reach a final status (completed, archived or failed) within %s (timeout = %q); last seen: %s. "+
+			"Raise timeout, or read without wait_for_final_status", jobID, projectID, timeout.Waited.Round(time.Second), limit.String(), lastSeen(timeout.Last, timeout.Seen))}
 	}
 	return nil, err
 }
 
+// waitTimeoutError is a complete explanation of a wait that ran out of time.
+type waitTimeoutError struct{ message string }
+
+func (e waitTimeoutError) Error() string { return e.message }
+
 func agentJobErrorDetail(subject string, err error) string {
+	if timeout, ok := err.(waitTimeoutError); ok {
+		return timeout.Error()
+	}
 	if client.IsNotFound(err) {
 		return fmt.Sprintf("There is no %s: %s. Check the job id and the project id (shown on the dashboard's API keys page).", subject, err)
 	}

@@ -217,6 +217,7 @@ func (p *docsadminProvider) Resources(context.Context) []func() resource.Resourc
 func (p *docsadminProvider) DataSources(context.Context) []func() datasource.DataSource {
 	return []func() datasource.DataSource{
 		NewAgentJobDataSource,
+		NewStaticExportDataSource,
 	}
 }
 

@@ -340,6 +340,7 @@ func TestAccStaticExport_import(t *testing.T) {
 func TestAccStaticExport_importBlockThenEmptyPlan(t *testing.T) {
 	mock := newMock(t, mockapi.Config{})
 	jobID := startExportOutsideTerraform(t, mock, "docs.example.com")
+	mock.CompleteExportJob(jobID)
 	resource.UnitTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testFactories(Options{}),
 		Steps: []resource.TestStep{{
@@ -491,8 +492,8 @@ func TestAccStaticExport_invalidInputsFailAtPlanTime(t *testing.T) {
 	}
 }
 
-// startExportOutsideTerraform starts and completes an export the way another
-// system would, and returns its job id.
+// startExportOutsideTerraform starts an export the way another system would,
+// and returns its job id.
 func startExportOutsideTerraform(t *testing.T, mock *mockapi.Server, domain string) string {
 	t.Helper()
 	req, err := http.NewRequest(http.MethodPost, mock.URL+"/v1/static-export/jobs", strings.NewReader(`{"domain":"`+domain+`"}`))
@@ -511,6 +512,5 @@ func startExportOutsideTerraform(t *testing.T, mock *mockapi.Server, domain stri
 	if err := json.NewDecoder(resp.Body).Decode(&job); err != nil || job.JobID == "" {
 		t.Fatalf("starting an export: HTTP %d, %v", resp.StatusCode, err)
 	}
-	mock.CompleteExportJob(job.JobID)
 	return job.JobID
 }

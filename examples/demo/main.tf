@@ -1,0 +1,63 @@
+# Demonstrates docsadmin_static_export: a single apply starts a static export
+# of a documentation site, waits until the export job completes, and generates
+# a presigned, time-limited link to the bundle (a .tar.gz of static HTML, CSS,
+# JavaScript and assets). Destroy only forgets the job: the API cannot delete
+# exports.
+#
+# `make demo` (go run ./internal/cmd/demo) runs this configuration against an
+# in-process mock of the API, with the locally built provider installed
+# through a dev_overrides CLI configuration.
+
+terraform {
+  required_version = ">= 1.0"
+
+  required_providers {
+    docsadmin = {
+      source = "docsadmin/docsadmin"
+    }
+  }
+}
+
+# Empty on purpose: base_url and api_key come from the DOCSADMIN_BASE_URL and
+# DOCSADMIN_API_KEY environment variables, so no secret lives in the
+# configuration.
+provider "docsadmin" {}
+
+resource "docsadmin_static_export" "docs" {
+  domain = "docs.example.com"
+}
+
+output "job_id" {
+  description = "Identifier of the export job."
+  value       = docsadmin_static_export.docs.job_id
+}
+
+output "status" {
+  description = "Status of the export job; completed after a successful apply."
+  value       = docsadmin_static_export.docs.status
+}
+
+output "page_count" {
+  description = "Number of pages exported."
+  value       = docsadmin_static_export.docs.page_count
+}
+
+output "bundle_size_bytes" {
+  description = "Size of the bundle archive, in bytes."
+  value       = docsadmin_static_export.docs.bundle_size_bytes
+}
+
+output "bundle_expires_at" {
+  description = "When bundle_url stops working (RFC 3339)."
+  value       = docsadmin_static_export.docs.bundle_expires_at
+}
+
+# The link grants access to the bundle until it expires, so it is sensitive:
+# plans and apply output show "(sensitive value)". Read it on purpose with
+# `terraform output -raw bundle_url` (or from `terraform output -json`), for
+# example to feed a deployment's staticExport.bundleUrl.
+output "bundle_url" {
+  description = "Presigned link to the bundle archive."
+  value       = docsadmin_static_export.docs.bundle_url
+  sensitive   = true
+}

@@ -1,0 +1,239 @@
+// Command demo runs the docsadmin provider end to end, offline: it builds the
+// provider, starts the in-memory mock of the administration API on loopback,
+// applies examples/demo with Terraform through a dev_overrides CLI
+// configuration, prints the export's outputs (the bundle link with its
+// signature redacted), downloads and lists the bundle, then destroys and
+// cleans up.
+//
+//	go run ./internal/cmd/demo [-keep] [-export-duration 3s] [-link-ttl 1h] [-timeout 10m]
+//
+// Terraform on PATH (or -terraform) and Go are the only prerequisites. No
+// terraform init is needed: dev_overrides installs the freshly built
+// provider, and nothing is fetched from a registry.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/mockapi"
+)
+
+const (
+	modulePath   = "github.com/docsadmin/terraform-provider-docsadmin"
+	providerAddr = "registry.terraform.io/docsadmin/docsadmin"
+	providerBin  = "terraform-provider-docsadmin"
+	exampleDir   = "examples/demo"
+	demoDomain   = "docs.example.com"
+)
+
+// errInterrupted is the cause of a run stopped by Ctrl-C or SIGTERM.
+var errInterrupted = errors.New("interrupted")
+
+type options struct {
+	keep           bool
+	exportDuration time.Duration
+	linkTTL        time.Duration
+	timeout        time.Duration
+	terraform      string
+}
+
+func main() {
+	// The interrupt context is cancelled by the first Ctrl-C (or SIGTERM):
+	// the demo stops Terraform and cleans up. A second one quits at once.
+	ictx, interrupt := context.WithCancelCause(context.Background())
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		sig := <-sigs
+		fmt.Fprintf(os.Stderr, "\ndemo: %v received: stopping and cleaning up (press Ctrl-C again to quit at once)\n", sig)
+		interrupt(errInterrupted)
+		<-sigs
+		fmt.Fprintln(os.Stderr, "demo: quitting without cleanup")
+		os.Exit(130)
+	}()
+
+	err := run(ictx, os.Args[1:], os.Stdout, os.Stderr)
+	switch {
+	case err == nil:
+	case errors.Is(err, flag.ErrHelp):
+		// -h printed the usage.
+	case errors.Is(context.Cause(ictx), errInterrupted):
+		fmt.Fprintf(os.Stderr, "demo: interrupted: %v\n", err)
+		os.Exit(130)
+	default:
+		fmt.Fprintf(os.Stderr, "\ndemo failed: %v\n", err)
+		os.Exit(1)
+	}
+}
+
+func parseFlags(args []string, stderr io.Writer) (options, error) {
+	var o options
+	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "Usage: go run ./internal/cmd/demo [flags]\n\n"+
+			"Builds the provider, starts the mock API on loopback, applies %s with Terraform,\n"+
+			"downloads and lists the exported bundle, then destroys and cleans up.\n\nFlags:\n", exampleDir)
+		fs.PrintDefaults()
+	}
+	fs.BoolVar(&o.keep, "keep", false, "leave the temporary directory (provider binary, CLI config, working directory) in place")
+	fs.DurationVar(&o.exportDuration, "export-duration", mockapi.DefaultExportDuration, "how long the mock's export job runs before it completes")
+	fs.DurationVar(&o.linkTTL, "link-ttl", time.Hour, "lifetime of the bundle links the mock generates")
+	fs.DurationVar(&o.timeout, "timeout", 10*time.Minute, "give up (and clean up) after this long")
+	fs.StringVar(&o.terraform, "terraform", "terraform", "Terraform executable: a name looked up on PATH, or a path")
+	if err := fs.Parse(args); err != nil {
+		return o, err
+	}
+	if fs.NArg() > 0 {
+		return o, fmt.Errorf("unexpected arguments: %s", strings.Join(fs.Args(), " "))
+	}
+	if o.exportDuration <= 0 || o.linkTTL < time.Second || o.timeout <= 0 {
+		return o, errors.New("-export-duration and -timeout must be positive and -link-ttl at least 1s")
+	}
+	return o, nil
+}
+
+// demo holds what the steps create, so that cleanup can undo it.
+type demo struct {
+	opts           options
+	stdout, stderr io.Writer
+
+	terraform string // resolved executable
+	root      string // module root
+	tmp       string // everything temporary lives below
+	binDir    string
+	workDir   string
+	mock      *mockapi.Server
+	env       []string // environment of the terraform commands
+
+	applyStarted bool
+	destroyed    bool
+}
+
+func run(ictx context.Context, args []string, stdout, stderr io.Writer) (err error) {
+	opts, err := parseFlags(args, stderr)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(ictx, opts.timeout)
+	defer cancel()
+
+	d := &demo{opts: opts, stdout: stdout, stderr: stderr}
+	defer func() {
+		if cerr := d.cleanup(ictx, err != nil); err == nil {
+			err = cerr
+		}
+	}()
+	defer func() {
+		if err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) && ictx.Err() == nil {
+			err = fmt.Errorf("gave up after -timeout %s: %w", opts.timeout, err)
+		}
+	}()
+
+	d.step(1, "Checking for Terraform")
+	if err := d.checkTerraform(ctx); err != nil {
+		return err
+	}
+
+	d.step(2, "Building the provider")
+	if err := d.buildProvider(ctx); err != nil {
+		return err
+	}
+
+	d.step(3, "Starting the mock API")
+	d.mock = mockapi.NewServer(mockapi.Config{ExportDuration: opts.exportDuration, LinkTTL: opts.linkTTL})
+	fmt.Fprintf(stdout, "Mock API listening on %s (exports take %s, links live %s)\n", d.mock.URL, opts.exportDuration, opts.linkTTL)
+
+	d.step(4, "terraform apply")
+	if err := d.prepareTerraform(); err != nil {
+		return err
+	}
+	d.applyStarted = true
+	if err := d.terraformRun(ctx, true, "apply", "-auto-approve", "-input=false"); err != nil {
+		return fmt.Errorf("terraform apply: %w", err)
+	}
+
+	d.step(5, "Reading the outputs")
+	out, err := d.readOutputs(ctx)
+	if err != nil {
+		return err
+	}
+	d.printSummary(out)
+
+	d.step(6, "Downloading the bundle")
+	data, err := downloadBundle(ctx, stdout, out.bundleURL, d.mock.URL)
+	if err != nil {
+		return err
+	}
+	files, err := inspectBundle(data)
+	if err != nil {
+		return fmt.Errorf("the downloaded bundle is not a valid gzip'd tar: %w", err)
+	}
+	if out.bundleSize != nil && *out.bundleSize != int64(len(data)) {
+		fmt.Fprintf(stdout, "Note: bundle_size_bytes says %d bytes but %d were downloaded.\n", *out.bundleSize, len(data))
+	}
+	printListing(stdout, data, files)
+
+	d.step(7, "Cleaning up")
+	if err := d.destroy(ctx); err != nil {
+		return err
+	}
+	return nil
+}
+
+func (d *demo) step(n int, title string) {
+	fmt.Fprintf(d.stdout, "\n==> [%d/7] %s\n", n, title)
+}
+
+// cleanup destroys what apply created (unless interrupted: the mock's jobs
+// vanish with it anyway), stops the mock and removes the temporary directory.
+func (d *demo) cleanup(ictx context.Context, failed bool) error {
+	var errs []error
+	if d.applyStarted && !d.destroyed {
+		if ictx.Err() != nil {
+			fmt.Fprintln(d.stderr, "demo: skipping terraform destroy after the interrupt (the mock API's state goes away with it)")
+		} else if d.hasState() {
+			fmt.Fprintln(d.stderr, "demo: running terraform destroy after the failure")
+			ctx, cancel := context.WithTimeout(ictx, 2*time.Minute)
+			if err := d.destroy(ctx); err != nil {
+				errs = append(errs, err)
+			}
+			cancel()
+		}
+	}
+	if d.mock != nil {
+		d.mock.Close()
+		fmt.Fprintln(d.stdout, "Mock API stopped.")
+	}
+	if d.tmp != "" {
+		if d.opts.keep {
+			fmt.Fprintf(d.stdout, "Kept %s: bin/ (provider), terraform.rc (CLI config), work/ (configuration and state).\n", d.tmp)
+		} else if err := os.RemoveAll(d.tmp); err != nil {
+			errs = append(errs, fmt.Errorf("remove %s: %w", d.tmp, err))
+		} else {
+			fmt.Fprintf(d.stdout, "Removed %s.\n", d.tmp)
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("cleanup: %w", err)
+	}
+	if !failed {
+		fmt.Fprintln(d.stdout, "\nDemo complete.")
+	}
+	return nil
+}
+
+func (d *demo) hasState() bool {
+	_, err := os.Stat(filepath.Join(d.workDir, "terraform.tfstate"))
+	return err == nil
+}

@@ -1,0 +1,273 @@
+package provider
+
+import (
+	"fmt"
+	"regexp"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/mockapi"
+)
+
+const agentJobAddress = "data.docsadmin_agent_job.job"
+
+func ptr[T any](v T) *T { return &v }
+
+func agentJobConfig(mock *mockapi.Server, providerExtra, body string) string {
+	return providerConfig(mock, providerExtra) + fmt.Sprintf(`
+data "docsadmin_agent_job" "job" {
+%s
+}
+`, body)
+}
+
+func TestAccAgentJob_eachStatus(t *testing.T) {
+	created := time.Date(2026, 11, 20, 9, 30, 0, 0, time.UTC)
+	archived := time.Date(2026, 11, 21, 17, 0, 0, 0, time.UTC)
+	repo := "https://github.com/example/docs"
+	cases := []struct {
+		name   string
+		job    mockapi.AgentJob
+		checks []statecheck.StateCheck
+	}{
+		{
+			name: "active",
+			job:  mockapi.AgentJob{Status: "active", Repository: &repo, Ref: ptr("agent/fix-typos"), Model: ptr("gpt-large"), CreatedAt: &created},
+			checks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue(agentJobAddress, tfjsonpath.New("status"), knownvalue.StringExact("active")),
+				statecheck.ExpectKnownValue(agentJobAddress, tfjsonpath.New("pr_link"), knownvalue.Null()),
+				statecheck.ExpectKnownValue(agentJobAddress, tfjsonpath.New("source").AtMapKey("repository"), knownvalue.StringExact(repo)),
+				statecheck.ExpectKnownValue(agentJobAddress, tfjsonpath.New("source").AtMapKey("ref"), knownvalue.StringExact("agent/fix-typos")),
+				statecheck.ExpectKnownValue(agentJobAddress, tfjsonpath.New("model"), knownvalue.StringExact("gpt-large")),
+				statecheck.ExpectKnownValue(agentJobAddress, tfjsonpath.New("created_at"), knownvalue.StringExact("2026-11-20T09:30:00Z")),
+				statecheck.ExpectKnownValue(agentJobAddress, tfjsonpath.New("archived_at"), knownvalue.Null()),
+			},
+		},
+		{
+			name: "completed with a pull request",
+			job:  mockapi.AgentJob{Status: "completed", Repository: &repo, PRLink: ptr(repo + "/pull/7"), CreatedAt: &created},
+			checks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue(agentJobAddress, tfjsonpath.New("status"), knownvalue.StringExact("completed")),
+				statecheck.ExpectKnownValue(agentJobAddress, tfjsonpath.New("pr_link"), knownvalue.StringExact(repo+"/pull/7")),
+				statecheck.ExpectKnownValue(agentJobAddress, tfjsonpath.New("source").AtMapKey("ref"), knownvalue.Null()),
+			},
+		},
+		{
+			name: "completed without changes",
+			job:  mockapi.AgentJob{Status: "completed", Repository: &repo},
+			checks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue(agentJobAddress, tfjsonpath.New("status"), knownvalue.StringExact("completed")),
+				statecheck.ExpectKnownValue(agentJobAddress, tfjsonpath.New("pr_link"), knownvalue.Null()),
+			},
+		},
+		{
+			name: "failed is reported, not an error",
+			job:  mockapi.AgentJob{Status: "failed", Repository: &repo},
+			checks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue(agentJobAddress, tfjsonpath.New("status"), knownvalue.StringExact("failed")),
+			},
+		},
+		{
+			name: "archived",
+			job:  mockapi.AgentJob{Status: "archived", Repository: &repo, ArchivedAt: &archived},
+			checks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue(agentJobAddress, tfjsonpath.New("status"), knownvalue.StringExact("archived")),
+				statecheck.ExpectKnownValue(agentJobAddress, tfjsonpath.New("archived_at"), knownvalue.StringExact("2026-11-21T17:00:00Z")),
+			},
+		},
+		{
+			name: "minimal answer with only id and status",
+			job:  mockapi.AgentJob{Status: "active", OmitFields: true},
+			checks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue(agentJobAddress, tfjsonpath.New("status"), knownvalue.StringExact("active")),
+				statecheck.ExpectKnownValue(agentJobAddress, tfjsonpath.New("source"), knownvalue.Null()),
+				statecheck.ExpectKnownValue(agentJobAddress, tfjsonpath.New("model"), knownvalue.Null()),
+				statecheck.ExpectKnownValue(agentJobAddress, tfjsonpath.New("created_at"), knownvalue.Null()),
+			},
+		},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			mock := newMock(t, mockapi.Config{})
+			tc.job.ID = "job_42"
+			mock.SeedAgentJob("proj_1", tc.job)
+			resource.UnitTest(t, resource.TestCase{
+				ProtoV6ProviderFactories: testFactories(Options{}),
+				Steps: []resource.TestStep{{
+					Config:            agentJobConfig(mock, "", `id = "job_42"`+"\n"+`project_id = "proj_1"`),
+					ConfigStateChecks: tc.checks,
+				}},
+			})
+		})
+	}
+}
+
+func TestAccAgentJob_projectFromProviderOrAttribute(t *testing.T) {
+	mock := newMock(t, mockapi.Config{})
+	mock.SeedAgentJob("proj_default", mockapi.AgentJob{ID: "job_1", Status: "active"})
+	mock.SeedAgentJob("proj_other", mockapi.AgentJob{ID: "job_1", Status: "completed"})
+	t.Setenv(envProjectID, "")
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testFactories(Options{}),
+		Steps: []resource.TestStep{
+			{
+				Config: agentJobConfig(mock, `project_id = "proj_default"`, `id = "job_1"`),
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(agentJobAddress, tfjsonpath.New("project_id"), knownvalue.StringExact("proj_default")),
+					statecheck.ExpectKnownValue(agentJobAddress, tfjsonpath.New("status"), knownvalue.StringExact("active")),
+				},
+			},
+			{
+				Config: agentJobConfig(mock, `project_id = "proj_default"`, `id = "job_1"`+"\n"+`project_id = "proj_other"`),
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(agentJobAddress, tfjsonpath.New("project_id"), knownvalue.StringExact("proj_other")),
+					statecheck.ExpectKnownValue(agentJobAddress, tfjsonpath.New("status"), knownvalue.StringExact("completed")),
+				},
+			},
+			{
+				Config:      agentJobConfig(mock, "", `id = "job_1"`),
+				ExpectError: regexp.MustCompile(`(?s)Missing project ID.*project_id`),
+			},
+		},
+	})
+}
+
+func TestAccAgentJob_projectFromEnvironment(t *testing.T) {
+	mock := newMock(t, mockapi.Config{})
+	mock.SeedAgentJob("proj_env", mockapi.AgentJob{ID: "job_1", Status: "archived"})
+	t.Setenv(envProjectID, "proj_env")
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testFactories(Options{}),
+		Steps: []resource.TestStep{{
+			Config: agentJobConfig(mock, "", `id = "job_1"`),
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue(agentJobAddress, tfjsonpath.New("project_id"), knownvalue.StringExact("proj_env")),
+				statecheck.ExpectKnownValue(agentJobAddress, tfjsonpath.New("status"), knownvalue.StringExact("archived")),
+			},
+		}},
+	})
+}
+
+func TestAccAgentJob_notFoundNamesProjectAndJob(t *testing.T) {
+	mock := newMock(t, mockapi.Config{})
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testFactories(Options{}),
+		Steps: []resource.TestStep{{
+			Config:      agentJobConfig(mock, "", `id = "job_missing"`+"\n"+`project_id = "proj_1"`),
+			ExpectError: regexp.MustCompile(`(?s)no agent job job_missing in project proj_1.*HTTP 404`),
+		}},
+	})
+}
+
+func TestAccAgentJob_authErrorsSayWhich(t *testing.T) {
+	mock := newMock(t, mockapi.Config{})
+	mock.SeedAgentJob("proj_1", mockapi.AgentJob{ID: "job_1", Status: "active"})
+	config := agentJobConfig(mock, "", `id = "job_1"`+"\n"+`project_id = "proj_1"`)
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testFactories(Options{}),
+		Steps: []resource.TestStep{
+			{
+				PreConfig:   func() { mock.SetAPIKey("dsa_rotated_key") },
+				Config:      config,
+				ExpectError: regexp.MustCompile(`(?s)HTTP 401.*missing,\s+wrong\s+or\s+expired`),
+			},
+			{
+				PreConfig: func() {
+					mock.SetAPIKey(mock.APIKey)
+					mock.InjectFault(mockapi.EndpointGetAgentJob, mockapi.Fault{Status: 403, Body: `{"error":"caller IP not in allowlist"}`})
+				},
+				Config:      config,
+				ExpectError: regexp.MustCompile(`(?s)HTTP 403.*caller IP not in allowlist.*scope.*allowlist`),
+			},
+		},
+	})
+}
+
+func TestAccAgentJob_waitsForFinalStatus(t *testing.T) {
+	mock := newMock(t, mockapi.Config{})
+	repo := "https://github.com/example/docs"
+	mock.SeedAgentJob("proj_1", mockapi.AgentJob{ID: "job_1", Status: "active", Repository: &repo})
+	mock.ScheduleAgentJob("proj_1", "job_1", 1500*time.Millisecond,
+		mockapi.AgentJob{Status: "completed", Repository: &repo, PRLink: ptr(repo + "/pull/9")})
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testFactories(Options{}),
+		Steps: []resource.TestStep{{
+			Config: agentJobConfig(mock, "", `
+  id                    = "job_1"
+  project_id            = "proj_1"
+  wait_for_final_status = true
+  timeout               = "1m"`),
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue(agentJobAddress, tfjsonpath.New("status"), knownvalue.StringExact("completed")),
+				statecheck.ExpectKnownValue(agentJobAddress, tfjsonpath.New("pr_link"), knownvalue.StringExact(repo+"/pull/9")),
+			},
+			Check: func(*terraform.State) error {
+				if n := mock.AgentJobReads("proj_1", "job_1"); n < 2 {
+					return fmt.Errorf("the job was read %d times; waiting needs more than one read", n)
+				}
+				return nil
+			},
+		}},
+	})
+}
+
+func TestAccAgentJob_waitTimesOut(t *testing.T) {
+	mock := newMock(t, mockapi.Config{})
+	mock.SeedAgentJob("proj_1", mockapi.AgentJob{ID: "job_1", Status: "active"})
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testFactories(Options{}),
+		Steps: []resource.TestStep{{
+			Config: agentJobConfig(mock, "", `
+  id                    = "job_1"
+  project_id            = "proj_1"
+  wait_for_final_status = true
+  timeout               = "2s"`),
+			ExpectError: regexp.MustCompile(`(?s)agent\s+job\s+job_1\s+in\s+project\s+proj_1\s+did\s+not\s+reach\s+a\s+final\s+status.*within\s+2s.*status\s+"active"`),
+		}},
+	})
+}
+
+func TestAccAgentJob_postconditionFailsOnFailedJob(t *testing.T) {
+	mock := newMock(t, mockapi.Config{})
+	mock.SeedAgentJob("proj_1", mockapi.AgentJob{ID: "job_1", Status: "failed"})
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testFactories(Options{}),
+		Steps: []resource.TestStep{{
+			Config: agentJobConfig(mock, "", `
+  id         = "job_1"
+  project_id = "proj_1"
+  lifecycle {
+    postcondition {
+      condition     = self.status != "failed"
+      error_message = "Agent job ${self.id} failed."
+    }
+  }`),
+			ExpectError: regexp.MustCompile(`Agent job job_1 failed\.`),
+		}},
+	})
+}
+
+func TestAccAgentJob_invalidTimeout(t *testing.T) {
+	mock := newMock(t, mockapi.Config{})
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testFactories(Options{}),
+		Steps: []resource.TestStep{{
+			Config: agentJobConfig(mock, "", `
+  id                    = "job_1"
+  project_id            = "proj_1"
+  wait_for_final_status = true
+  timeout               = "0s"`),
+			PlanOnly:    true,
+			ExpectError: regexp.MustCompile(`(?s)timeout.*below the minimum of 1s`),
+		}},
+	})
+	if n := mock.TotalRequests(); n != 0 {
+		t.Fatalf("an invalid timeout reached the API %d times", n)
+	}
+}

@@ -1,0 +1,113 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/client"
+)
+
+var _ datasource.DataSourceWithConfigure = (*staticExportDataSource)(nil)
+
+// NewStaticExportDataSource is the docsadmin_static_export data source.
+func NewStaticExportDataSource() datasource.DataSource { return &staticExportDataSource{} }
+
+// staticExportDataSource reads an export job that something else started.
+// It never generates a bundle: that is the resource's (or the ephemeral
+// resource's) business.
+type staticExportDataSource struct {
+	data *providerData
+}
+
+type staticExportDataModel struct {
+	JobID     types.String  `tfsdk:"job_id"`
+	Status    types.String  `tfsdk:"status"`
+	Progress  types.Float64 `tfsdk:"progress"`
+	PageCount types.Int64   `tfsdk:"page_count"`
+	CreatedAt types.String  `tfsdk:"created_at"`
+	UpdatedAt types.String  `tfsdk:"updated_at"`
+	Error     types.String  `tfsdk:"error"`
+}
+
+func (d *staticExportDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_static_export"
+}
+
+func (d *staticExportDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "Reads an existing static export job by its id, for example one started by another pipeline. " +
+			"Read-only: it never generates a bundle link.",
+		Attributes: map[string]schema.Attribute{
+			"job_id": schema.StringAttribute{
+				MarkdownDescription: "Identifier of the export job, such as `se_3f9a2c1b8e7d4a06`.",
+				Required:            true,
+				Validators:          []validator.String{notBlankValidator()},
+			},
+			"status": schema.StringAttribute{
+				MarkdownDescription: "Status: `queued`, `running`, `completed` or `failed` (other values the API may add are passed through).",
+				Computed:            true,
+			},
+			"progress": schema.Float64Attribute{
+				MarkdownDescription: "Progress in percent, from 0 to 100 (may be fractional); null when not reported.",
+				Computed:            true,
+			},
+			"page_count": schema.Int64Attribute{MarkdownDescription: "Pages exported so far; null when not reported.", Computed: true},
+			"created_at": schema.StringAttribute{MarkdownDescription: "When the job was created (RFC 3339); null when not reported.", Computed: true},
+			"updated_at": schema.StringAttribute{MarkdownDescription: "When the job last changed (RFC 3339); null when not reported.", Computed: true},
+			"error": schema.StringAttribute{
+				MarkdownDescription: "The API's explanation when the job `failed`; null otherwise.",
+				Computed:            true,
+			},
+		},
+	}
+}
+
+func (d *staticExportDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
+	if req.ProviderData == nil {
+		return
+	}
+	data, ok := req.ProviderData.(*providerData)
+	if !ok {
+		resp.Diagnostics.AddError("Unexpected provider data", fmt.Sprintf("expected *providerData, got %T", req.ProviderData))
+		return
+	}
+	d.data = data
+}
+
+func (d *staticExportDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
+	var cfg staticExportDataModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &cfg)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	if d.data == nil {
+		resp.Diagnostics.AddError("Provider not configured",
+			"The docsadmin provider's api_key and base_url are not known yet (they may come from resources not created yet), so the export job cannot be read.")
+		return
+	}
+	ctx = d.data.maskSecrets(ctx)
+
+	jobID := cfg.JobID.ValueString()
+	job, err := d.data.client.GetStaticExport(ctx, jobID)
+	if client.IsNotFound(err) {
+		resp.Diagnostics.AddError("Static export job not found",
+			fmt.Sprintf("There is no export job %s: %s. Check the id; the API may also have stopped retaining an old job.", jobID, err))
+		return
+	}
+	if err != nil {
+		resp.Diagnostics.AddError("Cannot read the static export job", fmt.Sprintf("Reading export job %s failed: %s", jobID, withHint(err)))
+		return
+	}
+	cfg.Status = types.StringValue(string(job.Status))
+	cfg.Progress = types.Float64PointerValue(job.Progress)
+	cfg.PageCount = types.Int64PointerValue(job.PageCount)
+	cfg.CreatedAt = timeValue(job.CreatedAt)
+	cfg.UpdatedAt = timeValue(job.UpdatedAt)
+	cfg.Error = types.StringPointerValue(job.Error)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &cfg)...)
+}
