@@ -148,8 +148,23 @@ func (v stringCheck) ValidateString(_ context.Context, req validator.StringReque
 	}
 }
 
-func apiKeyValidator() validator.String {
-	return stringCheck{summary: "Invalid API key", description: "must be shaped <prefix>_<secret>", check: apiKeyProblem}
+// apiKeyValidator reports without an attribute path on purpose: Terraform
+// prints the configuration line of an attribute's error, which would show a
+// key written literally in the configuration.
+type apiKeyValidator struct{}
+
+func (apiKeyValidator) Description(context.Context) string { return "must be shaped <prefix>_<secret>" }
+func (v apiKeyValidator) MarkdownDescription(ctx context.Context) string {
+	return v.Description(ctx)
+}
+
+func (apiKeyValidator) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
+	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
+		return
+	}
+	if problem := apiKeyProblem(req.ConfigValue.ValueString()); problem != "" {
+		resp.Diagnostics.AddError("Invalid API key in the provider's api_key", problem)
+	}
 }
 
 func domainValidator() validator.String {
