@@ -1,0 +1,23 @@
+# Wait for an agent job to finish, fail the plan if it failed, and publish
+# the pull request it opened.
+variable "agent_job_id" {
+  type = string
+}
+
+data "docsadmin_agent_job" "fix_typos" {
+  id                    = var.agent_job_id
+  wait_for_final_status = true
+  timeout               = "30m"
+
+  lifecycle {
+    postcondition {
+      condition     = self.status != "failed"
+      error_message = "Agent job ${self.id} failed; see its logs on the dashboard."
+    }
+  }
+}
+
+output "pull_request" {
+  # Null when the agent finished without changing any file.
+  value = data.docsadmin_agent_job.fix_typos.pr_link
+}
