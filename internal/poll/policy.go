@@ -1,0 +1,106 @@
+package poll
+
+import (
+	"context"
+	"math/rand/v2"
+	"time"
+)
+
+// Policy configures a wait. The zero value is usable: every zero field takes
+// the default documented on it.
+type Policy struct {
+	// MinInterval is the floor between polls (default 500ms).
+	MinInterval time.Duration
+	// MaxInterval caps backoff when there is no usable progress: absent,
+	// stalled or regressing (default 10s). It matches the cap of the common
+	// SDK waiter so a stalled job is never noticed later than with it.
+	MaxInterval time.Duration
+	// MaxEstimatedInterval caps waits derived from a progress estimate
+	// (default 10m). Long jobs need waits far beyond MaxInterval to stay
+	// cheap; the cap bounds the damage of a job that stops early.
+	MaxEstimatedInterval time.Duration
+	// InitialInterval is the first wait after the first non-final
+	// observation, and the first step of error backoff (default 1s).
+	InitialInterval time.Duration
+	// TargetLatency is how late after the estimated completion the scheduler
+	// may poll (default 750ms). Smaller means faster detection and more polls.
+	TargetLatency time.Duration
+	// Jitter is the fraction by which each wait is randomly shortened
+	// (default 0.1; negative disables). Waits only ever shrink, so jitter
+	// never pushes a wait past its cap or past an estimated completion, and
+	// never below MinInterval.
+	Jitter float64
+	// MaxConsecutiveErrors is how many transient errors in a row Until
+	// tolerates before giving up (default 5).
+	MaxConsecutiveErrors int
+	// Clock is the time source (default RealClock).
+	Clock Clock
+	// Rand returns values in [0,1) for jitter (default math/rand/v2).
+	Rand func() float64
+	// Logf, if set, receives debug events: unknown statuses, transient
+	// errors and each chosen wait.
+	Logf func(ctx context.Context, msg string, fields map[string]any)
+	// KnownStatuses, if set, lists the statuses the caller recognises;
+	// any other status is logged once and treated as not final.
+	KnownStatuses []string
+}
+
+// Defaults for the zero fields of Policy.
+const (
+	DefaultMinInterval          = 500 * time.Millisecond
+	DefaultMaxInterval          = 10 * time.Second
+	DefaultMaxEstimatedInterval = 10 * time.Minute
+	DefaultInitialInterval      = time.Second
+	DefaultTargetLatency        = 750 * time.Millisecond
+	DefaultJitter               = 0.1
+	DefaultMaxConsecutiveErrors = 5
+)
+
+// withDefaults returns p with every zero field set to its default and the
+// intervals made consistent with each other.
+func (p Policy) withDefaults() Policy {
+	if p.MinInterval <= 0 {
+		p.MinInterval = DefaultMinInterval
+	}
+	if p.MaxInterval <= 0 {
+		p.MaxInterval = DefaultMaxInterval
+	}
+	if p.MaxInterval < p.MinInterval {
+		p.MaxInterval = p.MinInterval
+	}
+	if p.MaxEstimatedInterval <= 0 {
+		p.MaxEstimatedInterval = DefaultMaxEstimatedInterval
+	}
+	if p.MaxEstimatedInterval < p.MaxInterval {
+		p.MaxEstimatedInterval = p.MaxInterval
+	}
+	if p.InitialInterval <= 0 {
+		p.InitialInterval = DefaultInitialInterval
+	}
+	p.InitialInterval = clampDuration(p.InitialInterval, p.MinInterval, p.MaxInterval)
+	if p.TargetLatency <= 0 {
+		p.TargetLatency = DefaultTargetLatency
+	}
+	switch {
+	case p.Jitter == 0:
+		p.Jitter = DefaultJitter
+	case p.Jitter < 0:
+		p.Jitter = 0
+	case p.Jitter > 1:
+		p.Jitter = 1
+	}
+	if p.MaxConsecutiveErrors <= 0 {
+		p.MaxConsecutiveErrors = DefaultMaxConsecutiveErrors
+	}
+	if p.Clock == nil {
+		p.Clock = RealClock
+	}
+	if p.Rand == nil {
+		p.Rand = rand.Float64
+	}
+	return p
+}
+
+func clampDuration(d, lo, hi time.Duration) time.Duration {
+	return max(lo, min(d, hi))
+}
