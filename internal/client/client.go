@@ -189,7 +189,8 @@ func (c *Client) do(ctx context.Context, ep endpoint, body any, out any) error {
 func (c *Client) attempt(ctx context.Context, ep endpoint, payload []byte, out any, attempt int) error {
 	release, err := c.limiter.acquire(ctx)
 	if err != nil {
-		return &RequestError{Endpoint: ep.String(), Err: err}
+		// Not a transport failure: the call could not run within its time.
+		return fmt.Errorf("%s: waiting for the request budget: %w", ep, err)
 	}
 	defer release()
 

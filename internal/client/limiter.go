@@ -2,6 +2,7 @@ package client
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"sync"
@@ -47,7 +48,11 @@ func (l *limiter) acquire(ctx context.Context) (func(), error) {
 		}
 	}
 	if err := l.rate.Wait(ctx); err != nil {
-		return nil, err
+		if ctx.Err() == nil {
+			// The limiter refuses waits that would outlast the deadline.
+			return nil, fmt.Errorf("%w (the request budget has no room before the deadline)", context.DeadlineExceeded)
+		}
+		return nil, ctx.Err()
 	}
 	select {
 	case l.inFlight <- struct{}{}:

@@ -75,14 +75,17 @@ func ParseRetryAfter(value string, now time.Time) (time.Duration, bool) {
 	if value == "" {
 		return 0, false
 	}
+	const longest = 24 * time.Hour
 	if secs, err := strconv.ParseInt(value, 10, 64); err == nil {
 		if secs < 0 {
 			return 0, false
 		}
-		if secs > int64(24*time.Hour/time.Second) {
-			secs = int64(24 * time.Hour / time.Second)
+		if secs > int64(longest/time.Second) {
+			return longest, true
 		}
 		return time.Duration(secs) * time.Second, true
+	} else if errors.Is(err, strconv.ErrRange) && !strings.HasPrefix(value, "-") {
+		return longest, true
 	}
 	when, err := http.ParseTime(value)
 	if err != nil {
