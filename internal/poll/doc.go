@@ -1,14 +1,26 @@
 // Package poll is the single waiting engine of the provider: every wait for a
-// job to finish, every retry delay and every sleep goes through it.
+// job to finish, every retry delay and every sleep goes through it. It knows
+// nothing of HTTP or Terraform: callers supply a CheckFunc that performs one
+// poll and says whether the state it saw is final, and a context that bounds
+// the wait.
 //
-// It knows nothing of HTTP or Terraform. Callers supply a CheckFunc that
-// performs one poll and says whether the observed state is final; Until
-// repeats it on a schedule chosen by Scheduler, bounded by the context.
+// Until repeats the check on a schedule chosen by Scheduler, which aims to
+// notice completion within about a second while spending few requests:
 //
-// The schedule follows reported progress: once progress rises, Scheduler
-// estimates when the job will finish and polls at shrinking fractions of the
-// remaining time, so completion is noticed soon after it happens with few
-// requests. Without usable progress it falls back to capped exponential
-// backoff. Time is read through a Clock so tests and simulations run on
-// simulated time.
+//   - While reported progress rises, it estimates the rate (the faster of the
+//     average since the run began and the latest interval, net of rounding)
+//     and the completion time, and polls at a fraction of the time left plus
+//     a small margin, so polls converge geometrically on the completion. How
+//     close it dares to aim depends on how steady the rate has been, and it
+//     never extrapolates much beyond the history the estimate rests on.
+//   - When progress pauses before the estimated completion it keeps aiming at
+//     it; once past it, or without progress, or when progress goes backwards,
+//     it falls back to exponential backoff capped at Policy.MaxInterval,
+//     since a stalled job may jump to done at any moment.
+//   - Every wait is shortened by random jitter, never below
+//     Policy.MinInterval, and ends early when the context does.
+//
+// Scheduler never sleeps and reads no clock, so a simulator can step it
+// directly and measure exactly what the provider does. Time is otherwise read
+// through a Clock, so tests run on simulated time.
 package poll

@@ -11,19 +11,23 @@ import (
 type Policy struct {
 	// MinInterval is the floor between polls (default 500ms).
 	MinInterval time.Duration
-	// MaxInterval caps backoff when there is no usable progress: absent,
-	// stalled or regressing (default 10s). It matches the cap of the common
-	// SDK waiter so a stalled job is never noticed later than with it.
+	// MaxInterval caps backoff when there is no usable estimate (progress
+	// absent, stalled past its estimated completion, or regressing), and so
+	// bounds how late a job that jumps to done is noticed (default 8s). It is
+	// below the 10s cap of the common SDK waiter so that stalled jobs are
+	// noticed sooner; the requests estimates save elsewhere keep the total
+	// lower.
 	MaxInterval time.Duration
 	// MaxEstimatedInterval caps waits derived from a progress estimate
 	// (default 10m). Long jobs need waits far beyond MaxInterval to stay
-	// cheap; the cap bounds the damage of a job that stops early.
+	// cheap: a 30-minute job would otherwise cost over a hundred polls.
 	MaxEstimatedInterval time.Duration
 	// InitialInterval is the first wait after the first non-final
 	// observation, and the first step of error backoff (default 1s).
 	InitialInterval time.Duration
-	// TargetLatency is how late after the estimated completion the scheduler
-	// may poll (default 750ms). Smaller means faster detection and more polls.
+	// TargetLatency is how soon after the estimated completion the scheduler
+	// aims to poll (default 750ms). Smaller means faster detection and more
+	// polls.
 	TargetLatency time.Duration
 	// Jitter is the fraction by which each wait is randomly shortened
 	// (default 0.1; negative disables). Waits only ever shrink, so jitter
@@ -48,7 +52,7 @@ type Policy struct {
 // Defaults for the zero fields of Policy.
 const (
 	DefaultMinInterval          = 500 * time.Millisecond
-	DefaultMaxInterval          = 10 * time.Second
+	DefaultMaxInterval          = 8 * time.Second
 	DefaultMaxEstimatedInterval = 10 * time.Minute
 	DefaultInitialInterval      = time.Second
 	DefaultTargetLatency        = 750 * time.Millisecond

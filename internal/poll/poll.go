@@ -2,7 +2,6 @@ package poll
 
 import (
 	"context"
-	"errors"
 	"slices"
 	"time"
 )
@@ -11,7 +10,7 @@ import (
 type Observation struct {
 	Status string
 	// Final is decided by the caller (e.g. completed or failed). Unknown
-	// statuses must not be final: the wait stays bounded by the context.
+	// statuses must not be final, so the wait stays bounded by the context.
 	Final     bool
 	Progress  *float64 // percent, 0..100, if reported
 	PageCount *int
@@ -23,15 +22,16 @@ type Observation struct {
 type CheckFunc func(ctx context.Context) (Observation, error)
 
 // Until polls check until it reports Final, returns a permanent error,
-// exhausts the error budget, or ctx ends. The first check happens at once.
+// exhausts the error budget, or ctx ends. The first check happens at once;
+// every later one is scheduled by a Scheduler.
 //
 // It returns the final observation, or the last successful one together with
-// the error: the permanent error itself, an *ErrorBudgetError or a
-// *TimeoutError.
+// the error: the permanent error as the check passed it to Permanent, an
+// *ErrorBudgetError, or a *TimeoutError when ctx ends.
 func Until(ctx context.Context, p Policy, check CheckFunc) (Observation, error) {
 	s := NewScheduler(p)
-	p = s.Policy()
-	w := waiter{ctx: ctx, p: p, start: p.Clock.Now()}
+	w := &wait{ctx: ctx, p: s.Policy()}
+	w.start = w.p.Clock.Now()
 
 	for {
 		if err := ctx.Err(); err != nil {
@@ -40,60 +40,65 @@ func Until(ctx context.Context, p Policy, check CheckFunc) (Observation, error) 
 		obs, err := check(ctx)
 		w.polls++
 		var d Decision
-		if err != nil {
-			var pe *PermanentError
-			if errors.As(err, &pe) {
-				if err == error(pe) {
-					return w.last, pe.Err
-				}
-				return w.last, err
-			}
-			if ctx.Err() != nil {
-				// The check failed because the wait ended, not the service.
-				w.lastErr = err
-				return w.last, w.timeout(ctx.Err())
-			}
-			w.lastErr = err
-			d = s.DecideError(p.Clock.Now())
-			w.logf("poll failed", map[string]any{"error": err.Error(), "consecutive_errors": s.errors, "wait": d.Wait.String()})
-			if s.errors >= p.MaxConsecutiveErrors {
-				return w.last, &ErrorBudgetError{Last: w.last, Seen: w.seen, Errors: s.errors, Err: err, Waited: w.waited()}
-			}
-		} else {
+		switch {
+		case err == nil:
 			w.last, w.seen, w.lastErr = obs, true, nil
 			if obs.Final {
 				return obs, nil
 			}
-			w.checkStatus(obs.Status)
-			d = s.Decide(p.Clock.Now(), obs)
+			w.noteStatus(obs.Status)
+			d = s.Decide(w.p.Clock.Now(), obs)
 			w.logDecision(obs, d)
+		case IsPermanent(err):
+			return w.last, unwrapPermanent(err)
+		case ctx.Err() != nil:
+			// The check failed because the wait ended, not the service.
+			w.lastErr = err
+			return w.last, w.timeout(ctx.Err())
+		default:
+			w.lastErr = err
+			d = s.DecideError()
+			w.logf("poll failed", map[string]any{"error": err.Error(), "consecutive_errors": s.errors, "wait": d.Wait.String()})
+			if s.errors >= w.p.MaxConsecutiveErrors {
+				return w.last, &ErrorBudgetError{Last: w.last, Seen: w.seen, Errors: s.errors, Err: err, Waited: w.waited()}
+			}
 		}
-		if err := Sleep(ctx, p.Clock, d.Wait); err != nil {
+		if err := Sleep(ctx, w.p.Clock, d.Wait); err != nil {
 			return w.last, w.timeout(err)
 		}
 	}
 }
 
-// waiter holds what Until reports about a wait in progress.
-type waiter struct {
+// unwrapPermanent returns the error a check passed to Permanent, so callers
+// see their own error; one wrapped further is returned as it is.
+func unwrapPermanent(err error) error {
+	if pe, ok := err.(*PermanentError); ok {
+		return pe.Err
+	}
+	return err
+}
+
+// wait is what Until knows about a wait in progress.
+type wait struct {
 	ctx     context.Context
 	p       Policy
 	start   time.Time
-	last    Observation
+	last    Observation // last successful observation, valid if seen
 	seen    bool
 	polls   int
-	lastErr error
-	unknown map[string]bool
+	lastErr error           // error of the latest poll, if it failed
+	unknown map[string]bool // unknown statuses already logged
 }
 
-func (w *waiter) waited() time.Duration { return w.p.Clock.Now().Sub(w.start) }
+func (w *wait) waited() time.Duration { return w.p.Clock.Now().Sub(w.start) }
 
-func (w *waiter) timeout(cause error) error {
+func (w *wait) timeout(cause error) error {
 	return &TimeoutError{Last: w.last, Seen: w.seen, Waited: w.waited(), Polls: w.polls, Cause: cause, LastErr: w.lastErr}
 }
 
-// checkStatus logs a status the caller does not know, once per status.
-func (w *waiter) checkStatus(status string) {
+// noteStatus logs, once per status, a status the caller did not list as
+// known: it is treated as not final, and only the context bounds the wait.
+func (w *wait) noteStatus(status string) {
 	if len(w.p.KnownStatuses) == 0 || slices.Contains(w.p.KnownStatuses, status) || w.unknown[status] {
 		return
 	}
@@ -104,22 +109,23 @@ func (w *waiter) checkStatus(status string) {
 	w.logf("unknown status, treated as not final", map[string]any{"status": status, "known_statuses": w.p.KnownStatuses})
 }
 
-func (w *waiter) logDecision(obs Observation, d Decision) {
+func (w *wait) logDecision(obs Observation, d Decision) {
 	if w.p.Logf == nil {
 		return
 	}
-	fields := map[string]any{"status": obs.Status, "mode": string(d.Mode), "wait": d.Wait.String(), "poll": w.polls}
+	fields := map[string]any{"poll": w.polls, "status": obs.Status, "mode": string(d.Mode), "wait": d.Wait.String()}
 	if obs.Progress != nil {
 		fields["progress"] = *obs.Progress
 	}
-	if d.Mode == ModeEstimate {
+	if d.Rate > 0 {
 		fields["rate_percent_per_second"] = d.Rate
-		fields["eta"] = d.ETA.Sub(w.p.Clock.Now()).Round(time.Millisecond).String()
+		fields["estimated_completion_in"] = d.ETA.Sub(w.p.Clock.Now()).Round(time.Millisecond).String()
+		fields["erratic"] = d.Erratic
 	}
 	w.logf("waiting before next poll", fields)
 }
 
-func (w *waiter) logf(msg string, fields map[string]any) {
+func (w *wait) logf(msg string, fields map[string]any) {
 	if w.p.Logf != nil {
 		w.p.Logf(w.ctx, msg, fields)
 	}

@@ -1,30 +1,44 @@
 package poll
 
 import (
-	"math/rand/v2"
 	"os"
 	"testing"
 )
 
+// TestSimulationReport prints how the scheduler compares with the SDK waiter
+// over the simulated jobs; run it with POLL_SIM_REPORT=1 when tuning.
 func TestSimulationReport(t *testing.T) {
 	if os.Getenv("POLL_SIM_REPORT") == "" {
 		t.Skip("set POLL_SIM_REPORT=1 to print the simulation table")
 	}
 	const n = 300
+	report := func(name string, mk func(i int) job) {
+		ours, sdk := runMany(n, mk)
+		t.Logf("%-24s ours %s || sdk %s", name, ours, sdk)
+	}
 	for _, sh := range []shape{linear, noisy, stalling} {
-		for _, d := range []float64{5, 30, 120, 600, 1800} {
-			for _, variant := range []string{"exact", "varied"} {
-				ours, sdk := runMany(n, func(i int) job {
-					j := job{shape: sh, duration: d, seed: uint64(i + 1)}
-					if variant == "varied" {
-						r := rand.New(rand.NewPCG(uint64(i), 7))
-						j.duration *= 0.9 + 0.2*r.Float64()
-						j.queue = 2 * r.Float64()
-					}
-					return j
-				})
-				t.Logf("%-8s %6s %-6s ours %s || sdk %s", sh, secs(d), variant, ours, sdk)
-			}
+		for _, d := range simDurations {
+			report(sh.String()+" "+secs(d)+" exact", func(i int) job { return job{shape: sh, duration: d, seed: uint64(i + 1)} })
+			report(sh.String()+" "+secs(d)+" varied", func(i int) job { return variedJob(sh, d, i) })
+		}
+	}
+	variants := []struct {
+		name string
+		edit func(*job)
+	}{
+		{"no progress", func(j *job) { j.noProgress = true }},
+		{"unrounded", func(j *job) { j.resolution = -1 }},
+		{"whole percent", func(j *job) { j.resolution = 1 }},
+		{"queued 10s", func(j *job) { j.queue = 10 }},
+		{"5s at 100%", func(j *job) { j.tail = 5 }},
+	}
+	for _, v := range variants {
+		for _, d := range simDurations[1:] {
+			report(v.name+" "+secs(d), func(i int) job {
+				j := variedJob(linear, d, i)
+				v.edit(&j)
+				return j
+			})
 		}
 	}
 }

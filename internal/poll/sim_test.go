@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"testing"
 	"time"
 )
 
@@ -33,6 +34,11 @@ type job struct {
 	seed     uint64
 	// noProgress drops progress from answers.
 	noProgress bool
+	// resolution is the rounding step of reported progress (default 0.1);
+	// negative reports it unrounded.
+	resolution float64
+	// tail is how long the job stays running at 100% before completing.
+	tail float64
 }
 
 func (j job) String() string {
@@ -48,9 +54,17 @@ func (j job) observe(t float64) Observation {
 		o = Observation{Status: "queued", Progress: ptr(0.0)}
 	case t >= j.done():
 		o = Observation{Status: "completed", Final: true, Progress: ptr(100.0)}
+	case t >= j.done()-j.tail:
+		o = Observation{Status: "running", Progress: ptr(100.0)}
 	default:
-		p := j.curve((t - j.queue) / j.duration)
-		o = Observation{Status: "running", Progress: ptr(min(math.Round(p*10)/10, 99.9))}
+		p := j.curve((t - j.queue) / (j.duration - j.tail))
+		switch step := j.resolution; {
+		case step == 0:
+			p = min(math.Round(p*10)/10, 99.9)
+		case step > 0:
+			p = min(math.Round(p/step)*step, 100-step)
+		}
+		o = Observation{Status: "running", Progress: ptr(p)}
 	}
 	if j.noProgress {
 		o.Progress = nil
@@ -112,13 +126,13 @@ var simEpoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 // simulate steps a Scheduler exactly as Until does, on simulated time.
 func simulate(j job, p Policy) simResult {
 	s := NewScheduler(p)
-	t := 0.0
+	var t time.Duration
 	for polls := 1; ; polls++ {
-		obs := j.observe(t)
+		obs := j.observe(t.Seconds())
 		if obs.Final {
-			return simResult{polls: polls, latency: t - j.done()}
+			return simResult{polls: polls, latency: t.Seconds() - j.done()}
 		}
-		t += s.Next(simEpoch.Add(seconds(t)), obs).Seconds()
+		t += s.Next(simEpoch.Add(t), obs)
 	}
 }
 
@@ -172,4 +186,70 @@ func runMany(n int, mk func(i int) job) (ours, sdk simStats) {
 		ss[i] = simulateSDK(j)
 	}
 	return summarize(rs), summarize(ss)
+}
+
+// variedJob is job i of a set whose durations spread ±25% around d and whose
+// queue time spreads over 0-2s, so that completion falls at every phase of a
+// waiter's polling cycle.
+func variedJob(sh shape, d float64, i int) job {
+	r := rand.New(rand.NewPCG(uint64(i), 7))
+	return job{shape: sh, duration: d * (0.75 + 0.5*r.Float64()), queue: 2 * r.Float64(), seed: uint64(i + 1)}
+}
+
+var simDurations = []float64{5, 30, 120, 600, 1800}
+
+func TestSimulatedTenMinuteLinearJob(t *testing.T) {
+	r := simulate(job{shape: linear, duration: 600}, Policy{Rand: rand.New(rand.NewPCG(1, 2)).Float64})
+	if r.polls > 15 {
+		t.Errorf("polls = %d, want <= 15", r.polls)
+	}
+	if r.latency < 0 || r.latency > 1 {
+		t.Errorf("completion noticed %.2fs after it happened, want within 1s", r.latency)
+	}
+}
+
+func TestSimulatedLinearJobs(t *testing.T) {
+	for _, d := range simDurations {
+		ours, _ := runMany(200, func(i int) job { return variedJob(linear, d, i) })
+		if ours.maxPolls > 15 || ours.p95Latency > 1 {
+			t.Errorf("linear %s: %s; want at most 15 polls and p95 latency <= 1s", secs(d), ours)
+		}
+	}
+}
+
+// A job that stalls must be noticed no later, and with no more requests, than
+// with the common SDK waiter.
+func TestSimulatedStallingJobsBeatSDKWaiter(t *testing.T) {
+	for _, d := range simDurations {
+		ours, sdk := runMany(200, func(i int) job { return variedJob(stalling, d, i) })
+		if ours.meanPolls > sdk.meanPolls || ours.meanLatency > sdk.meanLatency || ours.p95Latency > sdk.p95Latency {
+			t.Errorf("stalling %s: ours %s; sdk %s", secs(d), ours, sdk)
+		}
+	}
+}
+
+// Noisy progress cannot be extrapolated precisely; the scheduler must still
+// cost far fewer requests than the SDK waiter, and notice completion about as
+// soon.
+func TestSimulatedNoisyJobs(t *testing.T) {
+	for _, d := range simDurations {
+		ours, sdk := runMany(200, func(i int) job { return variedJob(noisy, d, i) })
+		if ours.meanPolls > sdk.meanPolls || ours.meanLatency > max(sdk.meanLatency, 2)*1.5 {
+			t.Errorf("noisy %s: ours %s; sdk %s", secs(d), ours, sdk)
+		}
+	}
+}
+
+func TestSimulatedJobsWithoutProgress(t *testing.T) {
+	for _, d := range simDurations {
+		ours, _ := runMany(100, func(i int) job {
+			j := variedJob(linear, d, i)
+			j.noProgress = true
+			return j
+		})
+		// Plain capped backoff: detection is bounded by MaxInterval.
+		if ours.maxLatency > DefaultMaxInterval.Seconds() {
+			t.Errorf("no progress %s: %s; want latency <= %s", secs(d), ours, DefaultMaxInterval)
+		}
+	}
 }

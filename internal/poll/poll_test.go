@@ -1,0 +1,315 @@
+package poll
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+var errFlaky = errors.New("503 service unavailable")
+
+// autoPolicy runs on a fake clock that jumps through every wait at once.
+func autoPolicy() (Policy, *FakeClock) {
+	c := NewFakeClock(simEpoch)
+	c.SetAutoAdvance(true)
+	return Policy{Clock: c, Rand: noJitter}, c
+}
+
+// script returns a CheckFunc that plays results in order, repeating the last.
+func script(results ...func() (Observation, error)) (CheckFunc, *int) {
+	calls := 0
+	return func(context.Context) (Observation, error) {
+		r := results[min(calls, len(results)-1)]
+		calls++
+		return r()
+	}, &calls
+}
+
+func running(p float64) func() (Observation, error) {
+	return func() (Observation, error) { return Observation{Status: "running", Progress: ptr(p)}, nil }
+}
+
+func completed() (Observation, error) {
+	return Observation{Status: "completed", Final: true, Progress: ptr(100.0)}, nil
+}
+
+func failing(err error) func() (Observation, error) {
+	return func() (Observation, error) { return Observation{}, err }
+}
+
+// logRecorder collects Logf calls.
+type logRecorder struct {
+	mu      sync.Mutex
+	entries []string
+	fields  []map[string]any
+}
+
+func (l *logRecorder) logf(_ context.Context, msg string, fields map[string]any) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.entries = append(l.entries, msg)
+	l.fields = append(l.fields, fields)
+}
+
+func (l *logRecorder) count(msg string) int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	n := 0
+	for _, e := range l.entries {
+		if e == msg {
+			n++
+		}
+	}
+	return n
+}
+
+func TestUntilReturnsFinalObservation(t *testing.T) {
+	p, c := autoPolicy()
+	var firstAt time.Time
+	check, calls := script(
+		func() (Observation, error) { firstAt = c.Now(); return running(0)() },
+		running(30), running(60), completed,
+	)
+	obs, err := Until(context.Background(), p, check)
+	if err != nil || !obs.Final || obs.Status != "completed" {
+		t.Fatalf("Until = %+v, %v", obs, err)
+	}
+	if *calls != 4 {
+		t.Errorf("checks = %d, want 4", *calls)
+	}
+	if !firstAt.Equal(simEpoch) {
+		t.Errorf("first check at %s, want immediately", firstAt.Sub(simEpoch))
+	}
+}
+
+// Until must spend exactly what the simulations measure.
+func TestUntilMatchesSimulation(t *testing.T) {
+	for _, j := range []job{
+		{shape: linear, duration: 600},
+		{shape: noisy, duration: 120, seed: 3},
+		{shape: stalling, duration: 30},
+	} {
+		want := simulate(j, Policy{Rand: rand.New(rand.NewPCG(9, 9)).Float64})
+
+		p, c := autoPolicy()
+		p.Rand = rand.New(rand.NewPCG(9, 9)).Float64
+		polls := 0
+		_, err := Until(context.Background(), p, func(context.Context) (Observation, error) {
+			polls++
+			return j.observe(c.Now().Sub(simEpoch).Seconds()), nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		latency := c.Now().Sub(simEpoch).Seconds() - j.done()
+		if polls != want.polls || latency != want.latency {
+			t.Errorf("%s: Until polled %d times, latency %.3fs; simulation %d, %.3fs", j, polls, latency, want.polls, want.latency)
+		}
+	}
+}
+
+func TestUntilUnknownStatusIsLoggedOnceAndNotFinal(t *testing.T) {
+	p, _ := autoPolicy()
+	logs := &logRecorder{}
+	p.Logf = logs.logf
+	p.KnownStatuses = []string{"queued", "running", "completed", "failed"}
+	unknown := func() (Observation, error) { return Observation{Status: "archiving"}, nil }
+	check, calls := script(running(10), unknown, unknown, unknown, completed)
+	obs, err := Until(context.Background(), p, check)
+	if err != nil || obs.Status != "completed" {
+		t.Fatalf("Until = %+v, %v; an unknown status must not end the wait", obs, err)
+	}
+	if *calls != 5 {
+		t.Errorf("checks = %d, want 5", *calls)
+	}
+	if n := logs.count("unknown status, treated as not final"); n != 1 {
+		t.Errorf("unknown status logged %d times, want once", n)
+	}
+	if n := logs.count("waiting before next poll"); n != 4 {
+		t.Errorf("waits logged %d times, want 4", n)
+	}
+}
+
+func TestUntilCancellationIsPrompt(t *testing.T) {
+	c := NewFakeClock(simEpoch)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	type result struct {
+		obs Observation
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		obs, err := Until(ctx, Policy{Clock: c}, func(context.Context) (Observation, error) {
+			return Observation{Status: "running", Progress: ptr(42.0)}, nil
+		})
+		done <- result{obs, err}
+	}()
+	within(t, "first wait", func() { c.BlockUntilWaiters(1) })
+	c.Advance(3 * time.Second)
+	cancel()
+
+	var r result
+	within(t, "Until", func() { r = <-done })
+	var te *TimeoutError
+	if !errors.As(r.err, &te) || !errors.Is(r.err, context.Canceled) {
+		t.Fatalf("err = %v, want a *TimeoutError wrapping context.Canceled", r.err)
+	}
+	if !te.Seen || *te.Last.Progress != 42 || te.Polls < 1 || te.Waited < 3*time.Second {
+		t.Errorf("TimeoutError = %+v", te)
+	}
+	if *r.obs.Progress != 42 {
+		t.Errorf("returned observation %+v, want the last one seen", r.obs)
+	}
+	if !strings.Contains(te.Error(), "cancelled") {
+		t.Errorf("message %q should say the wait was cancelled", te.Error())
+	}
+}
+
+func TestUntilDeadlineReportsLastState(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	obs, err := Until(ctx, Policy{}, func(context.Context) (Observation, error) {
+		return Observation{Status: "running", Progress: ptr(12.5), PageCount: ptr(7)}, nil
+	})
+	var te *TimeoutError
+	if !errors.As(err, &te) || !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("err = %v, want a *TimeoutError wrapping context.DeadlineExceeded", err)
+	}
+	if elapsed := time.Since(start); elapsed > time.Second {
+		t.Errorf("Until took %s past a 20ms deadline", elapsed)
+	}
+	if obs.Status != "running" || te.Last.Status != "running" || !te.Seen || te.Polls != 1 {
+		t.Errorf("obs %+v, TimeoutError %+v", obs, te)
+	}
+	if te.Waited < 20*time.Millisecond {
+		t.Errorf("Waited = %s, want at least the 20ms deadline", te.Waited)
+	}
+	msg := te.Error()
+	for _, want := range []string{"timed out", `"running"`, "12.5%", "7 pages", "1 polls"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("message %q lacks %q", msg, want)
+		}
+	}
+}
+
+func TestUntilContextDoneBeforeFirstPoll(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	called := false
+	_, err := Until(ctx, Policy{}, func(context.Context) (Observation, error) {
+		called = true
+		return Observation{}, nil
+	})
+	var te *TimeoutError
+	if !errors.As(err, &te) || te.Seen || te.Polls != 0 || called {
+		t.Errorf("err = %v, called = %v; want a TimeoutError without polling", err, called)
+	}
+	if !strings.Contains(err.Error(), "no successful poll") {
+		t.Errorf("message %q", err.Error())
+	}
+}
+
+func TestUntilCheckFailingBecauseContextEnded(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	p, _ := autoPolicy()
+	check, calls := script(running(5), func() (Observation, error) {
+		cancel()
+		return Observation{}, fmt.Errorf("GET job: %w", context.Canceled)
+	})
+	_, err := Until(ctx, p, check)
+	var te *TimeoutError
+	if !errors.As(err, &te) || te.LastErr == nil || *calls != 2 {
+		t.Fatalf("err = %v after %d checks, want a TimeoutError carrying the failed poll", err, *calls)
+	}
+	if !strings.Contains(err.Error(), "last poll failed") {
+		t.Errorf("message %q", err.Error())
+	}
+}
+
+func TestUntilErrorBudget(t *testing.T) {
+	p, _ := autoPolicy()
+	p.MaxConsecutiveErrors = 4
+	logs := &logRecorder{}
+	p.Logf = logs.logf
+	check, calls := script(running(10), failing(errFlaky))
+	obs, err := Until(context.Background(), p, check)
+	var be *ErrorBudgetError
+	if !errors.As(err, &be) || !errors.Is(err, errFlaky) {
+		t.Fatalf("err = %v, want an *ErrorBudgetError wrapping the last error", err)
+	}
+	if be.Errors != 4 || *calls != 5 || !be.Seen || *be.Last.Progress != 10 || *obs.Progress != 10 {
+		t.Errorf("after %d checks: %+v, obs %+v", *calls, be, obs)
+	}
+	if be.Waited <= 0 {
+		t.Errorf("Waited = %s", be.Waited)
+	}
+	if n := logs.count("poll failed"); n != 4 {
+		t.Errorf("errors logged %d times, want 4", n)
+	}
+	if !strings.Contains(err.Error(), "4 consecutive failed polls") || !strings.Contains(err.Error(), errFlaky.Error()) {
+		t.Errorf("message %q", err.Error())
+	}
+}
+
+func TestUntilSuccessResetsErrorBudget(t *testing.T) {
+	p, _ := autoPolicy()
+	p.MaxConsecutiveErrors = 3
+	f := failing(errFlaky)
+	check, calls := script(f, f, running(10), f, f, running(20), f, f, running(30), completed)
+	obs, err := Until(context.Background(), p, check)
+	if err != nil || !obs.Final {
+		t.Fatalf("Until = %+v, %v; errors interleaved with successes must not exhaust the budget", obs, err)
+	}
+	if *calls != 10 {
+		t.Errorf("checks = %d, want 10", *calls)
+	}
+}
+
+func TestUntilPermanentErrorStopsAtOnce(t *testing.T) {
+	p, c := autoPolicy()
+	notFound := errors.New("404 no such job")
+	check, calls := script(running(10), failing(Permanent(notFound)))
+	_, err := Until(context.Background(), p, check)
+	if err != notFound {
+		t.Fatalf("err = %v, want the original error", err)
+	}
+	if *calls != 2 {
+		t.Errorf("checks = %d, want 2", *calls)
+	}
+	// One wait, after the first observation, and none after the error.
+	if waited := c.Now().Sub(simEpoch); waited != DefaultInitialInterval {
+		t.Errorf("waited %s, want only the initial %s", waited, DefaultInitialInterval)
+	}
+}
+
+func TestUntilWrappedPermanentErrorIsReturnedAsIs(t *testing.T) {
+	p, _ := autoPolicy()
+	wrapped := fmt.Errorf("GET job: %w", Permanent(errors.New("401")))
+	_, err := Until(context.Background(), p, func(context.Context) (Observation, error) { return Observation{}, wrapped })
+	if err != wrapped || !IsPermanent(err) {
+		t.Errorf("err = %v, want the wrapped error unchanged", err)
+	}
+}
+
+func TestUntilLogsChosenWaits(t *testing.T) {
+	p, _ := autoPolicy()
+	logs := &logRecorder{}
+	p.Logf = logs.logf
+	check, _ := script(running(0), running(10), running(20), completed)
+	if _, err := Until(context.Background(), p, check); err != nil {
+		t.Fatal(err)
+	}
+	last := logs.fields[len(logs.fields)-1]
+	for _, key := range []string{"poll", "status", "mode", "wait", "progress", "rate_percent_per_second", "estimated_completion_in"} {
+		if _, ok := last[key]; !ok {
+			t.Errorf("log fields %v lack %q", last, key)
+		}
+	}
+}
