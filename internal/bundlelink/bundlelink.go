@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -58,6 +59,7 @@ func Redact(rawURL string) string {
 	if err != nil {
 		return "(unparseable link hidden)"
 	}
+	u.User = nil
 	if u.RawQuery == "" {
 		return u.String()
 	}
@@ -102,11 +104,20 @@ func isSignatureParam(name string) bool {
 	return false
 }
 
-// lookup finds a query parameter whatever its case.
+// lookup finds a query parameter whatever its case, preferring the exact
+// spelling so that the answer never depends on map order.
 func lookup(query url.Values, name string) (string, bool) {
-	for key, values := range query {
-		if strings.EqualFold(key, name) && len(values) > 0 {
-			return values[0], true
+	if values := query[name]; len(values) > 0 {
+		return values[0], true
+	}
+	keys := make([]string, 0, len(query))
+	for key := range query {
+		keys = append(keys, key)
+	}
+	sort.Strings(keys)
+	for _, key := range keys {
+		if strings.EqualFold(key, name) && len(query[key]) > 0 {
+			return query[key][0], true
 		}
 	}
 	return "", false

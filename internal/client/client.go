@@ -153,10 +153,22 @@ func (c *Client) do(ctx context.Context, ep endpoint, body any, out any) error {
 			return fmt.Errorf("%s: encoding request: %w", ep, err)
 		}
 	}
+	if ep.invalid != "" {
+		return fmt.Errorf("%s: %s", ep.method, ep.invalid)
+	}
 	for attempt := 0; ; attempt++ {
 		err := c.attempt(ctx, ep, payload, out, attempt)
 		if err == nil {
 			return nil
+		}
+		wait := c.backoff.Delay(attempt)
+		var apiErr *APIError
+		if errors.As(err, &apiErr) && apiErr.RetryAfter > 0 {
+			wait = min(c.limiter.jitter(apiErr.RetryAfter), c.maxRetryAfter)
+		}
+		if apiErr != nil && apiErr.StatusCode == http.StatusTooManyRequests {
+			// A 429 speaks for the whole key: hold every caller, not just this one.
+			c.limiter.pause(wait)
 		}
 		if ctx.Err() != nil {
 			return err
@@ -164,15 +176,6 @@ func (c *Client) do(ctx context.Context, ep endpoint, body any, out any) error {
 		reason, retry := retryable(ep, err)
 		if !retry || attempt >= c.maxRetries {
 			return err
-		}
-		wait := c.backoff.Delay(attempt)
-		var apiErr *APIError
-		if errors.As(err, &apiErr) && apiErr.RetryAfter > 0 {
-			wait = c.limiter.jitter(min(apiErr.RetryAfter, c.maxRetryAfter))
-		}
-		if apiErr != nil && apiErr.StatusCode == http.StatusTooManyRequests {
-			// A 429 speaks for the whole key: hold every caller, not just this one.
-			c.limiter.pause(wait)
 		}
 		c.logger.Debug(ctx, "retrying API request", map[string]any{
 			"endpoint": ep.String(),

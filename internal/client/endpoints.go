@@ -1,6 +1,7 @@
 package client
 
 import (
+	"fmt"
 	"net/http"
 	"net/url"
 )
@@ -14,6 +15,22 @@ type endpoint struct {
 	// idempotent calls may be repeated after any transient failure; the
 	// others only when the server surely did not act on the first attempt.
 	idempotent bool
+	// invalid explains why an identifier cannot be put in the path; such a
+	// call is refused before anything is sent.
+	invalid string
+}
+
+// segment escapes one path segment. Empty, "." and ".." would address
+// another endpoint once a proxy or server cleans the path, so they are
+// refused rather than sent.
+func segment(kind, value string, invalid *string) string {
+	if value == "" || value == "." || value == ".." {
+		if *invalid == "" {
+			*invalid = fmt.Sprintf("%s %q cannot be used in a request path", kind, value)
+		}
+		return "_"
+	}
+	return url.PathEscape(value)
 }
 
 func (e endpoint) String() string { return e.method + " " + e.path }
@@ -23,23 +40,33 @@ func startStaticExportEndpoint() endpoint {
 }
 
 func getStaticExportEndpoint(jobID string) endpoint {
-	return endpoint{method: http.MethodGet, path: "/v1/static-export/jobs/" + url.PathEscape(jobID), idempotent: true}
+	ep := endpoint{method: http.MethodGet, idempotent: true}
+	ep.path = "/v1/static-export/jobs/" + segment("job id", jobID, &ep.invalid)
+	return ep
 }
 
 // Generating a bundle does not change the export, only issues a new link, so
 // repeating it is harmless.
 func staticExportBundleEndpoint(jobID string) endpoint {
-	return endpoint{method: http.MethodPost, path: "/v1/static-export/jobs/" + url.PathEscape(jobID) + "/bundle", idempotent: true}
+	ep := endpoint{method: http.MethodPost, idempotent: true}
+	ep.path = "/v1/static-export/jobs/" + segment("job id", jobID, &ep.invalid) + "/bundle"
+	return ep
 }
 
 func getAgentJobEndpoint(projectID, jobID string) endpoint {
-	return endpoint{method: http.MethodGet, path: "/v2/agent/" + url.PathEscape(projectID) + "/job/" + url.PathEscape(jobID), idempotent: true}
+	ep := endpoint{method: http.MethodGet, idempotent: true}
+	ep.path = "/v2/agent/" + segment("project id", projectID, &ep.invalid) + "/job/" + segment("agent job id", jobID, &ep.invalid)
+	return ep
 }
 
 func createAgentJobEndpoint(projectID string) endpoint {
-	return endpoint{method: http.MethodPost, path: "/v2/agent/" + url.PathEscape(projectID) + "/job"}
+	ep := endpoint{method: http.MethodPost}
+	ep.path = "/v2/agent/" + segment("project id", projectID, &ep.invalid) + "/job"
+	return ep
 }
 
 func agentJobMessageEndpoint(projectID, jobID string) endpoint {
-	return endpoint{method: http.MethodPost, path: "/v2/agent/" + url.PathEscape(projectID) + "/job/" + url.PathEscape(jobID) + "/message"}
+	ep := endpoint{method: http.MethodPost}
+	ep.path = "/v2/agent/" + segment("project id", projectID, &ep.invalid) + "/job/" + segment("agent job id", jobID, &ep.invalid) + "/message"
+	return ep
 }

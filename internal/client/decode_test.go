@@ -1,0 +1,409 @@
+package client_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/client"
+)
+
+func TestGetStaticExportTolerantDecoding(t *testing.T) {
+	created := time.Date(2026, 11, 22, 8, 0, 0, 0, time.UTC)
+	tests := []struct {
+		name string
+		body string
+		want client.StaticExportJob
+	}{
+		{
+			name: "full answer with unknown fields",
+			body: `{"jobId":"se_1","status":"running","progress":37.5,"pageCount":12,"createdAt":"2026-11-22T08:00:00Z","updatedAt":"2026-11-22T08:01:30.25Z","error":null,"domain":"docs.example.com","extra":{"nested":[1,2,3]},"etaSeconds":12}`,
+			want: client.StaticExportJob{JobID: "se_1", Status: client.ExportRunning, Progress: ptr(37.5), PageCount: ptr(int64(12)), CreatedAt: &created, UpdatedAt: ptr(created.Add(90*time.Second + 250*time.Millisecond))},
+		},
+		{
+			name: "pageCount as a float",
+			body: `{"jobId":"se_1","status":"running","progress":50,"pageCount":12.0}`,
+			want: client.StaticExportJob{JobID: "se_1", Status: client.ExportRunning, Progress: ptr(50.0), PageCount: ptr(int64(12))},
+		},
+		{
+			name: "null nullable fields",
+			body: `{"jobId":"se_1","status":"queued","progress":null,"pageCount":null,"createdAt":null,"updatedAt":null,"error":null}`,
+			want: client.StaticExportJob{JobID: "se_1", Status: client.ExportQueued},
+		},
+		{
+			name: "absent fields",
+			body: `{"jobId":"se_1","status":"queued"}`,
+			want: client.StaticExportJob{JobID: "se_1", Status: client.ExportQueued},
+		},
+		{
+			name: "unparseable and empty timestamps",
+			body: `{"jobId":"se_1","status":"running","createdAt":"22/11/2026 08:00","updatedAt":""}`,
+			want: client.StaticExportJob{JobID: "se_1", Status: client.ExportRunning},
+		},
+		{
+			name: "timestamp with an offset is normalized to UTC",
+			body: `{"jobId":"se_1","status":"running","createdAt":"2026-11-22T10:00:00+02:00"}`,
+			want: client.StaticExportJob{JobID: "se_1", Status: client.ExportRunning, CreatedAt: &created},
+		},
+		{
+			name: "id instead of jobId",
+			body: `{"id":"se_2","status":"completed","progress":100,"pageCount":42}`,
+			want: client.StaticExportJob{JobID: "se_2", Status: client.ExportCompleted, Progress: ptr(100.0), PageCount: ptr(int64(42))},
+		},
+		{
+			name: "jobId wins over id",
+			body: `{"jobId":"se_1","id":"other","status":"completed"}`,
+			want: client.StaticExportJob{JobID: "se_1", Status: client.ExportCompleted},
+		},
+		{
+			name: "no id at all: the requested one",
+			body: `{"status":"running"}`,
+			want: client.StaticExportJob{JobID: "se_requested", Status: client.ExportRunning},
+		},
+		{
+			name: "failed with a message",
+			body: `{"jobId":"se_1","status":"failed","progress":61.2,"pageCount":25,"error":"rendering error on page guides/intro"}`,
+			want: client.StaticExportJob{JobID: "se_1", Status: client.ExportFailed, Progress: ptr(61.2), PageCount: ptr(int64(25)), Error: ptr("rendering error on page guides/intro")},
+		},
+		{
+			name: "unknown status passed through",
+			body: `{"jobId":"se_1","status":"paused"}`,
+			want: client.StaticExportJob{JobID: "se_1", Status: "paused"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := cannedServer(t, 200, map[string]string{"Content-Type": "application/json"}, tt.body)
+			c := newClient(t, testConfig(srv.URL))
+			job, err := c.GetStaticExport(t.Context(), "se_requested")
+			if err != nil {
+				t.Fatalf("GetStaticExport: %v", err)
+			}
+			if job.JobID != tt.want.JobID || job.Status != tt.want.Status {
+				t.Errorf("job = %q %q, want %q %q", job.JobID, job.Status, tt.want.JobID, tt.want.Status)
+			}
+			equalPtr(t, "Progress", job.Progress, tt.want.Progress)
+			equalPtr(t, "PageCount", job.PageCount, tt.want.PageCount)
+			equalTime(t, "CreatedAt", job.CreatedAt, tt.want.CreatedAt)
+			equalTime(t, "UpdatedAt", job.UpdatedAt, tt.want.UpdatedAt)
+			equalPtr(t, "Error", job.Error, tt.want.Error)
+			if job.CreatedAt != nil && job.CreatedAt.Location() != time.UTC {
+				t.Errorf("CreatedAt location = %v, want UTC", job.CreatedAt.Location())
+			}
+		})
+	}
+}
+
+func TestUnknownStatusIsNotFinal(t *testing.T) {
+	for _, s := range []client.ExportStatus{"paused", "canceled", "QUEUED", ""} {
+		if s.Final() {
+			t.Errorf("export status %q is final", s)
+		}
+	}
+	for _, s := range []client.AgentStatus{"paused", "COMPLETED", ""} {
+		if s.Final() {
+			t.Errorf("agent status %q is final", s)
+		}
+	}
+	for _, s := range client.KnownExportStatuses {
+		want := s == "completed" || s == "failed"
+		if client.ExportStatus(s).Final() != want {
+			t.Errorf("export status %q Final() = %v", s, !want)
+		}
+	}
+	for _, s := range client.KnownAgentStatuses {
+		want := s != "active"
+		if client.AgentStatus(s).Final() != want {
+			t.Errorf("agent status %q Final() = %v", s, !want)
+		}
+	}
+}
+
+func TestStartStaticExportDecoding(t *testing.T) {
+	tests := []struct {
+		name       string
+		status     int
+		body       string
+		wantID     string
+		wantStatus client.ExportStatus
+		wantErr    string
+	}{
+		{name: "full job", status: 202, body: `{"jobId":"se_1","status":"queued","progress":0,"pageCount":0}`, wantID: "se_1", wantStatus: client.ExportQueued},
+		{name: "only jobId, as Part A describes", status: 202, body: `{"jobId":"se_1"}`, wantID: "se_1", wantStatus: client.ExportQueued},
+		{name: "200 instead of 202", status: 200, body: `{"jobId":"se_1","status":"running"}`, wantID: "se_1", wantStatus: client.ExportRunning},
+		{name: "id instead of jobId", status: 202, body: `{"id":"se_9"}`, wantID: "se_9", wantStatus: client.ExportQueued},
+		{name: "no job id", status: 202, body: `{"status":"queued"}`, wantErr: "carried no jobId"},
+		{name: "empty body", status: 202, body: ``, wantErr: "empty body"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			seq := newSequenceServer(t, answer{status: tt.status, header: map[string]string{"Content-Type": "application/json"}, body: tt.body})
+			c := newClient(t, testConfig(seq.URL))
+			job, err := c.StartStaticExport(t.Context(), client.StartStaticExportRequest{Domain: "docs.example.com"})
+			if seq.count() != 1 {
+				t.Errorf("%d start requests, want exactly 1", seq.count())
+			}
+			if tt.wantErr != "" {
+				apiErr := asAPIError(t, err)
+				if !strings.Contains(apiErr.Message, tt.wantErr) || apiErr.Endpoint != "POST /v1/static-export/jobs" {
+					t.Errorf("APIError = %+v, want %q", apiErr, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("StartStaticExport: %v", err)
+			}
+			if job.JobID != tt.wantID || job.Status != tt.wantStatus {
+				t.Errorf("job = %q %q, want %q %q", job.JobID, job.Status, tt.wantID, tt.wantStatus)
+			}
+		})
+	}
+}
+
+func TestCreateStaticExportBundleDecoding(t *testing.T) {
+	expires := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
+	tests := []struct {
+		name        string
+		body        string
+		wantJobID   string
+		wantSize    *int64
+		wantExpires *time.Time
+		wantErr     string
+	}{
+		{
+			name:      "documented answer",
+			body:      `{"jobId":"se_1","bundleUrl":"https://bucket.s3.amazonaws.com/se_1/bundle.tar.gz?X-Amz-Signature=abc","sizeBytes":18432000,"expiresAt":"2026-11-22T10:00:00Z"}`,
+			wantJobID: "se_1", wantSize: ptr(int64(18432000)), wantExpires: &expires,
+		},
+		{
+			name:      "only the link, as Part A describes",
+			body:      `{"bundleUrl":"https://bucket.s3.amazonaws.com/se_1/bundle.tar.gz"}`,
+			wantJobID: "se_requested",
+		},
+		{
+			name:      "float size, null expiry, unknown fields",
+			body:      `{"jobId":"se_1","bundleUrl":"https://x/y","sizeBytes":1.8432e7,"expiresAt":null,"checksum":"sha256:00"}`,
+			wantJobID: "se_1", wantSize: ptr(int64(18432000)),
+		},
+		{
+			name:      "unparseable expiry",
+			body:      `{"jobId":"se_1","bundleUrl":"https://x/y","expiresAt":"in an hour"}`,
+			wantJobID: "se_1",
+		},
+		{
+			name:    "no link",
+			body:    `{"jobId":"se_1","sizeBytes":10}`,
+			wantErr: "carried no bundleUrl for job se_requested",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := cannedServer(t, 200, map[string]string{"Content-Type": "application/json"}, tt.body)
+			c := newClient(t, testConfig(srv.URL))
+			bundle, err := c.CreateStaticExportBundle(t.Context(), "se_requested")
+			if tt.wantErr != "" {
+				apiErr := asAPIError(t, err)
+				if !strings.Contains(apiErr.Message, tt.wantErr) || apiErr.StatusCode != 200 {
+					t.Errorf("APIError = %+v, want %q", apiErr, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("CreateStaticExportBundle: %v", err)
+			}
+			if bundle.JobID != tt.wantJobID || bundle.BundleURL == "" {
+				t.Errorf("bundle = %+v, want job %q with a link", bundle, tt.wantJobID)
+			}
+			equalPtr(t, "SizeBytes", bundle.SizeBytes, tt.wantSize)
+			equalTime(t, "ExpiresAt", bundle.ExpiresAt, tt.wantExpires)
+		})
+	}
+}
+
+func TestGetAgentJobTolerantDecoding(t *testing.T) {
+	created := time.Date(2026, 11, 22, 8, 0, 0, 0, time.UTC)
+	tests := []struct {
+		name string
+		body string
+		want client.AgentJob
+	}{
+		{
+			name: "documented answer with unknown fields",
+			body: `{"id":"aj_1","status":"completed","source":{"repository":"https://github.com/example/docs","ref":"main","provider":"github"},"model":"m","prLink":"https://github.com/example/docs/pull/1","createdAt":"2026-11-22T08:00:00Z","archivedAt":null,"cost":{"usd":1.5}}`,
+			want: client.AgentJob{ID: "aj_1", Status: client.AgentCompleted, Source: &client.AgentJobSource{Repository: ptr("https://github.com/example/docs"), Ref: ptr("main")}, Model: ptr("m"), PRLink: ptr("https://github.com/example/docs/pull/1"), CreatedAt: &created},
+		},
+		{
+			name: "only id and status",
+			body: `{"id":"aj_1","status":"active"}`,
+			want: client.AgentJob{ID: "aj_1", Status: client.AgentActive},
+		},
+		{
+			name: "nulls everywhere",
+			body: `{"id":"aj_1","status":"active","source":null,"model":null,"prLink":null,"createdAt":null,"archivedAt":null}`,
+			want: client.AgentJob{ID: "aj_1", Status: client.AgentActive},
+		},
+		{
+			name: "source with a null ref",
+			body: `{"id":"aj_1","status":"active","source":{"repository":"https://github.com/example/docs","ref":null}}`,
+			want: client.AgentJob{ID: "aj_1", Status: client.AgentActive, Source: &client.AgentJobSource{Repository: ptr("https://github.com/example/docs")}},
+		},
+		{
+			name: "bad timestamps",
+			body: `{"id":"aj_1","status":"archived","createdAt":"yesterday","archivedAt":"2026-13-45T99:00:00Z"}`,
+			want: client.AgentJob{ID: "aj_1", Status: client.AgentArchived},
+		},
+		{
+			name: "empty object: the requested id",
+			body: `{}`,
+			want: client.AgentJob{ID: "aj_requested"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := cannedServer(t, 200, map[string]string{"Content-Type": "application/json"}, tt.body)
+			c := newClient(t, testConfig(srv.URL))
+			job, err := c.GetAgentJob(t.Context(), "p1", "aj_requested")
+			if err != nil {
+				t.Fatalf("GetAgentJob: %v", err)
+			}
+			assertAgentJob(t, job, &tt.want)
+		})
+	}
+}
+
+func TestUnreadableAnswers(t *testing.T) {
+	const html502 = `<html><head><title>502 Bad Gateway</title></head><body><center><h1>502 Bad Gateway</h1></center><hr><center>nginx/1.25.3</center></body></html>`
+	tests := []struct {
+		name        string
+		status      int
+		contentType string
+		body        string
+		wantStatus  int
+		wantMessage string
+		notInError  []string
+	}{
+		{
+			name: "HTML error page from a proxy", status: 502, contentType: "text/html", body: html502,
+			wantStatus:  502,
+			wantMessage: fmt.Sprintf("the answer is not an API error (text/html, %d bytes); a proxy or gateway may have answered", len(html502)),
+			notInError:  []string{"<", "nginx", "<title>"},
+		},
+		{
+			name: "plain text error", status: 500, contentType: "", body: "upstream connect error or disconnect/reset before headers",
+			wantStatus: 500, wantMessage: "a proxy or gateway may have answered", notInError: []string{"upstream connect"},
+		},
+		{
+			name: "error as an object", status: 400, contentType: "application/json", body: `{"error":{"code":"bad_domain","message":"domain is not verified"}}`,
+			wantStatus: 400, wantMessage: "domain is not verified",
+		},
+		{
+			name: "message instead of error", status: 403, contentType: "application/json", body: `{"message":"IP address not allowed"}`,
+			wantStatus: 403, wantMessage: "IP address not allowed",
+		},
+		{
+			name: "empty error body", status: 404, contentType: "application/json", body: ``,
+			wantStatus: 404, wantMessage: "no error message in the answer",
+		},
+		{
+			name: "empty 200 body", status: 200, contentType: "application/json", body: ``,
+			wantStatus: 200, wantMessage: "the answer had an empty body where JSON was expected",
+		},
+		{
+			name: "whitespace 200 body", status: 200, contentType: "application/json", body: " \n\t ",
+			wantStatus: 200, wantMessage: "empty body",
+		},
+		{
+			name: "truncated JSON", status: 200, contentType: "application/json", body: `{"jobId":"se_1","status":"runn`,
+			wantStatus: 200, wantMessage: "the answer is not valid JSON",
+		},
+		{
+			name: "HTML with 200", status: 200, contentType: "text/html", body: "<html><body>Maintenance</body></html>",
+			wantStatus: 200, wantMessage: "the answer is not valid JSON",
+		},
+		{
+			name: "JSON array", status: 200, contentType: "application/json", body: `[{"jobId":"se_1"}]`,
+			wantStatus: 200, wantMessage: "the answer is not valid JSON",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			header := map[string]string{}
+			if tt.contentType != "" {
+				header["Content-Type"] = tt.contentType
+			}
+			seq := newSequenceServer(t, answer{status: tt.status, header: header, body: tt.body})
+			cfg := testConfig(seq.URL)
+			cfg.MaxRetries = -1
+			c := newClient(t, cfg)
+			_, err := c.GetStaticExport(t.Context(), "se_1")
+			apiErr := asAPIError(t, err)
+			if apiErr.StatusCode != tt.wantStatus || !strings.Contains(apiErr.Message, tt.wantMessage) {
+				t.Errorf("APIError = %d %q, want %d with %q", apiErr.StatusCode, apiErr.Message, tt.wantStatus, tt.wantMessage)
+			}
+			if apiErr.Endpoint != "GET /v1/static-export/jobs/se_1" {
+				t.Errorf("Endpoint = %q", apiErr.Endpoint)
+			}
+			for _, s := range tt.notInError {
+				if strings.Contains(err.Error(), s) {
+					t.Errorf("error %q echoes the body (%q)", err, s)
+				}
+			}
+			if seq.count() != 1 {
+				t.Errorf("%d requests with retries disabled", seq.count())
+			}
+		})
+	}
+}
+
+func TestMaxResponseBytes(t *testing.T) {
+	const limit = 256
+	jobOfSize := func(n int) string {
+		prefix, suffix := `{"jobId":"se_1","status":"running","pad":"`, `"}`
+		return prefix + strings.Repeat("x", n-len(prefix)-len(suffix)) + suffix
+	}
+	tests := []struct {
+		name    string
+		status  int
+		body    string
+		wantErr bool
+	}{
+		{"exactly at the limit", 200, jobOfSize(limit), false},
+		{"one byte over", 200, jobOfSize(limit + 1), true},
+		{"far over", 200, jobOfSize(10 * limit), true},
+		{"large error page", 502, strings.Repeat("<p>error</p>", 100), true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			seq := newSequenceServer(t, answer{status: tt.status, header: map[string]string{"Content-Type": "application/json"}, body: tt.body})
+			cfg := testConfig(seq.URL)
+			cfg.MaxResponseBytes = limit
+			cfg.MaxRetries = -1
+			c := newClient(t, cfg)
+			job, err := c.GetStaticExport(t.Context(), "se_1")
+			if !tt.wantErr {
+				if err != nil || job.JobID != "se_1" {
+					t.Fatalf("GetStaticExport = %+v, %v", job, err)
+				}
+				return
+			}
+			apiErr := asAPIError(t, err)
+			if apiErr.StatusCode != tt.status || !strings.Contains(apiErr.Message, fmt.Sprintf("larger than the %d-byte limit", limit)) {
+				t.Errorf("APIError = %+v, want the %d-byte limit named", apiErr, limit)
+			}
+			if strings.Contains(err.Error(), "xxxx") || strings.Contains(err.Error(), "<p>") {
+				t.Errorf("error echoes the body: %q", err)
+			}
+		})
+	}
+
+	t.Run("default limit is 1 MiB", func(t *testing.T) {
+		srv := cannedServer(t, 200, nil, jobOfSize(client.DefaultMaxResponseBytes+1))
+		cfg := testConfig(srv.URL)
+		cfg.MaxRetries = -1
+		_, err := newClient(t, cfg).GetStaticExport(t.Context(), "se_1")
+		if apiErr := asAPIError(t, err); !strings.Contains(apiErr.Message, fmt.Sprintf("%d-byte limit", client.DefaultMaxResponseBytes)) {
+			t.Errorf("Message = %q", apiErr.Message)
+		}
+	})
+}
