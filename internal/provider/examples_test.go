@@ -1,0 +1,167 @@
+package provider
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"sort"
+	"strings"
+	"testing"
+)
+
+// blockType finds the provider prefix of every resource, data source and
+// ephemeral resource an example uses.
+var blockType = regexp.MustCompile(`(?m)^\s*(?:resource|data|ephemeral)\s+"([a-z0-9]+)_`)
+
+// TestExamplesValidate runs `terraform validate` on every example that needs
+// only this provider, against a build of it through dev_overrides, so that
+// the documentation never shows configuration that does not work.
+func TestExamplesValidate(t *testing.T) {
+	root := repoRoot(t)
+	dirs := exampleDirs(t, filepath.Join(root, "examples"))
+	if len(dirs) == 0 {
+		t.Fatal("no examples found")
+	}
+
+	pluginDir := t.TempDir()
+	build := exec.Command("go", "build", "-o", filepath.Join(pluginDir, "terraform-provider-docsadmin"), ".")
+	build.Dir = root
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("building the provider: %v\n%s", err, out)
+	}
+	cliConfig := filepath.Join(t.TempDir(), "terraform.rc")
+	writeFile(t, cliConfig, `provider_installation {
+  dev_overrides {
+    "registry.terraform.io/docsadmin/docsadmin" = "`+filepath.ToSlash(pluginDir)+`"
+  }
+  direct {}
+}
+`)
+
+	validated := 0
+	for _, dir := range dirs {
+		rel, _ := filepath.Rel(root, dir)
+		if others := otherProviders(t, dir); len(others) > 0 {
+			t.Logf("%s: not validated offline, it also needs %v", rel, others)
+			continue
+		}
+		t.Run(rel, func(t *testing.T) {
+			work := t.TempDir()
+			copyTerraformFiles(t, dir, work)
+			if !declaresDocsadminSource(work) {
+				// Examples that show one block rely on the provider page's
+				// required_providers; give them the same source.
+				writeFile(t, filepath.Join(work, "zz_providers.tf"), `terraform {
+  required_providers {
+    docsadmin = { source = "docsadmin/docsadmin" }
+  }
+}
+`)
+			}
+			cmd := exec.Command("terraform", "validate", "-no-color")
+			cmd.Dir = work
+			cmd.Env = append(os.Environ(), "TF_CLI_CONFIG_FILE="+cliConfig, "CHECKPOINT_DISABLE=1", "TF_IN_AUTOMATION=1")
+			if out, err := cmd.CombinedOutput(); err != nil {
+				t.Fatalf("terraform validate failed: %v\n%s", err, out)
+			}
+		})
+		validated++
+	}
+	if validated == 0 {
+		t.Fatal("no example was validated")
+	}
+}
+
+func repoRoot(t *testing.T) string {
+	t.Helper()
+	_, file, _, ok := runtime.Caller(0)
+	if !ok {
+		t.Fatal("cannot locate the test file")
+	}
+	return filepath.Clean(filepath.Join(filepath.Dir(file), "..", ".."))
+}
+
+func exampleDirs(t *testing.T, root string) []string {
+	t.Helper()
+	seen := map[string]bool{}
+	err := filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !d.IsDir() && strings.HasSuffix(path, ".tf") {
+			seen[filepath.Dir(path)] = true
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dirs := make([]string, 0, len(seen))
+	for dir := range seen {
+		dirs = append(dirs, dir)
+	}
+	sort.Strings(dirs)
+	return dirs
+}
+
+func otherProviders(t *testing.T, dir string) []string {
+	t.Helper()
+	others := map[string]bool{}
+	for _, content := range terraformFiles(t, dir) {
+		for _, m := range blockType.FindAllStringSubmatch(content, -1) {
+			if m[1] != "docsadmin" && m[1] != "terraform" {
+				others[m[1]] = true
+			}
+		}
+	}
+	var names []string
+	for name := range others {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	return names
+}
+
+func terraformFiles(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(dir, "*.tf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	contents := map[string]string{}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		contents[filepath.Base(f)] = string(data)
+	}
+	return contents
+}
+
+func copyTerraformFiles(t *testing.T, from, to string) {
+	t.Helper()
+	for name, content := range terraformFiles(t, from) {
+		writeFile(t, filepath.Join(to, name), content)
+	}
+}
+
+func declaresDocsadminSource(dir string) bool {
+	files, _ := filepath.Glob(filepath.Join(dir, "*.tf"))
+	for _, f := range files {
+		data, _ := os.ReadFile(f)
+		if strings.Contains(string(data), `"docsadmin/docsadmin"`) {
+			return true
+		}
+	}
+	return false
+}
+
+func writeFile(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
