@@ -222,11 +222,16 @@ func (p *docsadminProvider) DataSources(context.Context) []func() datasource.Dat
 }
 
 func (p *docsadminProvider) EphemeralResources(context.Context) []func() ephemeral.EphemeralResource {
-	return nil
+	return []func() ephemeral.EphemeralResource{
+		NewStaticExportBundleEphemeralResource,
+	}
 }
 
 func (p *docsadminProvider) Functions(context.Context) []func() function.Function {
-	return nil
+	return []func() function.Function{
+		NewHelmValuesFunction,
+		NewPresignedURLExpiryFunction,
+	}
 }
 
 // settingOrEnv returns the attribute's value, else the environment's, and

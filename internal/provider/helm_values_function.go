@@ -1,0 +1,139 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"strings"
+
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/function"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/bundlelink"
+)
+
+var _ function.Function = (*helmValuesFunction)(nil)
+
+// NewHelmValuesFunction is the helm_values provider function.
+func NewHelmValuesFunction() function.Function { return &helmValuesFunction{} }
+
+// helmValuesFunction builds the values a self-hosted deployment's Helm chart
+// reads, so that configurations do not spell the chart's keys by hand.
+type helmValuesFunction struct{}
+
+func (f *helmValuesFunction) Metadata(_ context.Context, _ function.MetadataRequest, resp *function.MetadataResponse) {
+	resp.Name = "helm_values"
+}
+
+func (f *helmValuesFunction) Definition(_ context.Context, _ function.DefinitionRequest, resp *function.DefinitionResponse) {
+	resp.Definition = function.Definition{
+		Summary: "Helm chart values that serve a static export bundle",
+		MarkdownDescription: "Returns the values a self-hosted deployment's Helm chart reads to serve a static export, shaped exactly like the chart's values:\n\n" +
+			"```\n{ staticExport = { enabled = true, bundleUrl = <bundle_url>, version = <version> } }\n```\n\n" +
+			"`version` is present only when the `version` argument is not null, so the chart's own default applies otherwise. " +
+			"Pass the result through `yamlencode` into `values` of a `helm_release`. Because the values contain the link, " +
+			"a renewed link or a new export changes them, and the release is upgraded with the new link. " +
+			"When `bundle_url` is sensitive, Terraform marks the result sensitive too. Pure: no request is made (Terraform 1.8 or later).",
+		Parameters: []function.Parameter{
+			function.StringParameter{
+				Name: "bundle_url",
+				MarkdownDescription: "Link to the export's archive, an absolute `http://` or `https://` URL with a host, " +
+					"such as `docsadmin_static_export.docs.bundle_url` or `ephemeral.docsadmin_static_export_bundle.docs.bundle_url`. " +
+					"Becomes `staticExport.bundleUrl`.",
+			},
+			function.StringParameter{
+				Name: "version",
+				MarkdownDescription: "Export version to pin, such as `v2`; becomes `staticExport.version`. " +
+					"`null` leaves the key out (the chart serves the bundle's own version). Must not be empty or blank when set.",
+				AllowNullValue: true,
+			},
+		},
+		// Dynamic because the object has a version attribute only when one is given.
+		Return: function.DynamicReturn{},
+	}
+}
+
+func (f *helmValuesFunction) Run(ctx context.Context, req function.RunRequest, resp *function.RunResponse) {
+	var bundleURL string
+	var version types.String
+	resp.Error = function.ConcatFuncErrors(resp.Error, req.Arguments.Get(ctx, &bundleURL, &version))
+	if resp.Error != nil {
+		return
+	}
+	if problem := bundleURLProblem(bundleURL); problem != "" {
+		resp.Error = function.NewArgumentFuncError(0, problem)
+		return
+	}
+	if !version.IsNull() && strings.TrimSpace(version.ValueString()) == "" {
+		resp.Error = function.NewArgumentFuncError(1, "The version is empty or blank. Pass a version label such as \"v2\", or null to leave staticExport.version out")
+		return
+	}
+
+	values, err := helmValues(bundleURL, version)
+	if err != nil {
+		resp.Error = err
+		return
+	}
+	resp.Error = function.ConcatFuncErrors(resp.Error, resp.Result.Set(ctx, types.DynamicValue(values)))
+}
+
+// helmValues builds { staticExport = { enabled, bundleUrl[, version] } }.
+func helmValues(bundleURL string, version types.String) (types.Object, *function.FuncError) {
+	attrTypes := map[string]attr.Type{
+		"enabled":   types.BoolType,
+		"bundleUrl": types.StringType,
+	}
+	attrValues := map[string]attr.Value{
+		"enabled":   types.BoolValue(true),
+		"bundleUrl": types.StringValue(bundleURL),
+	}
+	if !version.IsNull() {
+		attrTypes["version"] = types.StringType
+		attrValues["version"] = version
+	}
+	staticExport, diags := types.ObjectValue(attrTypes, attrValues)
+	if diags.HasError() {
+		return types.ObjectNull(nil), function.FuncErrorFromDiags(context.Background(), diags)
+	}
+	root, diags := types.ObjectValue(
+		map[string]attr.Type{"staticExport": types.ObjectType{AttrTypes: attrTypes}},
+		map[string]attr.Value{"staticExport": staticExport},
+	)
+	if diags.HasError() {
+		return types.ObjectNull(nil), function.FuncErrorFromDiags(context.Background(), diags)
+	}
+	return root, nil
+}
+
+// bundleURLProblem accepts an absolute http(s) URL with a host, which is
+// what the chart fetches on startup. Messages show the link redacted and end
+// without a period, which Terraform adds.
+func bundleURLProblem(raw string) string {
+	const accepted = "Accepted: an absolute http:// or https:// URL with a host, such as the bundle_url of docsadmin_static_export"
+	u, err := url.Parse(raw)
+	switch {
+	case raw == "":
+		return "The bundle URL is empty. " + accepted
+	case err != nil:
+		return fmt.Sprintf("%s is not a URL. %s", linkForMessage(raw), accepted)
+	case !strings.EqualFold(u.Scheme, "http") && !strings.EqualFold(u.Scheme, "https"):
+		return fmt.Sprintf("%s is not an http or https URL. %s", linkForMessage(raw), accepted)
+	case u.Host == "" || u.Hostname() == "":
+		return fmt.Sprintf("%s has no host. %s", linkForMessage(raw), accepted)
+	}
+	return ""
+}
+
+// linkForMessage shows a link in an error without what grants access: the
+// signing parameters and any password.
+func linkForMessage(raw string) string {
+	if raw == "" {
+		return "an empty link"
+	}
+	redacted := bundlelink.Redact(raw)
+	if u, err := url.Parse(redacted); err == nil && u.User != nil {
+		redacted = u.Redacted()
+	}
+	return fmt.Sprintf("%q", redacted)
+}

@@ -1,0 +1,155 @@
+package provider
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/function"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/tfversion"
+)
+
+func TestHelmValuesFunction_run(t *testing.T) {
+	staticExport := func(attrs map[string]attr.Value) attr.Value {
+		return typesObject(t, map[string]attr.Value{"staticExport": typesObject(t, attrs)})
+	}
+	cases := []struct {
+		name    string
+		version types.String
+		want    attr.Value
+	}{
+		{
+			name:    "pinned version",
+			version: types.StringValue("v2"),
+			want: staticExport(map[string]attr.Value{
+				"enabled":   types.BoolValue(true),
+				"bundleUrl": types.StringValue(s3Link),
+				"version":   types.StringValue("v2"),
+			}),
+		},
+		{
+			name:    "no version: the key is left out",
+			version: types.StringNull(),
+			want: staticExport(map[string]attr.Value{
+				"enabled":   types.BoolValue(true),
+				"bundleUrl": types.StringValue(s3Link),
+			}),
+		},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			resp := runFunction(t, NewHelmValuesFunction(), types.DynamicUnknown(), types.StringValue(s3Link), tc.version)
+			if resp.Error != nil {
+				t.Fatalf("unexpected error: %s", resp.Error)
+			}
+			got, ok := resp.Result.Value().(types.Dynamic)
+			if !ok {
+				t.Fatalf("result is a %T, want a dynamic value", resp.Result.Value())
+			}
+			if !got.UnderlyingValue().Equal(tc.want) {
+				t.Fatalf("got  %s\nwant %s", got.UnderlyingValue(), tc.want)
+			}
+		})
+	}
+}
+
+func typesObject(t *testing.T, attrs map[string]attr.Value) attr.Value {
+	t.Helper()
+	attrTypes := map[string]attr.Type{}
+	for k, v := range attrs {
+		attrTypes[k] = v.Type(t.Context())
+	}
+	obj, diags := types.ObjectValue(attrTypes, attrs)
+	if diags.HasError() {
+		t.Fatalf("building the expected object: %v", diags)
+	}
+	return obj
+}
+
+func TestHelmValuesFunction_runErrors(t *testing.T) {
+	cases := []struct {
+		name     string
+		url      string
+		version  types.String
+		argument int64
+		want     string
+	}{
+		{"empty URL", "", types.StringNull(), 0, "bundle URL is empty"},
+		{"relative URL", "bundles/se_1/bundle.tar.gz?X-Amz-Signature=topsecretsig", types.StringNull(), 0, "is not an http or https URL"},
+		{"other scheme", "s3://docs-bundles/se_1/bundle.tar.gz?X-Amz-Signature=topsecretsig", types.StringNull(), 0, "is not an http or https URL"},
+		{"no host", "https:///se_1/bundle.tar.gz?X-Amz-Signature=topsecretsig", types.StringNull(), 0, "has no host"},
+		{"not a URL", "https://docs bundles/%zz?X-Amz-Signature=topsecretsig", types.StringNull(), 0, "is not a URL"},
+		{"empty version", s3Link, types.StringValue(""), 1, "version is empty"},
+		{"blank version", s3Link, types.StringValue("  "), 1, "version is empty"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			resp := runFunction(t, NewHelmValuesFunction(), types.DynamicUnknown(), types.StringValue(tc.url), tc.version)
+			assertArgumentError(t, resp, tc.argument, tc.want)
+			if strings.Contains(resp.Error.Text, "topsecretsig") {
+				t.Errorf("error echoes the link's signature: %q", resp.Error.Text)
+			}
+		})
+	}
+}
+
+func assertArgumentError(t *testing.T, resp *function.RunResponse, argument int64, want string) {
+	t.Helper()
+	if resp.Error == nil {
+		t.Fatalf("no error; result %s", resp.Result.Value())
+	}
+	if resp.Error.FunctionArgument == nil || *resp.Error.FunctionArgument != argument {
+		t.Errorf("error is not attributed to argument %d: %+v", argument, resp.Error)
+	}
+	if !strings.Contains(resp.Error.Text, want) {
+		t.Errorf("error %q does not contain %q", resp.Error.Text, want)
+	}
+}
+
+func TestAccHelmValuesFunction(t *testing.T) {
+	resource.UnitTest(t, resource.TestCase{
+		TerraformVersionChecks:   []tfversion.TerraformVersionCheck{tfversion.SkipBelow(tfversion.Version1_8_0)},
+		ProtoV6ProviderFactories: testFactories(Options{}),
+		Steps: []resource.TestStep{{
+			Config: `
+locals {
+  link = "` + s3Link + `"
+}
+
+output "pinned" {
+  value = provider::docsadmin::helm_values(local.link, "v2")
+}
+
+output "unpinned" {
+  value = provider::docsadmin::helm_values(local.link, null)
+}
+
+# What a helm_release receives in values.
+output "pinned_yaml" {
+  value = yamlencode(provider::docsadmin::helm_values(local.link, "v2"))
+}
+`,
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownOutputValue("pinned", knownvalue.ObjectExact(map[string]knownvalue.Check{
+					"staticExport": knownvalue.ObjectExact(map[string]knownvalue.Check{
+						"enabled":   knownvalue.Bool(true),
+						"bundleUrl": knownvalue.StringExact(s3Link),
+						"version":   knownvalue.StringExact("v2"),
+					}),
+				})),
+				statecheck.ExpectKnownOutputValue("unpinned", knownvalue.ObjectExact(map[string]knownvalue.Check{
+					"staticExport": knownvalue.ObjectExact(map[string]knownvalue.Check{
+						"enabled":   knownvalue.Bool(true),
+						"bundleUrl": knownvalue.StringExact(s3Link),
+					}),
+				})),
+				statecheck.ExpectKnownOutputValue("pinned_yaml", knownvalue.StringExact(
+					"\"staticExport\":\n  \"bundleUrl\": \""+s3Link+"\"\n  \"enabled\": true\n  \"version\": \"v2\"\n")),
+			},
+		}},
+	})
+}

@@ -1,0 +1,265 @@
+package provider
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework/ephemeral"
+	"github.com/hashicorp/terraform-plugin-framework/ephemeral/schema"
+	"github.com/hashicorp/terraform-plugin-framework/provider"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/client"
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/poll"
+)
+
+const (
+	// bundleReadyTimeout bounds the wait for the archive of a job that just
+	// completed: the bundle endpoint may answer 409 for a short while.
+	bundleReadyTimeout = 2 * time.Minute
+
+	// maxRenewMargin is the most time before a link's expiry at which
+	// Terraform is asked to call Renew; shorter links get 10% of their
+	// remaining lifetime instead.
+	maxRenewMargin = 5 * time.Minute
+
+	// privateBundleLink holds what Renew needs to know about the opened link.
+	privateBundleLink = "bundle_link"
+)
+
+var (
+	_ ephemeral.EphemeralResourceWithConfigure = (*staticExportBundleEphemeralResource)(nil)
+	_ ephemeral.EphemeralResourceWithRenew     = (*staticExportBundleEphemeralResource)(nil)
+	// Terraform asks only providers that implement this for ephemeral resources.
+	_ provider.ProviderWithEphemeralResources = (*docsadminProvider)(nil)
+)
+
+// NewStaticExportBundleEphemeralResource is the docsadmin_static_export_bundle
+// ephemeral resource.
+func NewStaticExportBundleEphemeralResource() ephemeral.EphemeralResource {
+	return &staticExportBundleEphemeralResource{}
+}
+
+// staticExportBundleEphemeralResource hands out a fresh link to a completed
+// export on every Terraform run, so the link is never written to plan or state.
+type staticExportBundleEphemeralResource struct {
+	data *providerData
+}
+
+type staticExportBundleModel struct {
+	JobID     types.String `tfsdk:"job_id"`
+	BundleURL types.String `tfsdk:"bundle_url"`
+	ExpiresAt types.String `tfsdk:"expires_at"`
+	SizeBytes types.Int64  `tfsdk:"size_bytes"`
+}
+
+// openedLink is the private data carried from Open to Renew.
+type openedLink struct {
+	JobID     string `json:"job_id"`
+	ExpiresAt string `json:"expires_at,omitempty"`
+}
+
+func (e *staticExportBundleEphemeralResource) Metadata(_ context.Context, req ephemeral.MetadataRequest, resp *ephemeral.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_static_export_bundle"
+}
+
+func (e *staticExportBundleEphemeralResource) Schema(_ context.Context, _ ephemeral.SchemaRequest, resp *ephemeral.SchemaResponse) {
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "Generates a fresh presigned link to the archive of a completed static export, on every Terraform run, " +
+			"without writing it to plan or state (Terraform 1.10 or later). Use it where the link must not be stored: in a provider block, " +
+			"or in a write-only argument such as `set_wo` of `helm_release`. Each run asks the API for a new link to the same export; " +
+			"no export is started. The job must already be `completed`: create it with the `docsadmin_static_export` resource, " +
+			"which waits for completion, or start it elsewhere and pass its id. The link stays the same for the whole run, because " +
+			"Terraform cannot replace an ephemeral value while it runs: a run that outlasts the link only gets a warning in the log " +
+			"shortly before `expires_at`, and the next run opens a fresh link.",
+		Attributes: map[string]schema.Attribute{
+			"job_id": schema.StringAttribute{
+				MarkdownDescription: "Identifier of a completed export job, such as `se_3f9a2c1b8e7d4a06`, for example " +
+					"`docsadmin_static_export.docs.job_id`. A job that is `queued`, `running` or `failed`, or that the API does not know, is an error.",
+				Required:   true,
+				Validators: []validator.String{notBlankValidator()},
+			},
+			"bundle_url": schema.StringAttribute{
+				MarkdownDescription: "Presigned link to the export's archive (a gzip'd tar of static HTML, CSS, JavaScript and assets), generated for this run. " +
+					"Sensitive: it grants access until `expires_at`. Never stored in plan or state.",
+				Computed:  true,
+				Sensitive: true,
+			},
+			"expires_at": schema.StringAttribute{
+				MarkdownDescription: "When `bundle_url` stops working (RFC 3339): the API's `expiresAt`, else the link's own presigned query " +
+					"(`X-Amz-Date` + `X-Amz-Expires`, or `X-Goog-Date` + `X-Goog-Expires`). Null when neither tells.",
+				Computed: true,
+			},
+			"size_bytes": schema.Int64Attribute{
+				MarkdownDescription: "Size of the archive, in bytes. Null when the API did not report it.",
+				Computed:            true,
+			},
+		},
+	}
+}
+
+func (e *staticExportBundleEphemeralResource) Configure(_ context.Context, req ephemeral.ConfigureRequest, resp *ephemeral.ConfigureResponse) {
+	if req.ProviderData == nil {
+		return
+	}
+	data, ok := req.ProviderData.(*providerData)
+	if !ok {
+		resp.Diagnostics.AddError("Unexpected provider data", fmt.Sprintf("expected *providerData, got %T", req.ProviderData))
+		return
+	}
+	e.data = data
+}
+
+func (e *staticExportBundleEphemeralResource) Open(ctx context.Context, req ephemeral.OpenRequest, resp *ephemeral.OpenResponse) {
+	var cfg staticExportBundleModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &cfg)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	if e.data == nil {
+		resp.Diagnostics.AddError("Provider not configured",
+			"The docsadmin provider's api_key and base_url are not known yet (they may come from resources not created yet), so no bundle link can be generated.")
+		return
+	}
+	ctx = e.data.maskSecrets(ctx)
+	jobID := cfg.JobID.ValueString()
+
+	// Reading the job first turns "not finished" and "failed" into errors
+	// that say what to do, instead of the bundle endpoint's bare 409.
+	job, err := e.data.client.GetStaticExport(ctx, jobID)
+	if err != nil {
+		resp.Diagnostics.AddError(bundleErrorSummary(err), bundleJobReadError(jobID, err))
+		return
+	}
+	if problem := notBundleable(job); problem != "" {
+		resp.Diagnostics.AddError("Static export not ready for a bundle link", problem)
+		return
+	}
+
+	bundle, err := e.generate(ctx, jobID)
+	if err != nil {
+		resp.Diagnostics.AddError("Cannot generate the export's bundle link", err.Error())
+		return
+	}
+
+	cfg.BundleURL = types.StringValue(bundle.BundleURL)
+	cfg.SizeBytes = types.Int64PointerValue(bundle.SizeBytes)
+	cfg.ExpiresAt = types.StringNull()
+	link := openedLink{JobID: jobID}
+	if expiry, ok := bundleExpiry(bundle); ok {
+		cfg.ExpiresAt = types.StringValue(expiry.Format(time.RFC3339))
+		link.ExpiresAt = cfg.ExpiresAt.ValueString()
+		resp.RenewAt = linkRenewAt(expiry, e.data.now(), time.Now())
+	}
+	tflog.Debug(ctx, "generated a bundle link for this run", map[string]any{"job_id": jobID, "expires_at": link.ExpiresAt})
+
+	resp.Diagnostics.Append(resp.Result.Set(ctx, &cfg)...)
+	if private, err := json.Marshal(link); err == nil {
+		resp.Diagnostics.Append(resp.Private.SetKey(ctx, privateBundleLink, private)...)
+	}
+}
+
+// generate asks for a link, riding out the 409 that the bundle endpoint may
+// answer for a short while after a job completes.
+func (e *staticExportBundleEphemeralResource) generate(ctx context.Context, jobID string) (*client.StaticExportBundle, error) {
+	ctx, cancel := context.WithTimeout(ctx, bundleReadyTimeout)
+	defer cancel()
+	var bundle *client.StaticExportBundle
+	var conflict error
+	_, err := poll.Until(ctx, e.data.pollPolicy([]string{"bundle not ready", "bundle ready"}), func(ctx context.Context) (poll.Observation, error) {
+		b, err := e.data.client.CreateStaticExportBundle(ctx, jobID)
+		switch {
+		case client.IsConflict(err):
+			conflict = err
+			return poll.Observation{Status: "bundle not ready"}, nil
+		case err != nil:
+			return poll.Observation{}, poll.Permanent(err)
+		}
+		bundle = b
+		return poll.Observation{Status: "bundle ready", Final: true}, nil
+	})
+	var timeout *poll.TimeoutError
+	switch {
+	case err == nil:
+		return bundle, nil
+	case errors.As(err, &timeout) && errors.Is(err, context.DeadlineExceeded) && conflict != nil:
+		return nil, fmt.Errorf("export job %s is completed, but the API still answered that its bundle is not ready after %s: %s. Run Terraform again in a few minutes",
+			jobID, timeout.Waited.Round(time.Second), conflict)
+	case client.IsNotFound(err):
+		return nil, fmt.Errorf("export job %s disappeared before its link was generated: %s. The API may have stopped retaining it; start a new export", jobID, err)
+	}
+	return nil, fmt.Errorf("generating a link for export job %s failed: %s", jobID, withHint(err))
+}
+
+// Renew is called by Terraform at RenewAt, shortly before the link expires,
+// when a run lasts that long. Terraform gives Renew no way to hand consumers
+// a different value, and a presigned link cannot be extended, so generating
+// another link here would only waste one: Renew warns instead, and the next
+// run opens a fresh link.
+func (e *staticExportBundleEphemeralResource) Renew(ctx context.Context, req ephemeral.RenewRequest, _ *ephemeral.RenewResponse) {
+	if e.data != nil {
+		ctx = e.data.maskSecrets(ctx)
+	}
+	var link openedLink
+	if req.Private != nil {
+		raw, _ := req.Private.GetKey(ctx, privateBundleLink)
+		_ = json.Unmarshal(raw, &link)
+	}
+	tflog.Warn(ctx, "the static export bundle link opened for this run is about to expire; consumers that read it after expires_at get a dead link, and the next Terraform run opens a fresh one",
+		map[string]any{"job_id": link.JobID, "expires_at": link.ExpiresAt})
+}
+
+// linkRenewAt is when Terraform should call Renew: before expiry by 10% of
+// the remaining lifetime, at most maxRenewMargin. The remaining lifetime is
+// measured on the provider's clock (which may be shifted in tests) and laid
+// onto the wall clock, which is what Terraform compares RenewAt against.
+// Zero means never: the link has already expired.
+func linkRenewAt(expiry, providerNow, wallNow time.Time) time.Time {
+	remaining := expiry.Sub(providerNow)
+	if remaining <= 0 {
+		return time.Time{}
+	}
+	margin := min(maxRenewMargin, remaining/10)
+	return wallNow.Add(remaining - margin)
+}
+
+// notBundleable explains why a job cannot be bundled yet, or returns "".
+func notBundleable(job *client.StaticExportJob) string {
+	switch job.Status {
+	case client.ExportCompleted:
+		return ""
+	case client.ExportFailed:
+		message := "the API gave no reason"
+		if job.Error != nil && *job.Error != "" {
+			message = *job.Error
+		}
+		return fmt.Sprintf("Export job %s failed: %s. A failed export has no archive to link to; start a new export "+
+			"(with the docsadmin_static_export resource, change its triggers) and pass the new job's id.", job.JobID, message)
+	}
+	state := fmt.Sprintf("status %s", job.Status)
+	if job.Progress != nil {
+		state += fmt.Sprintf(", progress %.1f%%", clampPercent(*job.Progress))
+	}
+	return fmt.Sprintf("Export job %s is not completed yet: %s; wait for it, e.g. with the docsadmin_static_export resource "+
+		"(which waits for completion) or the docsadmin_static_export data source (which reports its status), then run Terraform again.",
+		job.JobID, state)
+}
+
+func bundleErrorSummary(err error) string {
+	if client.IsNotFound(err) {
+		return "Static export job not found"
+	}
+	return "Cannot read the static export job"
+}
+
+func bundleJobReadError(jobID string, err error) string {
+	if client.IsNotFound(err) {
+		return fmt.Sprintf("There is no export job %s: %s. Check the id; the API may also have stopped retaining an old job, in which case start a new export.", jobID, err)
+	}
+	return fmt.Sprintf("Reading export job %s failed: %s", jobID, withHint(err))
+}
