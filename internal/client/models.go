@@ -2,6 +2,7 @@ package client
 
 import (
 	"encoding/json"
+	"math"
 	"time"
 )
 
@@ -175,11 +176,22 @@ func parseTime(s *string) *time.Time {
 	return &t
 }
 
+// wholeNumber truncates a JSON number to an integer. Values beyond int64
+// saturate: Go leaves out-of-range conversions to the platform, and amd64
+// turns 1e19 into a negative number.
 func wholeNumber(f *float64) *int64 {
 	if f == nil {
 		return nil
 	}
-	n := int64(*f)
+	var n int64
+	switch {
+	case *f >= math.MaxInt64:
+		n = math.MaxInt64
+	case *f <= math.MinInt64:
+		n = math.MinInt64
+	default:
+		n = int64(*f)
+	}
 	return &n
 }
 

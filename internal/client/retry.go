@@ -84,7 +84,8 @@ func ParseRetryAfter(value string, now time.Time) (time.Duration, bool) {
 			return longest, true
 		}
 		return time.Duration(secs) * time.Second, true
-	} else if errors.Is(err, strconv.ErrRange) && !strings.HasPrefix(value, "-") {
+	} else if errors.Is(err, strconv.ErrRange) && isDigits(strings.TrimPrefix(value, "+")) {
+		// Too many digits for int64: still delta-seconds, just very long.
 		return longest, true
 	}
 	when, err := http.ParseTime(value)
@@ -96,6 +97,21 @@ func ParseRetryAfter(value string, now time.Time) (time.Duration, bool) {
 		return 0, false
 	}
 	return d, true
+}
+
+// isDigits reports a non-empty string of ASCII digits only. strconv reports
+// an overflow before it reaches a later non-digit, so "1870000000000000000A"
+// fails with ErrRange although it is no number at all.
+func isDigits(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 func parseRetryAfterHeader(value string, now time.Time) time.Duration {

@@ -104,7 +104,10 @@ func (d *staticExportDataSource) Read(ctx context.Context, req datasource.ReadRe
 		return
 	}
 	cfg.Status = types.StringValue(string(job.Status))
-	cfg.Progress = types.Float64PointerValue(job.Progress)
+	cfg.Progress = types.Float64Null()
+	if job.Progress != nil {
+		cfg.Progress = types.Float64Value(clampPercent(*job.Progress))
+	}
 	cfg.PageCount = types.Int64PointerValue(job.PageCount)
 	cfg.CreatedAt = timeValue(job.CreatedAt)
 	cfg.UpdatedAt = timeValue(job.UpdatedAt)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"strings"
 	"time"
 
@@ -63,10 +64,12 @@ func exportObservation(job *client.StaticExportJob) poll.Observation {
 // transient ones).
 func (r *staticExportResource) generateBundle(ctx context.Context, jobID, timeoutName string, limit time.Duration) (*client.StaticExportBundle, error) {
 	var bundle *client.StaticExportBundle
+	var lastConflict error
 	_, err := poll.Until(ctx, r.data.pollPolicy([]string{"bundle not ready", "bundle ready"}), func(ctx context.Context) (poll.Observation, error) {
 		b, err := r.data.client.CreateStaticExportBundle(ctx, jobID)
 		switch {
 		case client.IsConflict(err):
+			lastConflict = err
 			return poll.Observation{Status: "bundle not ready"}, nil
 		case err != nil:
 			return poll.Observation{}, poll.Permanent(err)
@@ -75,7 +78,11 @@ func (r *staticExportResource) generateBundle(ctx context.Context, jobID, timeou
 		return poll.Observation{Status: "bundle ready", Final: true}, nil
 	})
 	if err != nil {
-		return nil, waitError("the bundle of export job "+jobID, timeoutName, limit, err)
+		err = waitError("the bundle of export job "+jobID, timeoutName, limit, err)
+		if lastConflict != nil {
+			err = fmt.Errorf("%w. The API's last answer: %s", err, lastConflict)
+		}
+		return nil, err
 	}
 	return bundle, nil
 }
@@ -133,10 +140,31 @@ func withHint(err error) string {
 // startErrorDetail explains a failed start, including whether an export may
 // have been started anyway.
 func startErrorDetail(domain string, err error) string {
-	var reqErr *client.RequestError
-	if errors.As(err, &reqErr) && reqErr.MaybeProcessed {
+	if startMayHaveActed(err) {
 		return fmt.Sprintf("Starting an export of %s failed after the request was sent: %s. The API may have started the export; "+
 			"the request was not repeated so that no second export is started. Run terraform apply again to start a new one.", domain, err)
 	}
 	return fmt.Sprintf("Starting an export of %s failed: %s", domain, withHint(err))
+}
+
+// startMayHaveActed tells whether a failed start may nonetheless have started
+// an export: the connection broke after sending, the server failed in a way
+// that does not promise it did nothing (a 5xx other than 503 with
+// Retry-After), or it answered 2xx with a body that could not be read.
+func startMayHaveActed(err error) bool {
+	var reqErr *client.RequestError
+	if errors.As(err, &reqErr) {
+		return reqErr.MaybeProcessed
+	}
+	var apiErr *client.APIError
+	if !errors.As(err, &apiErr) {
+		return false
+	}
+	switch code := apiErr.StatusCode; {
+	case code == http.StatusServiceUnavailable && apiErr.RetryAfter > 0:
+		return false
+	case code >= 500, code >= 200 && code < 300:
+		return true
+	}
+	return false
 }

@@ -34,6 +34,8 @@ func baseURLProblem(raw string) (problem, warning string) {
 	const accepted = "Accepted: an absolute http(s) URL with a host and no query or fragment, such as https://api.example.com."
 	u, err := url.Parse(raw)
 	switch {
+	case err != nil && strings.Contains(raw, "@"):
+		return fmt.Sprintf("The value (%d characters, not shown as it may carry credentials) is not a URL. %s", len(raw), accepted), ""
 	case err != nil:
 		return fmt.Sprintf("%q is not a URL. %s", raw, accepted), ""
 	case u.Scheme != "http" && u.Scheme != "https":
@@ -110,6 +112,13 @@ func pagePathProblem(p string) string {
 		return quoted + " contains a query or fragment. " + accepted
 	case len(p) > 1024:
 		return fmt.Sprintf("A page path is %d characters long; at most 1024 are accepted.", len(p))
+	case strings.Contains(p, `\`):
+		return quoted + " contains a backslash; separate segments with '/'. " + accepted
+	}
+	for _, segment := range strings.Split(strings.TrimRight(p, "/"), "/") {
+		if segment == "" || segment == "." || segment == ".." {
+			return quoted + " has an empty, '.' or '..' segment. " + accepted
+		}
 	}
 	return ""
 }
@@ -205,7 +214,12 @@ func (baseURLValidator) ValidateString(_ context.Context, req validator.StringRe
 		return
 	}
 	problem, warning := baseURLProblem(req.ConfigValue.ValueString())
-	if problem != "" {
+	switch {
+	case problem != "" && strings.Contains(req.ConfigValue.ValueString(), "@"):
+		// No attribute path, like apiKeyValidator: Terraform would print the
+		// configuration line, and with it the credentials.
+		resp.Diagnostics.AddError("Invalid base URL in the provider's base_url", problem)
+	case problem != "":
 		resp.Diagnostics.AddAttributeError(req.Path, "Invalid base URL", problem)
 	}
 	if warning != "" {
