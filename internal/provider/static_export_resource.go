@@ -427,6 +427,11 @@ func (r *staticExportResource) ImportState(ctx context.Context, req resource.Imp
 		resp.Diagnostics.AddError("Cannot import the static export", fmt.Sprintf("Reading export job %s failed: %s", jobID, withHint(err)))
 		return
 	}
+	if job.Status == client.ExportFailed {
+		resp.Diagnostics.AddError("Cannot import a failed static export",
+			fmt.Sprintf("Export job %s failed (%s), so it has no bundle to manage. Leave out the import and apply to start a new export.", jobID, failureReason(job)))
+		return
+	}
 	model := staticExportModel{
 		Domain:      types.StringValue(domain),
 		Version:     types.StringNull(),

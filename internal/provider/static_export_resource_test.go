@@ -307,6 +307,7 @@ func TestAccStaticExport_expiryFromPresignedQueryWhenAPIOmitsIt(t *testing.T) {
 
 func TestAccStaticExport_import(t *testing.T) {
 	mock := newMock(t, mockapi.Config{})
+	var failedJob string
 	resource.UnitTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testFactories(Options{}),
 		Steps: []resource.TestStep{
@@ -326,6 +327,13 @@ func TestAccStaticExport_import(t *testing.T) {
 				ImportState:   true,
 				ImportStateId: "docs.example.com",
 				ExpectError:   regexp.MustCompile(`not of the form <domain>/<job_id>`),
+			},
+			{
+				PreConfig:         func() { failedJob = failedExportOutsideTerraform(t, mock) },
+				ResourceName:      exportAddress,
+				ImportState:       true,
+				ImportStateIdFunc: func(*terraform.State) (string, error) { return "broken.example.com/" + failedJob, nil },
+				ExpectError:       regexp.MustCompile(`(?s)Cannot import a failed static export.*start a new export`),
 			},
 			{
 				ResourceName:  exportAddress,
@@ -490,6 +498,15 @@ func TestAccStaticExport_invalidInputsFailAtPlanTime(t *testing.T) {
 	if n := mock.TotalRequests(); n != 0 {
 		t.Fatalf("invalid configurations reached the API %d times; they must fail before any request", n)
 	}
+}
+
+// failedExportOutsideTerraform starts an export that fails, and lets it end.
+func failedExportOutsideTerraform(t *testing.T, mock *mockapi.Server) string {
+	t.Helper()
+	mock.SetExportBehavior("broken.example.com", mockapi.ExportBehavior{Fail: true, Duration: time.Millisecond})
+	jobID := startExportOutsideTerraform(t, mock, "broken.example.com")
+	time.Sleep(10 * time.Millisecond)
+	return jobID
 }
 
 // startExportOutsideTerraform starts an export the way another system would,

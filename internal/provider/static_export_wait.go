@@ -40,13 +40,16 @@ func (r *staticExportResource) waitForCompletion(ctx context.Context, jobID, tim
 		return last, waitError("export job "+jobID, timeoutName, limit, err)
 	}
 	if last.Status == client.ExportFailed {
-		message := "the API gave no reason"
-		if last.Error != nil && *last.Error != "" {
-			message = *last.Error
-		}
-		return last, fmt.Errorf("export job %s failed: %s. Fix the cause and run terraform apply again: the failed job is not resumed, a new export is started", jobID, message)
+		return last, fmt.Errorf("export job %s failed: %s. Fix the cause and run terraform apply again: the failed job is not resumed, a new export is started", jobID, failureReason(last))
 	}
 	return last, nil
+}
+
+func failureReason(job *client.StaticExportJob) string {
+	if job.Error != nil && *job.Error != "" {
+		return *job.Error
+	}
+	return "the API gave no reason"
 }
 
 func exportObservation(job *client.StaticExportJob) poll.Observation {
