@@ -34,7 +34,10 @@ func (f *helmValuesFunction) Definition(_ context.Context, _ function.Definition
 			"`version` is present only when the `version` argument is not null, so the chart's own default applies otherwise. " +
 			"Pass the result through `yamlencode` into `values` of a `helm_release`. Because the values contain the link, " +
 			"a renewed link or a new export changes them, and the release is upgraded with the new link. " +
-			"When `bundle_url` is sensitive, Terraform marks the result sensitive too. Pure: no request is made (Terraform 1.8 or later).",
+			"When `bundle_url` is sensitive, Terraform marks the result sensitive too. Pure: no request is made (Terraform 1.8 or later).\n\n" +
+			"OpenTofu (as of 1.11) sends a `null` argument of a provider function without a value, which the provider cannot decode: " +
+			"there a null `version` fails with \"DynamicValue had no JSON or msgpack data set\" before the function runs. " +
+			"With OpenTofu, pass a version, or write `{ staticExport = { enabled = true, bundleUrl = ... } }` yourself to leave it out.",
 		Parameters: []function.Parameter{
 			function.StringParameter{
 				Name: "bundle_url",
@@ -45,7 +48,7 @@ func (f *helmValuesFunction) Definition(_ context.Context, _ function.Definition
 			function.StringParameter{
 				Name: "version",
 				MarkdownDescription: "Export version to pin, such as `v2`; becomes `staticExport.version`. " +
-					"`null` leaves the key out (the chart serves the bundle's own version). Must not be empty or blank when set.",
+					"`null` leaves the key out (the chart serves the bundle's own version); OpenTofu cannot pass null here. Must not be empty or blank when set.",
 				AllowNullValue: true,
 			},
 		},

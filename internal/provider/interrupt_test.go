@@ -56,13 +56,7 @@ resource "docsadmin_static_export" "site" {
 `
 
 func TestAccInterrupt_applyStopsPromptlyAndResumesTheSameJob(t *testing.T) {
-	terraformPath := os.Getenv("TF_ACC_TERRAFORM_PATH")
-	if terraformPath == "" {
-		var err error
-		if terraformPath, err = exec.LookPath("terraform"); err != nil {
-			t.Fatalf("terraform is needed on PATH (or TF_ACC_TERRAFORM_PATH): %v", err)
-		}
-	}
+	terraformPath := acceptanceCLI(t)
 	binDir := interruptBuildProvider(t)
 
 	mock := newMock(t, mockapi.Config{})
@@ -71,9 +65,13 @@ func TestAccInterrupt_applyStopsPromptlyAndResumesTheSameJob(t *testing.T) {
 	home := t.TempDir()
 	workDir := filepath.Join(home, "work")
 	cliConfig := filepath.Join(home, "terraform.rc")
+	// The configuration's source "docsadmin/docsadmin" implies the host
+	// registry.terraform.io under Terraform and registry.opentofu.org under
+	// OpenTofu; the override covers both, so that either engine runs the build.
 	interruptWriteFile(t, cliConfig, fmt.Sprintf(`provider_installation {
   dev_overrides {
-    "registry.terraform.io/docsadmin/docsadmin" = %s
+    "registry.terraform.io/docsadmin/docsadmin" = %[1]s
+    "registry.opentofu.org/docsadmin/docsadmin" = %[1]s
   }
   direct {}
 }

@@ -2,6 +2,10 @@ package provider
 
 import (
 	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -103,3 +107,54 @@ type shiftedClock struct {
 func (c *shiftedClock) Now() time.Time                         { return time.Now().Add(time.Duration(c.offset.Load())) }
 func (c *shiftedClock) After(d time.Duration) <-chan time.Time { return time.After(d) }
 func (c *shiftedClock) Advance(d time.Duration)                { c.offset.Add(int64(d)) }
+
+// acceptanceCLI returns the Terraform or OpenTofu binary that acceptance
+// tests run: TF_ACC_TERRAFORM_PATH, else terraform on PATH.
+func acceptanceCLI(t *testing.T) string {
+	t.Helper()
+	if path := os.Getenv("TF_ACC_TERRAFORM_PATH"); path != "" {
+		return path
+	}
+	path, err := exec.LookPath("terraform")
+	if err != nil {
+		t.Fatalf("terraform is needed on PATH (or TF_ACC_TERRAFORM_PATH): %v", err)
+	}
+	return path
+}
+
+// cliIsOpenTofu caches, per binary path, whether it is OpenTofu.
+var cliIsOpenTofu struct {
+	sync.Mutex
+	byPath map[string]bool
+}
+
+// runningOpenTofu reports whether the acceptance tests run OpenTofu rather
+// than Terraform, for the few places where the two engines differ. It asks
+// the binary itself: `version -json` says "terraform_version" on both, but
+// the first line of `version` names the engine ("OpenTofu v1.11.6",
+// "Terraform v1.11.4").
+func runningOpenTofu(t *testing.T) bool {
+	t.Helper()
+	path := acceptanceCLI(t)
+	cliIsOpenTofu.Lock()
+	defer cliIsOpenTofu.Unlock()
+	if isTofu, ok := cliIsOpenTofu.byPath[path]; ok {
+		return isTofu
+	}
+	cmd := exec.Command(path, "version")
+	cmd.Env = append(os.Environ(), "CHECKPOINT_DISABLE=1")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("%s version: %v", path, err)
+	}
+	firstLine, _, _ := strings.Cut(strings.TrimSpace(string(out)), "\n")
+	isTofu := strings.HasPrefix(firstLine, "OpenTofu ")
+	if !isTofu && !strings.HasPrefix(firstLine, "Terraform ") {
+		t.Fatalf("%s version printed %q first; want Terraform or OpenTofu", path, firstLine)
+	}
+	if cliIsOpenTofu.byPath == nil {
+		cliIsOpenTofu.byPath = map[string]bool{}
+	}
+	cliIsOpenTofu.byPath[path] = isTofu
+	return isTofu
+}

@@ -5,7 +5,6 @@ package provider
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -26,12 +25,11 @@ func TestAccSecrets_neverInLogsOrOutput(t *testing.T) {
 	logPath := filepath.Join(dir, "terraform.log")
 	outputPath := filepath.Join(dir, "terraform-output.txt")
 
-	realTerraform := os.Getenv("TF_ACC_TERRAFORM_PATH")
-	if realTerraform == "" {
-		var err error
-		if realTerraform, err = exec.LookPath("terraform"); err != nil {
-			t.Fatalf("terraform is needed on PATH (or TF_ACC_TERRAFORM_PATH): %v", err)
-		}
+	realTerraform := acceptanceCLI(t)
+	// The CLI logs its own version on start, naming the engine.
+	cliVersionLine := "Terraform version"
+	if runningOpenTofu(t) {
+		cliVersionLine = "OpenTofu version"
 	}
 	t.Setenv("TF_ACC_TERRAFORM_PATH", writeRecordingTerraform(t, dir, realTerraform, outputPath))
 	// TF_LOG and TF_LOG_PATH drive the provider served in this process;
@@ -102,7 +100,7 @@ output "bundle_url" {
 
 	// Without these the checks below would pass on an empty or unrelated file.
 	providerAndCLILogs, harnessRecords := withoutHarnessRecords(string(logs))
-	for _, line := range []string{"API request", "started static export", "docsadmin_static_export", "Terraform version"} {
+	for _, line := range []string{"API request", "started static export", "docsadmin_static_export", cliVersionLine} {
 		if !strings.Contains(providerAndCLILogs, line) {
 			t.Errorf("the log file (%d bytes) has no line with %q: TF_LOG/TF_LOG_PATH did not reach the provider or Terraform", len(logs), line)
 		}
