@@ -15,7 +15,7 @@ provider "docsadmin" {
 
   # Optional request budget shared by every resource and data source.
   max_retries             = 5
-  requests_per_second     = 10
+  requests_per_second     = 20
   max_concurrent_requests = 8
 }
 

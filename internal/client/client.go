@@ -23,7 +23,7 @@ const (
 	DefaultMaxResponseBytes      = 1 << 20
 	DefaultRequestTimeout        = 30 * time.Second
 	DefaultMaxRetries            = 5
-	DefaultRequestsPerSecond     = 10
+	DefaultRequestsPerSecond     = 20
 	DefaultMaxConcurrentRequests = 8
 	DefaultMaxRetryAfter         = 60 * time.Second
 )
@@ -47,7 +47,8 @@ type Config struct {
 	// MaxRetries bounds the retries of one call; negative disables them.
 	MaxRetries int
 	// RequestsPerSecond and MaxConcurrentRequests form the request budget
-	// shared by every caller of this Client.
+	// shared by every caller of this Client. A 429 lowers the rate for a
+	// while (see limiter).
 	RequestsPerSecond     float64
 	MaxConcurrentRequests int
 	// MaxRetryAfter caps how long a server's Retry-After may hold the client.
@@ -167,8 +168,9 @@ func (c *Client) do(ctx context.Context, ep endpoint, body any, out any) error {
 			wait = min(c.limiter.jitter(apiErr.RetryAfter), c.maxRetryAfter)
 		}
 		if apiErr != nil && apiErr.StatusCode == http.StatusTooManyRequests {
-			// A 429 speaks for the whole key: hold every caller, not just this one.
-			c.limiter.pause(wait)
+			// A 429 speaks for the whole key: hold every caller, not just
+			// this one, and slow down.
+			c.limiter.limited(wait)
 		}
 		if ctx.Err() != nil {
 			return err

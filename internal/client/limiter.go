@@ -15,22 +15,45 @@ import (
 
 // limiter is the request budget of one Client: a steady rate, a cap on
 // requests in flight, and a pause that a 429 imposes on every caller.
+//
+// The API's own limit is not documented, so a 429 also halves the rate
+// (never below minRate), which then climbs back to the configured budget by
+// recoveryPerSecond requests per second every second after the 429: a
+// server that allows less than the budget is not hit again as soon as the
+// pause ends, and a server that allows the budget keeps it.
 type limiter struct {
 	rate     *rate.Limiter
+	budget   float64 // configured requests per second: the ceiling
 	inFlight chan struct{}
 	clock    poll.Clock
 
 	mu          sync.Mutex
 	pausedUntil time.Time
+	current     float64   // requests per second allowed now
+	adjusted    time.Time // when current last changed
 }
 
+const (
+	minRate           = 1.0 // requests per second, or the budget if lower
+	recoveryPerSecond = 0.5
+)
+
 func newLimiter(requestsPerSecond float64, concurrency int, clock poll.Clock) *limiter {
-	burst := int(math.Max(1, math.Ceil(requestsPerSecond)))
 	return &limiter{
-		rate:     rate.NewLimiter(rate.Limit(requestsPerSecond), burst),
+		rate:     rate.NewLimiter(rate.Limit(requestsPerSecond), burstOf(requestsPerSecond)),
+		budget:   requestsPerSecond,
+		current:  requestsPerSecond,
 		inFlight: make(chan struct{}, concurrency),
 		clock:    clock,
 	}
+}
+
+// burstOf is half a second's worth of requests: a server that counts with a
+// bucket of its own, refilled out of step with ours, keeps room for the
+// difference, where a burst of a whole second's worth would meet an
+// emptier bucket with a 429.
+func burstOf(requestsPerSecond float64) int {
+	return int(math.Max(1, math.Ceil(requestsPerSecond/2)))
 }
 
 // acquire waits for a pause to end, a token and a free slot, in that order,
@@ -38,7 +61,11 @@ func newLimiter(requestsPerSecond float64, concurrency int, clock poll.Clock) *l
 func (l *limiter) acquire(ctx context.Context) (func(), error) {
 	for {
 		l.mu.Lock()
-		wait := l.pausedUntil.Sub(l.clock.Now())
+		now := l.clock.Now()
+		wait := l.pausedUntil.Sub(now)
+		if wait <= 0 {
+			l.recoverLocked(now)
+		}
 		l.mu.Unlock()
 		if wait <= 0 {
 			break
@@ -62,13 +89,35 @@ func (l *limiter) acquire(ctx context.Context) (func(), error) {
 	}
 }
 
-// pause holds every caller for d (extending, never shortening, a pause).
-func (l *limiter) pause(d time.Duration) {
+// limited records a 429: every caller is held for d (a pause is extended,
+// never shortened), and the rate is halved unless a pause is already in
+// place: answers to requests sent before it say nothing new.
+func (l *limiter) limited(d time.Duration) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if until := l.clock.Now().Add(d); until.After(l.pausedUntil) {
+	now := l.clock.Now()
+	if !now.Before(l.pausedUntil) {
+		l.setRateLocked(now, math.Max(l.current/2, math.Min(minRate, l.budget)))
+	}
+	if until := now.Add(d); until.After(l.pausedUntil) {
 		l.pausedUntil = until
 	}
+}
+
+// recoverLocked raises a halved rate back towards the budget.
+func (l *limiter) recoverLocked(now time.Time) {
+	if l.current >= l.budget {
+		return
+	}
+	if elapsed := now.Sub(l.adjusted).Seconds(); elapsed > 0 {
+		l.setRateLocked(now, math.Min(l.budget, l.current+recoveryPerSecond*elapsed))
+	}
+}
+
+func (l *limiter) setRateLocked(now time.Time, r float64) {
+	l.current, l.adjusted = r, now
+	l.rate.SetLimit(rate.Limit(r))
+	l.rate.SetBurst(burstOf(r))
 }
 
 // jitter spreads d by up to +20% so callers released by one pause do not

@@ -25,8 +25,8 @@ type ProgressShape int
 const (
 	// Linear progress grows at a constant rate.
 	Linear ProgressShape = iota
-	// Noisy progress never goes backwards but its rate varies from one
-	// stretch to the next (including flat stretches), ending on time.
+	// Noisy progress follows the linear trend within ±3 percentage points
+	// of random noise, never goes backwards, and ends on time.
 	Noisy
 	// Stalling progress climbs to 60% in the first quarter, stays flat for
 	// the rest of the run, then the job finishes at once.
@@ -139,8 +139,19 @@ func pagesAt(progress float64, total int) int {
 	return min(int(progress/100*float64(total)), total)
 }
 
-// noisySegments is the number of stretches with their own rate in Noisy.
-const noisySegments = 16
+// Noisy progress is a job that works at a steady pace but reports it with
+// bounded random error, as a job does that judges its progress by an
+// estimate of the work still to do: reading = done / (done + estimate of the
+// rest), where the estimate is off by a fraction that drifts at random within
+// ±noisyError (drawn at noisyKnots+1 evenly spaced knots, joined linearly,
+// deterministic from the seed). The reading strays at most 3 points from the
+// linear trend (the most at mid-run), is exact at the start and at the end, so
+// the job completes on time, and never goes backwards: with the error's slope
+// at most 2·noisyError·noisyKnots, the reading's derivative stays positive.
+const (
+	noisyKnots = 12
+	noisyError = 0.11
+)
 
 // curve maps the running fraction f (0..1) to percent progress.
 func (b ExportBehavior) curve(f float64, seed int64) float64 {
@@ -158,31 +169,17 @@ func (b ExportBehavior) curve(f float64, seed int64) float64 {
 	}
 }
 
-// noisyCurve is piecewise linear with random non-negative slopes, so
-// progress is monotonic, ends at 100 exactly on time, and is deterministic
-// for a seed.
+// noisyCurve is Noisy's progress at fraction f of the run.
 func noisyCurve(f float64, seed int64) float64 {
 	rng := rand.New(rand.NewPCG(uint64(seed), 0x9e3779b97f4a7c15))
-	var w [noisySegments]float64
-	var total float64
-	for i := range w {
-		if rng.Float64() < 0.2 {
-			continue // a flat stretch
-		}
-		w[i] = 0.2 + rng.Float64()*rng.Float64()*3
-		total += w[i]
+	var knots [noisyKnots + 1]float64
+	for i := range knots {
+		knots[i] = noisyError * (2*rng.Float64() - 1)
 	}
-	if total == 0 {
-		return 100 * f
-	}
-	pos := f * noisySegments
-	i := min(int(pos), noisySegments-1)
-	var done float64
-	for _, x := range w[:i] {
-		done += x
-	}
-	done += (pos - float64(i)) * w[i]
-	return 100 * done / total
+	x := f * noisyKnots
+	i := min(int(x), noisyKnots-1)
+	e := knots[i] + (knots[i+1]-knots[i])*(x-float64(i))
+	return 100 * f / (f + (1-f)*(1+e))
 }
 
 // exportJob is one static export. All fields but forcedAt are immutable

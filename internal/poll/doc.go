@@ -11,12 +11,14 @@
 //     average since the run began and the latest interval, net of rounding)
 //     and the completion time, and polls at a fraction of the time left plus
 //     a small margin, so polls converge geometrically on the completion. How
-//     close it dares to aim depends on how steady the rate has been, and it
-//     never extrapolates much beyond the history the estimate rests on.
+//     close it dares to aim depends on how much the rate has been straying
+//     (noise costs a little margin; erratic jumps cost a lot), and it never
+//     extrapolates much beyond the history the estimate rests on.
 //   - When progress pauses before the estimated completion it keeps aiming at
 //     it; once past it, or without progress, or when progress goes backwards,
-//     it falls back to exponential backoff capped at Policy.MaxInterval,
-//     since a stalled job may jump to done at any moment.
+//     it falls back to exponential backoff capped at Policy.MaxInterval
+//     (and, for a job that stalls young, at a third of its age), since a
+//     stalled job may jump to done at any moment.
 //   - Every wait is shortened by random jitter, never below
 //     Policy.MinInterval, and ends early when the context does.
 //

@@ -19,7 +19,7 @@ type Policy struct {
 	// lower.
 	MaxInterval time.Duration
 	// MaxEstimatedInterval caps waits derived from a progress estimate
-	// (default 10m). Long jobs need waits far beyond MaxInterval to stay
+	// (default 20m). Long jobs need waits far beyond MaxInterval to stay
 	// cheap: a 30-minute job would otherwise cost over a hundred polls.
 	MaxEstimatedInterval time.Duration
 	// InitialInterval is the first wait after the first non-final
@@ -53,7 +53,7 @@ type Policy struct {
 const (
 	DefaultMinInterval          = 500 * time.Millisecond
 	DefaultMaxInterval          = 8 * time.Second
-	DefaultMaxEstimatedInterval = 10 * time.Minute
+	DefaultMaxEstimatedInterval = 20 * time.Minute
 	DefaultInitialInterval      = time.Second
 	DefaultTargetLatency        = 750 * time.Millisecond
 	DefaultJitter               = 0.1

@@ -29,6 +29,18 @@ type CheckFunc func(ctx context.Context) (Observation, error)
 // the error: the permanent error as the check passed it to Permanent, an
 // *ErrorBudgetError, or a *TimeoutError when ctx ends.
 func Until(ctx context.Context, p Policy, check CheckFunc) (Observation, error) {
+	return until(ctx, p, nil, check)
+}
+
+// UntilAfter is Until for a caller that already holds a fresh observation,
+// such as the answer that started the job: first stands for the first
+// check, so the first request waits for the scheduler's first wait, and none
+// is made at all when first is final.
+func UntilAfter(ctx context.Context, p Policy, first Observation, check CheckFunc) (Observation, error) {
+	return until(ctx, p, &first, check)
+}
+
+func until(ctx context.Context, p Policy, first *Observation, check CheckFunc) (Observation, error) {
 	s := NewScheduler(p)
 	w := &wait{ctx: ctx, p: s.Policy()}
 	w.start = w.p.Clock.Now()
@@ -37,8 +49,14 @@ func Until(ctx context.Context, p Policy, check CheckFunc) (Observation, error) 
 		if err := ctx.Err(); err != nil {
 			return w.last, w.timeout(err)
 		}
-		obs, err := check(ctx)
-		w.polls++
+		var obs Observation
+		var err error
+		if first != nil {
+			obs, first = *first, nil
+		} else {
+			obs, err = check(ctx)
+			w.polls++
+		}
 		var d Decision
 		switch {
 		case err == nil:

@@ -90,9 +90,10 @@ func TestUntilReturnsFinalObservation(t *testing.T) {
 // Until must spend exactly what the simulations measure.
 func TestUntilMatchesSimulation(t *testing.T) {
 	for _, j := range []job{
-		{shape: linear, duration: 600},
-		{shape: noisy, duration: 120, seed: 3},
-		{shape: stalling, duration: 30},
+		{shape: linear, duration: 10 * time.Minute},
+		{shape: noisy, duration: 2 * time.Minute, seed: 3},
+		{shape: stalling, duration: 30 * time.Second},
+		{shape: erratic, duration: 2 * time.Minute, seed: 3},
 	} {
 		want := simulate(j, Policy{Rand: rand.New(rand.NewPCG(9, 9)).Float64})
 
@@ -101,12 +102,12 @@ func TestUntilMatchesSimulation(t *testing.T) {
 		polls := 0
 		_, err := Until(context.Background(), p, func(context.Context) (Observation, error) {
 			polls++
-			return j.observe(c.Now().Sub(simEpoch).Seconds()), nil
+			return j.observe(c.Now().Sub(simEpoch)), nil
 		})
 		if err != nil {
 			t.Fatal(err)
 		}
-		latency := c.Now().Sub(simEpoch).Seconds() - j.done()
+		latency := (c.Now().Sub(simEpoch) - j.done()).Seconds()
 		if polls != want.polls || latency != want.latency {
 			t.Errorf("%s: Until polled %d times, latency %.3fs; simulation %d, %.3fs", j, polls, latency, want.polls, want.latency)
 		}
@@ -311,5 +312,31 @@ func TestUntilLogsChosenWaits(t *testing.T) {
 		if _, ok := last[key]; !ok {
 			t.Errorf("log fields %v lack %q", last, key)
 		}
+	}
+}
+
+func TestUntilAfterStartsFromTheObservationInHand(t *testing.T) {
+	p, c := autoPolicy()
+	var checkedAt []time.Duration
+	check, calls := script(running(50), completed)
+	obs, err := UntilAfter(context.Background(), p, Observation{Status: "queued", Progress: ptr(0.0)}, func(ctx context.Context) (Observation, error) {
+		checkedAt = append(checkedAt, c.Now().Sub(simEpoch))
+		return check(ctx)
+	})
+	if err != nil || !obs.Final {
+		t.Fatalf("UntilAfter = %+v, %v", obs, err)
+	}
+	if *calls != 2 {
+		t.Errorf("checks = %d, want 2: the observation in hand replaces the first", *calls)
+	}
+	if len(checkedAt) == 0 || checkedAt[0] != DefaultInitialInterval {
+		t.Errorf("checks at %v, want the first after the initial interval", checkedAt)
+	}
+
+	// A final observation in hand ends the wait without a check.
+	done, _ := completed()
+	check, calls = script(running(50))
+	if obs, err := UntilAfter(context.Background(), p, done, check); err != nil || !obs.Final || *calls != 0 {
+		t.Errorf("UntilAfter(final) = %+v, %v after %d checks, want it back at once", obs, err, *calls)
 	}
 }

@@ -36,13 +36,13 @@ type Decision struct {
 	// Rate (percent per second) and ETA are the current estimate, if any.
 	Rate float64
 	ETA  time.Time
-	// Erratic reports that the job's rate has changed more than rounding
-	// explains, so estimates are trusted less.
+	// Erratic reports that the job's rate has recently changed far more
+	// than rounding explains, so estimates are trusted much less.
 	Erratic bool
 }
 
-// Estimator tuning, chosen by simulating linear, noisy and stalling jobs of 5s
-// to 30m (see sim_test.go).
+// Estimator tuning, chosen by simulating the mock API's linear, noisy and
+// stalling jobs of 5s to 30m (see sim_test.go and `make bench`).
 //
 // A wait aims at (1-u) of the estimated time left plus TargetLatency, where u
 // is the uncertainty of the estimate.
@@ -50,20 +50,29 @@ const (
 	// uncertaintyNew applies while the rate rests on one or two intervals.
 	uncertaintyNew = 0.5
 	// uncertaintySteady applies while every interval's rate has matched the
-	// previous one within rounding: a job up to 1.18x faster than estimated
-	// is still caught within TargetLatency.
-	uncertaintySteady = 0.15
-	// uncertaintyErratic applies once the rate has changed beyond rounding:
-	// a job up to 2.5x faster than estimated is still caught.
+	// previous one within rounding: a job up to 1.11x faster than estimated
+	// is still caught within TargetLatency. Noise (how far interval rates
+	// have recently strayed from each other, as a fraction) adds to it.
+	uncertaintySteady = 0.1
+	// uncertaintyErratic applies to an erratic job: one up to 2.5x faster
+	// than estimated is still caught.
 	uncertaintyErratic = 0.6
-	// erraticRatio is the change between consecutive interval rates, beyond
-	// rounding, that marks a job as erratic.
-	erraticRatio = 1.05
+	// erraticNoise is the noise beyond which a job is erratic: its rate
+	// changed by half again or more between two intervals. Progress that is
+	// merely noisy strays less, and pays only the noise in uncertainty.
+	erraticNoise = 0.5
+	// noiseDecay is how much of the noise is remembered at each rise, so that
+	// a rate that settles is trusted again.
+	noiseDecay = 0.7
 	// trustSteady and trustErratic bound a wait to this multiple of the time
 	// the estimate is based on: a rate seen over a few seconds is not
 	// extrapolated to an hour, and an erratic one not even to twice as long.
 	trustSteady  = 6.0
 	trustErratic = 1.0
+	// stallAgeFraction caps the backoff of a stalled job at this fraction of
+	// the time since the first poll (and at MaxInterval): a stall of a young
+	// job is noticed within a third of its age, rather than a fixed 8s late.
+	stallAgeFraction = 1.0 / 3
 	// firstRiseBoost: the first rise after a flat period (the queue, say)
 	// may have begun anywhere in the interval, so the measured rate is only
 	// a lower bound.
@@ -97,6 +106,8 @@ type Scheduler struct {
 	step float64
 	est  estimate
 
+	// first is when the first observation was seen.
+	first time.Time
 	// base is the last un-jittered wait; backoff doubles from it.
 	base time.Duration
 	// errors counts consecutive failed polls.
@@ -116,6 +127,9 @@ type estimate struct {
 	erratic bool
 	// lo and hi bound the latest interval's rate, allowing for rounding.
 	lo, hi float64
+	// noise is how far recent interval rates strayed from each other beyond
+	// rounding, as a fraction (capped at 1).
+	noise float64
 }
 
 // NewScheduler returns a Scheduler for p, with defaults applied.
@@ -134,6 +148,9 @@ func (s *Scheduler) Next(now time.Time, obs Observation) time.Duration {
 // Decide is Next with the reasoning attached.
 func (s *Scheduler) Decide(now time.Time, obs Observation) Decision {
 	s.errors = 0
+	if s.first.IsZero() {
+		s.first = now
+	}
 	if obs.Progress == nil || math.IsNaN(*obs.Progress) {
 		m := ModeNoProgress
 		if s.base == 0 {
@@ -190,17 +207,23 @@ func (s *Scheduler) rising(prev, cur sample) Decision {
 	// completion: polling early costs one request, polling late costs
 	// latency.
 	rate, u := max(overall, lo), uncertaintyNew
-	switch {
-	case s.rises == 1:
+	switch s.rises {
+	case 1:
 		rate = max(overall, firstRiseBoost*delta/dt)
-	case s.rises == 2:
+	case 2:
 		// The first rate measured over a whole interval; nothing to compare
 		// it with yet.
 	default:
-		if lo > s.est.hi*erraticRatio || hi*erraticRatio < s.est.lo {
-			s.est.erratic = true
+		var miss float64
+		switch {
+		case lo > s.est.hi:
+			miss = lo/s.est.hi - 1
+		case hi < s.est.lo:
+			miss = s.est.lo/hi - 1
 		}
-		u = uncertaintySteady
+		s.est.noise = max(min(miss, 1), noiseDecay*s.est.noise)
+		s.est.erratic = s.est.noise > erraticNoise
+		u = uncertaintySteady + s.est.noise
 		if s.est.erratic {
 			u = uncertaintyErratic
 		}
@@ -208,11 +231,7 @@ func (s *Scheduler) rising(prev, cur sample) Decision {
 	s.est.rate, s.est.u, s.est.lo, s.est.hi = rate, u, lo, hi
 	s.est.eta = cur.at.Add(seconds((100 - cur.progress) / rate))
 
-	trust := trustSteady
-	if s.est.erratic {
-		trust = trustErratic
-	}
-	wait := min(s.towardETA(cur.at), seconds(trust*span))
+	wait := min(s.towardETA(cur.at), s.trusted(span))
 	return s.decide(ModeEstimate, clampDuration(wait, s.p.MinInterval, s.p.MaxEstimatedInterval))
 }
 
@@ -230,13 +249,24 @@ func (s *Scheduler) flat(now time.Time) Decision {
 		return s.decide(ModeEstimate, clampDuration(aim, s.p.MinInterval, backoff))
 	}
 	// While the estimated completion is well ahead, a pause is not yet a
-	// stall: the job may resume, and cannot finish without progressing.
+	// stall: the job may resume, and cannot finish without progressing. The
+	// estimate is trusted no further than while the job was rising.
 	if now.Before(s.est.eta) && aim > backoff {
-		return s.decide(ModePaused, min(aim, s.p.MaxEstimatedInterval))
+		return s.decide(ModePaused, min(aim, s.p.MaxEstimatedInterval, s.trusted(now.Sub(s.anchor.at).Seconds())))
 	}
 	// Otherwise it may finish, or jump to done, at any moment: poll at
-	// least every MaxInterval.
-	return s.decide(ModeStalled, backoff)
+	// least every MaxInterval, and sooner while the job is young.
+	young := seconds(stallAgeFraction * now.Sub(s.first).Seconds())
+	return s.decide(ModeStalled, min(backoff, max(young, s.p.MinInterval)))
+}
+
+// trusted is the longest wait an estimate based on span seconds of history
+// may justify.
+func (s *Scheduler) trusted(span float64) time.Duration {
+	if s.est.erratic {
+		return seconds(trustErratic * span)
+	}
+	return seconds(trustSteady * span)
 }
 
 // towardETA is the wait that lands at (1-u) of the time left to the

@@ -7,13 +7,16 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/mockapi"
 )
 
-// The job models below mirror the mock API's export jobs: queued until the
-// queue time has passed, running with progress rounded to one decimal and
-// held below 100, then completed. Shapes: linear, noisy (sixteen stretches of
-// random slope, a fifth of them flat) and stalling (60% in the first quarter,
-// flat until the end).
+// The simulated jobs are the mock API's export jobs (linear, noisy and
+// stalling progress, see mockapi.ExportBehavior.StateAt), plus an erratic
+// shape the API is not known to show but the scheduler must survive: sixteen
+// stretches of random slope, a fifth of them flat. The figures the
+// requirements ask for are printed by `make bench` (internal/pollbench);
+// these tests hold the scheduler to them on harder job sets.
 
 type shape int
 
@@ -21,72 +24,57 @@ const (
 	linear shape = iota
 	noisy
 	stalling
+	erratic
 )
 
-func (s shape) String() string { return [...]string{"linear", "noisy", "stalling"}[s] }
+func (s shape) String() string { return [...]string{"linear", "noisy", "stalling", "erratic"}[s] }
 
-// job is the server side of a wait: what a poll t seconds after the job was
-// created sees.
+// job is the server side of a wait.
 type job struct {
-	shape    shape
-	queue    float64
-	duration float64
-	seed     uint64
+	shape           shape
+	queue, duration time.Duration
+	seed            int64
 	// noProgress drops progress from answers.
 	noProgress bool
-	// resolution is the rounding step of reported progress (default 0.1);
-	// negative reports it unrounded.
-	resolution float64
-	// tail is how long the job stays running at 100% before completing.
-	tail float64
 }
 
-func (j job) String() string {
-	return fmt.Sprintf("%s %s", j.shape, secs(j.duration))
-}
+func (j job) String() string { return fmt.Sprintf("%s %s", j.shape, j.duration) }
 
-func (j job) done() float64 { return j.queue + j.duration }
+func (j job) done() time.Duration { return j.queue + j.duration }
 
-func (j job) observe(t float64) Observation {
-	var o Observation
-	switch {
-	case t <= 0 || t < j.queue:
-		o = Observation{Status: "queued", Progress: ptr(0.0)}
-	case t >= j.done():
-		o = Observation{Status: "completed", Final: true, Progress: ptr(100.0)}
-	case t >= j.done()-j.tail:
-		o = Observation{Status: "running", Progress: ptr(100.0)}
-	default:
-		p := j.curve((t - j.queue) / (j.duration - j.tail))
-		switch step := j.resolution; {
-		case step == 0:
-			p = min(math.Round(p*10)/10, 99.9)
-		case step > 0:
-			p = min(math.Round(p/step)*step, 100-step)
-		}
-		o = Observation{Status: "running", Progress: ptr(p)}
+// observe is what a poll elapsed after the job was created sees.
+func (j job) observe(elapsed time.Duration) Observation {
+	if j.shape == erratic {
+		return j.observeErratic(elapsed)
 	}
-	if j.noProgress {
-		o.Progress = nil
+	b := mockapi.ExportBehavior{
+		Duration:     j.duration,
+		Queue:        j.queue,
+		Progress:     [...]mockapi.ProgressShape{mockapi.Linear, mockapi.Noisy, mockapi.Stalling}[j.shape],
+		OmitProgress: j.noProgress,
+	}
+	st := b.StateAt(elapsed, j.seed)
+	o := Observation{Status: st.Status, Final: st.Status == mockapi.StatusCompleted || st.Status == mockapi.StatusFailed}
+	if st.HasProgress {
+		o.Progress = ptr(st.Progress)
 	}
 	return o
 }
 
-func (j job) curve(f float64) float64 {
-	f = min(max(f, 0), 1)
-	switch j.shape {
-	case noisy:
-		return noisyCurve(f, j.seed)
-	case stalling:
-		if f < 0.25 {
-			return 240 * f
-		}
-		return 60
+// observeErratic follows the mock's conventions: queued at first, progress
+// rounded to one decimal and held below 100 while running.
+func (j job) observeErratic(elapsed time.Duration) Observation {
+	switch {
+	case elapsed <= 0 || elapsed < j.queue:
+		return Observation{Status: "queued", Progress: ptr(0.0)}
+	case elapsed >= j.done():
+		return Observation{Status: "completed", Final: true, Progress: ptr(100.0)}
 	}
-	return 100 * f
+	p := erraticCurve(float64(elapsed-j.queue)/float64(j.duration), uint64(j.seed))
+	return Observation{Status: "running", Progress: ptr(min(math.Round(p*10)/10, 99.9))}
 }
 
-func noisyCurve(f float64, seed uint64) float64 {
+func erraticCurve(f float64, seed uint64) float64 {
 	const segments = 16
 	rng := rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15))
 	var w [segments]float64
@@ -113,8 +101,6 @@ func noisyCurve(f float64, seed uint64) float64 {
 
 func ptr[T any](v T) *T { return &v }
 
-func secs(s float64) string { return time.Duration(s * float64(time.Second)).String() }
-
 // simResult is one simulated wait.
 type simResult struct {
 	polls   int
@@ -128,9 +114,9 @@ func simulate(j job, p Policy) simResult {
 	s := NewScheduler(p)
 	var t time.Duration
 	for polls := 1; ; polls++ {
-		obs := j.observe(t.Seconds())
+		obs := j.observe(t)
 		if obs.Final {
-			return simResult{polls: polls, latency: t.Seconds() - j.done()}
+			return simResult{polls: polls, latency: (t - j.done()).Seconds()}
 		}
 		t += s.Next(simEpoch.Add(t), obs)
 	}
@@ -139,19 +125,19 @@ func simulate(j job, p Policy) simResult {
 // simulateSDK models the common SDK waiter: poll at once, then wait 100ms,
 // doubling up to 10s.
 func simulateSDK(j job) simResult {
-	t, wait := 0.0, 0.1
+	t, wait := time.Duration(0), 100*time.Millisecond
 	for polls := 1; ; polls++ {
 		if j.observe(t).Final {
-			return simResult{polls: polls, latency: t - j.done()}
+			return simResult{polls: polls, latency: (t - j.done()).Seconds()}
 		}
 		t += wait
-		wait = min(2*wait, 10)
+		wait = min(2*wait, 10*time.Second)
 	}
 }
 
 type simStats struct {
-	meanPolls, meanLatency, p95Latency, maxLatency float64
-	maxPolls                                       int
+	meanPolls, meanLatency, p50Latency, p95Latency, maxLatency float64
+	maxPolls                                                   int
 }
 
 func summarize(rs []simResult) simStats {
@@ -164,14 +150,15 @@ func summarize(rs []simResult) simStats {
 		st.maxPolls = max(st.maxPolls, r.polls)
 	}
 	slices.Sort(lat)
+	st.p50Latency = lat[int(math.Ceil(0.5*float64(len(lat))))-1]
 	st.p95Latency = lat[int(math.Ceil(0.95*float64(len(lat))))-1]
 	st.maxLatency = lat[len(lat)-1]
 	return st
 }
 
 func (st simStats) String() string {
-	return fmt.Sprintf("polls mean %5.1f max %3d | latency mean %5.2fs p95 %5.2fs max %6.2fs",
-		st.meanPolls, st.maxPolls, st.meanLatency, st.p95Latency, st.maxLatency)
+	return fmt.Sprintf("polls mean %5.1f max %3d | latency mean %5.2fs p50 %5.2fs p95 %5.2fs max %6.2fs",
+		st.meanPolls, st.maxPolls, st.meanLatency, st.p50Latency, st.p95Latency, st.maxLatency)
 }
 
 // runMany simulates n waits, job i built by mk, each with its own seeded
@@ -191,15 +178,20 @@ func runMany(n int, mk func(i int) job) (ours, sdk simStats) {
 // variedJob is job i of a set whose durations spread ±25% around d and whose
 // queue time spreads over 0-2s, so that completion falls at every phase of a
 // waiter's polling cycle.
-func variedJob(sh shape, d float64, i int) job {
+func variedJob(sh shape, d time.Duration, i int) job {
 	r := rand.New(rand.NewPCG(uint64(i), 7))
-	return job{shape: sh, duration: d * (0.75 + 0.5*r.Float64()), queue: 2 * r.Float64(), seed: uint64(i + 1)}
+	return job{
+		shape:    sh,
+		duration: time.Duration(float64(d) * (0.75 + 0.5*r.Float64())),
+		queue:    time.Duration(2 * r.Float64() * float64(time.Second)),
+		seed:     int64(i + 1),
+	}
 }
 
-var simDurations = []float64{5, 30, 120, 600, 1800}
+var simDurations = []time.Duration{5 * time.Second, 30 * time.Second, 2 * time.Minute, 10 * time.Minute, 30 * time.Minute}
 
 func TestSimulatedTenMinuteLinearJob(t *testing.T) {
-	r := simulate(job{shape: linear, duration: 600}, Policy{Rand: rand.New(rand.NewPCG(1, 2)).Float64})
+	r := simulate(job{shape: linear, duration: 10 * time.Minute}, Policy{Rand: rand.New(rand.NewPCG(1, 2)).Float64})
 	if r.polls > 15 {
 		t.Errorf("polls = %d, want <= 15", r.polls)
 	}
@@ -208,11 +200,15 @@ func TestSimulatedTenMinuteLinearJob(t *testing.T) {
 	}
 }
 
-func TestSimulatedLinearJobs(t *testing.T) {
-	for _, d := range simDurations {
-		ours, _ := runMany(200, func(i int) job { return variedJob(linear, d, i) })
-		if ours.maxPolls > 15 || ours.p95Latency > 1 {
-			t.Errorf("linear %s: %s; want at most 15 polls and p95 latency <= 1s", secs(d), ours)
+// Linear and noisy progress: at most 15 polls for every job, and p95 latency
+// within a second.
+func TestSimulatedLinearAndNoisyJobs(t *testing.T) {
+	for _, sh := range []shape{linear, noisy} {
+		for _, d := range simDurations {
+			ours, _ := runMany(300, func(i int) job { return variedJob(sh, d, i) })
+			if ours.maxPolls > 15 || ours.p95Latency > 1 {
+				t.Errorf("%s %s: %s; want at most 15 polls and p95 latency <= 1s", sh, d, ours)
+			}
 		}
 	}
 }
@@ -221,21 +217,21 @@ func TestSimulatedLinearJobs(t *testing.T) {
 // with the common SDK waiter.
 func TestSimulatedStallingJobsBeatSDKWaiter(t *testing.T) {
 	for _, d := range simDurations {
-		ours, sdk := runMany(200, func(i int) job { return variedJob(stalling, d, i) })
+		ours, sdk := runMany(300, func(i int) job { return variedJob(stalling, d, i) })
 		if ours.meanPolls > sdk.meanPolls || ours.meanLatency > sdk.meanLatency || ours.p95Latency > sdk.p95Latency {
-			t.Errorf("stalling %s: ours %s; sdk %s", secs(d), ours, sdk)
+			t.Errorf("stalling %s: ours %s; sdk %s", d, ours, sdk)
 		}
 	}
 }
 
-// Noisy progress cannot be extrapolated precisely; the scheduler must still
-// cost far fewer requests than the SDK waiter, and notice completion about as
-// soon.
-func TestSimulatedNoisyJobs(t *testing.T) {
+// Erratic progress cannot be extrapolated: a job that speeds up several
+// times over during a long wait is noticed late. The scheduler must still
+// cost fewer requests than the SDK waiter and notice most jobs sooner.
+func TestSimulatedErraticJobs(t *testing.T) {
 	for _, d := range simDurations {
-		ours, sdk := runMany(200, func(i int) job { return variedJob(noisy, d, i) })
-		if ours.meanPolls > sdk.meanPolls || ours.meanLatency > max(sdk.meanLatency, 2)*1.5 {
-			t.Errorf("noisy %s: ours %s; sdk %s", secs(d), ours, sdk)
+		ours, sdk := runMany(300, func(i int) job { return variedJob(erratic, d, i) })
+		if ours.meanPolls > sdk.meanPolls || ours.p50Latency > sdk.p50Latency {
+			t.Errorf("erratic %s: ours %s; sdk %s", d, ours, sdk)
 		}
 	}
 }
@@ -249,7 +245,7 @@ func TestSimulatedJobsWithoutProgress(t *testing.T) {
 		})
 		// Plain capped backoff: detection is bounded by MaxInterval.
 		if ours.maxLatency > DefaultMaxInterval.Seconds() {
-			t.Errorf("no progress %s: %s; want latency <= %s", secs(d), ours, DefaultMaxInterval)
+			t.Errorf("no progress %s: %s; want latency <= %s", d, ours, DefaultMaxInterval)
 		}
 	}
 }

@@ -116,7 +116,8 @@ func (p *docsadminProvider) Schema(_ context.Context, _ provider.SchemaRequest, 
 			},
 			"requests_per_second": schema.Float64Attribute{
 				MarkdownDescription: "Request budget shared by every resource and data source of this provider configuration, in requests per second, " +
-					"greater than 0 and at most 1000. A 429 from the API additionally holds all requests for its `Retry-After`. Default: `10`.",
+					"greater than 0 and at most 1000. A 429 from the API additionally holds all requests for its `Retry-After` and halves the rate, " +
+					"which then climbs back to the budget by half a request per second every second. Default: `20`.",
 				Optional:   true,
 				Validators: []validator.Float64{float64validator.Between(0.01, 1000)},
 			},

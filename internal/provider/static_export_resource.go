@@ -262,7 +262,7 @@ func (r *staticExportResource) Create(ctx context.Context, req resource.CreateRe
 	plan.clearBundle()
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 
-	job, err := r.waitForCompletion(ctx, job.JobID, "timeouts.create", timeout)
+	job, err := r.waitForCompletion(ctx, job.JobID, job, "timeouts.create", timeout)
 	if job != nil {
 		plan.setJob(job)
 		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
@@ -367,7 +367,7 @@ func (r *staticExportResource) Update(ctx context.Context, req resource.UpdateRe
 	plan.copyBundleFrom(state)
 	jobID := state.JobID.ValueString()
 	if state.Status.ValueString() != string(client.ExportCompleted) {
-		job, err := r.waitForCompletion(ctx, jobID, "timeouts.update", timeout)
+		job, err := r.waitForCompletion(ctx, jobID, nil, "timeouts.update", timeout)
 		if job != nil {
 			plan.setJob(job)
 		}

@@ -21,11 +21,14 @@ func (d *providerData) pollPolicy(knownStatuses []string) poll.Policy {
 	return p
 }
 
-// waitForCompletion polls an export job until it completes or fails. It
-// returns the last job seen (also on error) so that state can record it.
-func (r *staticExportResource) waitForCompletion(ctx context.Context, jobID, timeoutName string, limit time.Duration) (*client.StaticExportJob, error) {
-	var last *client.StaticExportJob
-	_, err := poll.Until(ctx, r.data.pollPolicy(client.KnownExportStatuses), func(ctx context.Context) (poll.Observation, error) {
+// waitForCompletion polls an export job until it completes or fails. seen,
+// if not nil, is the job as an answer of a moment ago gave it (the start, or
+// the read that found it): it counts as the first poll, which saves a
+// request per export. It returns the last job seen (also on error) so that
+// state can record it.
+func (r *staticExportResource) waitForCompletion(ctx context.Context, jobID string, seen *client.StaticExportJob, timeoutName string, limit time.Duration) (*client.StaticExportJob, error) {
+	last := seen
+	check := func(ctx context.Context) (poll.Observation, error) {
 		job, err := r.data.client.GetStaticExport(ctx, jobID)
 		if err != nil {
 			if client.IsTransient(err) {
@@ -35,7 +38,14 @@ func (r *staticExportResource) waitForCompletion(ctx context.Context, jobID, tim
 		}
 		last = job
 		return exportObservation(job), nil
-	})
+	}
+	policy := r.data.pollPolicy(client.KnownExportStatuses)
+	var err error
+	if seen != nil {
+		_, err = poll.UntilAfter(ctx, policy, exportObservation(seen), check)
+	} else {
+		_, err = poll.Until(ctx, policy, check)
+	}
 	if err != nil {
 		return last, waitError("export job "+jobID, timeoutName, limit, err)
 	}

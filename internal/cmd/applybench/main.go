@@ -1,0 +1,376 @@
+// Command applybench measures the provider end to end: it builds the
+// provider, starts the in-memory mock API with a request rate limit, and
+// times a real `terraform apply` of many docsadmin_static_export resources
+// (one for_each) through a dev_overrides CLI configuration. It prints the
+// apply's wall time against the ideal (waves of -parallelism resources, each
+// wave lasting one job), the requests the mock received, the 429s it sent
+// and the resources that failed, then a verdict.
+//
+// To tell Terraform's own overhead from the provider's, it also times
+// `terraform plan` of the same configuration (no API calls), and the same
+// apply against a mock whose jobs take 1ms, with no rate limit and no
+// request budget.
+//
+//	go run ./internal/cmd/applybench [-resources 50] [-parallelism 10] [-export-duration 3s] [-rate-limit 20] [-strict]
+//
+// Terraform on PATH (or -terraform) and Go are the only prerequisites;
+// nothing is fetched from a registry.
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/mockapi"
+)
+
+const (
+	providerAddr = "registry.terraform.io/docsadmin/docsadmin"
+	providerBin  = "terraform-provider-docsadmin"
+	// targetRatio is the requirement: wall time within 1.3x the ideal.
+	targetRatio = 1.3
+)
+
+type options struct {
+	resources, parallelism int
+	exportDuration         time.Duration
+	rateLimit              float64
+	terraform              string
+	keep, strict           bool
+	timeout                time.Duration
+}
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	opts, err := parseFlags(os.Args[1:])
+	if errors.Is(err, flag.ErrHelp) {
+		return
+	}
+	pass := false
+	if err == nil {
+		pass, err = run(ctx, opts, os.Stdout)
+	}
+	switch {
+	case err != nil:
+		fmt.Fprintf(os.Stderr, "applybench: %v\n", err)
+		os.Exit(2)
+	case opts.strict && !pass:
+		os.Exit(1)
+	}
+}
+
+func parseFlags(args []string) (options, error) {
+	o := options{}
+	fs := flag.NewFlagSet("applybench", flag.ContinueOnError)
+	fs.IntVar(&o.resources, "resources", 50, "docsadmin_static_export resources in the for_each")
+	fs.IntVar(&o.parallelism, "parallelism", 10, "terraform apply -parallelism")
+	fs.DurationVar(&o.exportDuration, "export-duration", 3*time.Second, "how long each of the mock's export jobs runs")
+	fs.Float64Var(&o.rateLimit, "rate-limit", 20, "requests per second the mock accepts before answering 429 with Retry-After")
+	fs.StringVar(&o.terraform, "terraform", "terraform", "Terraform executable: a name looked up on PATH, or a path")
+	fs.BoolVar(&o.keep, "keep", false, "leave the temporary directory (provider, CLI config, configurations, logs) in place")
+	fs.BoolVar(&o.strict, "strict", false, "exit with status 1 when the target is missed")
+	fs.DurationVar(&o.timeout, "timeout", 10*time.Minute, "give up after this long")
+	if err := fs.Parse(args); err != nil {
+		return o, err
+	}
+	if fs.NArg() > 0 {
+		return o, fmt.Errorf("unexpected arguments: %s", strings.Join(fs.Args(), " "))
+	}
+	if o.resources < 1 || o.parallelism < 1 || o.exportDuration <= 0 || o.rateLimit <= 0 || o.timeout <= 0 {
+		return o, errors.New("-resources, -parallelism, -export-duration, -rate-limit and -timeout must be positive")
+	}
+	return o, nil
+}
+
+// bench holds what the runs share.
+type bench struct {
+	opts      options
+	terraform string
+	tmp       string
+	cliConfig string
+}
+
+// result is one timed apply.
+type result struct {
+	plan, wall           time.Duration
+	exitErr              error
+	total, limited       int
+	starts, gets, bundle int
+	completed            int // resources in state, completed, with a link
+	errors               []string
+	log                  string
+}
+
+func run(ctx context.Context, opts options, stdout io.Writer) (bool, error) {
+	ctx, cancel := context.WithTimeout(ctx, opts.timeout)
+	defer cancel()
+
+	b := &bench{opts: opts}
+	var err error
+	if b.terraform, err = exec.LookPath(opts.terraform); err != nil {
+		return false, fmt.Errorf("terraform not found (%w); install it or pass -terraform", err)
+	}
+	if b.tmp, err = os.MkdirTemp("", "docsadmin-applybench-"); err != nil {
+		return false, err
+	}
+	defer func() {
+		if opts.keep {
+			fmt.Fprintf(stdout, "\nKept %s\n", b.tmp)
+			return
+		}
+		_ = os.RemoveAll(b.tmp)
+	}()
+
+	fmt.Fprintln(stdout, "Building the provider...")
+	if err := b.build(ctx); err != nil {
+		return false, err
+	}
+
+	fmt.Fprintf(stdout, "Floor: the same apply with 1ms jobs, no rate limit and no request budget...\n")
+	floor, err := b.apply(ctx, "floor", mockapi.Config{ExportDuration: time.Millisecond, LinkTTL: 24 * time.Hour}, floorSettings)
+	if err != nil {
+		return false, err
+	}
+	fmt.Fprintf(stdout, "Measured: %d resources, %s jobs, mock limited to %g requests/s...\n", opts.resources, opts.exportDuration, opts.rateLimit)
+	res, err := b.apply(ctx, "measured", mockapi.Config{ExportDuration: opts.exportDuration, RateLimit: opts.rateLimit, LinkTTL: 24 * time.Hour}, "")
+	if err != nil {
+		return false, err
+	}
+	return report(stdout, opts, floor, res), nil
+}
+
+// build compiles the provider into the temporary directory and writes a CLI
+// configuration that installs it through dev_overrides.
+func (b *bench) build(ctx context.Context) error {
+	binDir := filepath.Join(b.tmp, "bin")
+	if err := os.Mkdir(binDir, 0o700); err != nil {
+		return err
+	}
+	bin := filepath.Join(binDir, providerBin)
+	if runtime.GOOS == "windows" {
+		bin += ".exe"
+	}
+	cmd := exec.CommandContext(ctx, "go", "build", "-ldflags", "-X main.version=bench", "-o", bin, ".")
+	cmd.Dir = moduleRoot()
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("go build of the provider: %w\n%s", err, out)
+	}
+	b.cliConfig = filepath.Join(b.tmp, "terraform.rc")
+	content := fmt.Sprintf("provider_installation {\n  dev_overrides {\n    %q = %s\n  }\n  direct {}\n}\n",
+		providerAddr, strconv.Quote(filepath.ToSlash(binDir)))
+	return os.WriteFile(b.cliConfig, []byte(content), 0o600)
+}
+
+// moduleRoot is the directory of go.mod above the working directory, where
+// `go build .` builds the provider.
+func moduleRoot() string {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "."
+	}
+	for d := dir; ; d = filepath.Dir(d) {
+		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
+			return d
+		}
+		if filepath.Dir(d) == d {
+			return dir
+		}
+	}
+}
+
+const configTemplate = `terraform {
+  required_providers {
+    docsadmin = {
+      source = "docsadmin/docsadmin"
+    }
+  }
+}
+
+# base_url and api_key come from DOCSADMIN_BASE_URL and DOCSADMIN_API_KEY.
+provider "docsadmin" {%s}
+
+resource "docsadmin_static_export" "site" {
+  for_each = toset([for i in range(%d) : "site${i}.example.com"])
+  domain   = each.value
+}
+`
+
+// floorSettings lift the provider's request budget, so that the floor run
+// measures Terraform, the provider's start-up and the requests themselves.
+const floorSettings = "\n  requests_per_second     = 1000\n  max_concurrent_requests = 100\n"
+
+// apply runs one timed `terraform apply` in a fresh directory against a new
+// mock configured by cfg, with settings in the provider block (the measured
+// run leaves it empty: default settings).
+func (b *bench) apply(ctx context.Context, name string, cfg mockapi.Config, settings string) (result, error) {
+	var res result
+	dir := filepath.Join(b.tmp, name)
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		return res, err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "main.tf"), fmt.Appendf(nil, configTemplate, settings, b.opts.resources), 0o600); err != nil {
+		return res, err
+	}
+	mock := mockapi.NewServer(cfg)
+	defer mock.Close()
+	env := append(cleanEnv(os.Environ()),
+		"TF_CLI_CONFIG_FILE="+b.cliConfig,
+		"TF_IN_AUTOMATION=1",
+		"CHECKPOINT_DISABLE=1",
+		"DOCSADMIN_BASE_URL="+mock.URL,
+		"DOCSADMIN_API_KEY="+mock.APIKey,
+	)
+
+	var out bytes.Buffer
+	plan := b.command(ctx, dir, env, "plan", "-input=false", "-no-color", "-parallelism="+strconv.Itoa(b.opts.parallelism))
+	plan.Stdout, plan.Stderr = &out, &out
+	start := time.Now()
+	if err := plan.Run(); err != nil {
+		return res, fmt.Errorf("terraform plan (%s): %w\n%s", name, err, out.String())
+	}
+	res.plan = time.Since(start)
+	out.Reset()
+
+	cmd := b.command(ctx, dir, env, "apply", "-auto-approve", "-input=false", "-no-color", "-parallelism="+strconv.Itoa(b.opts.parallelism))
+	cmd.Stdout, cmd.Stderr = &out, &out
+	start = time.Now()
+	res.exitErr = cmd.Run()
+	res.wall = time.Since(start)
+	if ctx.Err() != nil {
+		return res, fmt.Errorf("terraform apply (%s) stopped: %w", name, context.Cause(ctx))
+	}
+	res.log = filepath.Join(b.tmp, name+"-apply.log")
+	_ = os.WriteFile(res.log, out.Bytes(), 0o600)
+	for line := range strings.SplitSeq(out.String(), "\n") {
+		if strings.HasPrefix(strings.TrimSpace(line), "Error:") {
+			res.errors = append(res.errors, strings.TrimSpace(line))
+		}
+	}
+
+	res.total, res.limited = mock.TotalRequests(), mock.RateLimited()
+	res.starts = mock.Requests(mockapi.EndpointStartExport)
+	res.gets = mock.Requests(mockapi.EndpointGetExport)
+	res.bundle = mock.Requests(mockapi.EndpointBundle)
+	var err error
+	res.completed, err = b.completed(ctx, dir, env)
+	return res, err
+}
+
+// cleanEnv drops the variables that would change what the terraform commands
+// do: Terraform's own settings and the provider's.
+func cleanEnv(env []string) []string {
+	var kept []string
+	for _, kv := range env {
+		k, _, _ := strings.Cut(kv, "=")
+		if k = strings.ToUpper(k); !strings.HasPrefix(k, "TF_") && !strings.HasPrefix(k, "DOCSADMIN_") && k != "CHECKPOINT_DISABLE" {
+			kept = append(kept, kv)
+		}
+	}
+	return kept
+}
+
+func (b *bench) command(ctx context.Context, dir string, env []string, args ...string) *exec.Cmd {
+	cmd := exec.CommandContext(ctx, b.terraform, args...)
+	cmd.Dir, cmd.Env = dir, env
+	// A single interrupt lets Terraform stop gracefully.
+	cmd.Cancel = func() error {
+		if err := cmd.Process.Signal(os.Interrupt); err != nil {
+			return cmd.Process.Kill()
+		}
+		return nil
+	}
+	cmd.WaitDelay = 30 * time.Second
+	return cmd
+}
+
+// completed counts the exports in state that completed and carry a link.
+func (b *bench) completed(ctx context.Context, dir string, env []string) (int, error) {
+	if _, err := os.Stat(filepath.Join(dir, "terraform.tfstate")); errors.Is(err, os.ErrNotExist) {
+		return 0, nil // nothing was created
+	}
+	cmd := b.command(ctx, dir, env, "show", "-json")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	raw, err := cmd.Output()
+	if err != nil {
+		return 0, fmt.Errorf("terraform show -json: %w\n%s", err, stderr.String())
+	}
+	var state struct {
+		Values struct {
+			RootModule struct {
+				Resources []struct {
+					Type   string `json:"type"`
+					Values struct {
+						Status    string  `json:"status"`
+						BundleURL *string `json:"bundle_url"`
+					} `json:"values"`
+				} `json:"resources"`
+			} `json:"root_module"`
+		} `json:"values"`
+	}
+	if err := json.Unmarshal(raw, &state); err != nil {
+		return 0, fmt.Errorf("terraform show -json: %w", err)
+	}
+	n := 0
+	for _, r := range state.Values.RootModule.Resources {
+		if r.Type == "docsadmin_static_export" && r.Values.Status == "completed" && r.Values.BundleURL != nil && *r.Values.BundleURL != "" {
+			n++
+		}
+	}
+	return n, nil
+}
+
+func report(w io.Writer, o options, floor, res result) bool {
+	waves := int(math.Ceil(float64(o.resources) / float64(o.parallelism)))
+	ideal := time.Duration(waves) * o.exportDuration
+	ratio := res.wall.Seconds() / ideal.Seconds()
+	failed := o.resources - res.completed
+	perResource := float64(res.total) / float64(o.resources)
+
+	fmt.Fprintf(w, "\nterraform apply of %d docsadmin_static_export (one for_each), -parallelism=%d, %s jobs,\n", o.resources, o.parallelism, o.exportDuration)
+	fmt.Fprintf(w, "mock API limited to %g requests/s (429 with Retry-After beyond that), provider at its default settings\n\n", o.rateLimit)
+	fmt.Fprintf(w, "  wall time           %6.1fs  ideal %d waves x %s = %.1fs; %.2fx the ideal (target <= %.1fx = %.1fs)\n",
+		res.wall.Seconds(), waves, o.exportDuration, ideal.Seconds(), ratio, targetRatio, targetRatio*ideal.Seconds())
+	fmt.Fprintf(w, "  terraform plan      %6.1fs  same configuration: Terraform and provider start-up, no API call\n", res.plan.Seconds())
+	fmt.Fprintf(w, "  1ms-job apply       %6.1fs  same apply with 1ms jobs, no rate limit, no request budget: all but the jobs' time\n", floor.wall.Seconds())
+	fmt.Fprintf(w, "  requests            %6d   %d starts, %d GETs, %d bundle links, %d other; %.1f per resource\n",
+		res.total, res.starts, res.gets, res.bundle, res.total-res.starts-res.gets-res.bundle, perResource)
+	fmt.Fprintf(w, "  429s received       %6d\n", res.limited)
+	fmt.Fprintf(w, "  failed resources    %6d   of %d (completed with a link in state: %d)\n", failed, o.resources, res.completed)
+	if res.exitErr != nil {
+		fmt.Fprintf(w, "  terraform apply     failed: %v; log: %s\n", res.exitErr, res.log)
+		for i, e := range res.errors {
+			if i == 5 {
+				fmt.Fprintf(w, "    ... %d more\n", len(res.errors)-i)
+				break
+			}
+			fmt.Fprintf(w, "    %s\n", e)
+		}
+	}
+	if floor.exitErr != nil || floor.completed != o.resources {
+		fmt.Fprintf(w, "  (the floor run itself failed: %v; log: %s)\n", floor.exitErr, floor.log)
+	}
+
+	pass := res.exitErr == nil && failed == 0 && ratio <= targetRatio
+	verdict := "PASS"
+	if !pass {
+		verdict = "MISS"
+	}
+	fmt.Fprintf(w, "\n%s  no failed resource and wall time within %.1fx the ideal: %d failed, %.1fs = %.2fx\n", verdict, targetRatio, failed, res.wall.Seconds(), ratio)
+	return pass
+}
