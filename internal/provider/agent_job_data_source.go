@@ -98,15 +98,7 @@ func (d *agentJobDataSource) Schema(_ context.Context, _ datasource.SchemaReques
 }
 
 func (d *agentJobDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
-	if req.ProviderData == nil {
-		return
-	}
-	data, ok := req.ProviderData.(*providerData)
-	if !ok {
-		resp.Diagnostics.AddError("Unexpected provider data", fmt.Sprintf("expected *providerData, got %T", req.ProviderData))
-		return
-	}
-	d.data = data
+	d.data = providerDataFrom(req.ProviderData, &resp.Diagnostics)
 }
 
 func (d *agentJobDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
@@ -115,9 +107,7 @@ func (d *agentJobDataSource) Read(ctx context.Context, req datasource.ReadReques
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	if d.data == nil {
-		resp.Diagnostics.AddError("Provider not configured",
-			"The docsadmin provider's api_key and base_url are not known yet (they may come from resources not created yet), so the agent job cannot be read.")
+	if !requireConfigured(d.data, &resp.Diagnostics, "the agent job cannot be read") {
 		return
 	}
 	ctx = d.data.maskSecrets(ctx)

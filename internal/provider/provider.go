@@ -4,12 +4,14 @@ package provider
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/float64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/ephemeral"
 	"github.com/hashicorp/terraform-plugin-framework/function"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -264,3 +266,27 @@ type providerData struct {
 }
 
 func (d *providerData) now() time.Time { return d.clock.Now() }
+
+// providerDataFrom unpacks what Configure handed to a resource or data
+// source; nil while the provider is not configured yet.
+func providerDataFrom(raw any, diags *diag.Diagnostics) *providerData {
+	if raw == nil {
+		return nil
+	}
+	data, ok := raw.(*providerData)
+	if !ok {
+		diags.AddError("Unexpected provider data", fmt.Sprintf("expected *providerData, got %T", raw))
+	}
+	return data
+}
+
+// requireConfigured reports a provider whose settings are not known yet,
+// saying what cannot be done because of it.
+func requireConfigured(data *providerData, diags *diag.Diagnostics, consequence string) bool {
+	if data != nil {
+		return true
+	}
+	diags.AddError("Provider not configured",
+		"The docsadmin provider's api_key and base_url are not known yet (they may come from resources not created yet), so "+consequence+".")
+	return false
+}

@@ -104,15 +104,7 @@ func (e *staticExportBundleEphemeralResource) Schema(_ context.Context, _ epheme
 }
 
 func (e *staticExportBundleEphemeralResource) Configure(_ context.Context, req ephemeral.ConfigureRequest, resp *ephemeral.ConfigureResponse) {
-	if req.ProviderData == nil {
-		return
-	}
-	data, ok := req.ProviderData.(*providerData)
-	if !ok {
-		resp.Diagnostics.AddError("Unexpected provider data", fmt.Sprintf("expected *providerData, got %T", req.ProviderData))
-		return
-	}
-	e.data = data
+	e.data = providerDataFrom(req.ProviderData, &resp.Diagnostics)
 }
 
 func (e *staticExportBundleEphemeralResource) Open(ctx context.Context, req ephemeral.OpenRequest, resp *ephemeral.OpenResponse) {
@@ -121,9 +113,7 @@ func (e *staticExportBundleEphemeralResource) Open(ctx context.Context, req ephe
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	if e.data == nil {
-		resp.Diagnostics.AddError("Provider not configured",
-			"The docsadmin provider's api_key and base_url are not known yet (they may come from resources not created yet), so no bundle link can be generated.")
+	if !requireConfigured(e.data, &resp.Diagnostics, "no bundle link can be generated") {
 		return
 	}
 	ctx = e.data.maskSecrets(ctx)

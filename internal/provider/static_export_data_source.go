@@ -68,15 +68,7 @@ func (d *staticExportDataSource) Schema(_ context.Context, _ datasource.SchemaRe
 }
 
 func (d *staticExportDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
-	if req.ProviderData == nil {
-		return
-	}
-	data, ok := req.ProviderData.(*providerData)
-	if !ok {
-		resp.Diagnostics.AddError("Unexpected provider data", fmt.Sprintf("expected *providerData, got %T", req.ProviderData))
-		return
-	}
-	d.data = data
+	d.data = providerDataFrom(req.ProviderData, &resp.Diagnostics)
 }
 
 func (d *staticExportDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
@@ -85,9 +77,7 @@ func (d *staticExportDataSource) Read(ctx context.Context, req datasource.ReadRe
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	if d.data == nil {
-		resp.Diagnostics.AddError("Provider not configured",
-			"The docsadmin provider's api_key and base_url are not known yet (they may come from resources not created yet), so the export job cannot be read.")
+	if !requireConfigured(d.data, &resp.Diagnostics, "the export job cannot be read") {
 		return
 	}
 	ctx = d.data.maskSecrets(ctx)

@@ -9,7 +9,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/mapvalidator"
-	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
@@ -214,21 +213,13 @@ func (r *staticExportResource) ValidateConfig(ctx context.Context, req resource.
 }
 
 func (r *staticExportResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	if req.ProviderData == nil {
-		return
-	}
-	data, ok := req.ProviderData.(*providerData)
-	if !ok {
-		resp.Diagnostics.AddError("Unexpected provider data", fmt.Sprintf("expected *providerData, got %T", req.ProviderData))
-		return
-	}
-	r.data = data
+	r.data = providerDataFrom(req.ProviderData, &resp.Diagnostics)
 }
 
 func (r *staticExportResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	var plan staticExportModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() || !r.configured(&resp.Diagnostics) {
+	if resp.Diagnostics.HasError() || !requireConfigured(r.data, &resp.Diagnostics, "the export cannot be managed yet") {
 		return
 	}
 	ctx = r.data.maskSecrets(ctx)
@@ -308,7 +299,7 @@ func resumeRefusal(job *client.StaticExportJob, err error) string {
 func (r *staticExportResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
 	var state staticExportModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() || !r.configured(&resp.Diagnostics) {
+	if resp.Diagnostics.HasError() || !requireConfigured(r.data, &resp.Diagnostics, "the export cannot be managed yet") {
 		return
 	}
 	ctx = r.data.maskSecrets(ctx)
@@ -343,7 +334,7 @@ func (r *staticExportResource) Update(ctx context.Context, req resource.UpdateRe
 	var plan, state staticExportModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() || !r.configured(&resp.Diagnostics) {
+	if resp.Diagnostics.HasError() || !requireConfigured(r.data, &resp.Diagnostics, "the export cannot be managed yet") {
 		return
 	}
 	ctx = r.data.maskSecrets(ctx)
@@ -418,7 +409,7 @@ func (r *staticExportResource) ImportState(ctx context.Context, req resource.Imp
 		resp.Diagnostics.AddError("Invalid import identifier", "The domain part of the identifier is not valid. "+problem)
 		return
 	}
-	if !r.configured(&resp.Diagnostics) {
+	if !requireConfigured(r.data, &resp.Diagnostics, "the export cannot be managed yet") {
 		return
 	}
 	ctx = r.data.maskSecrets(ctx)
@@ -520,11 +511,3 @@ func (r *staticExportResource) clockNow() time.Time {
 	return r.data.now()
 }
 
-func (r *staticExportResource) configured(diags *diag.Diagnostics) bool {
-	if r.data != nil {
-		return true
-	}
-	diags.AddError("Provider not configured",
-		"The docsadmin provider's api_key and base_url are not known yet (they may come from resources not created yet). Apply those first, or set them directly.")
-	return false
-}
