@@ -200,21 +200,22 @@ type agentPromptRequest struct {
 	Prompt string `json:"prompt"`
 }
 
-func readPrompt(w http.ResponseWriter, r *http.Request) (string, bool) {
+// validPrompt answers 400 and reports false for a body without a prompt.
+func validPrompt(w http.ResponseWriter, r *http.Request) bool {
 	var req agentPromptRequest
 	if err := decodeBody(w, r, &req); err != nil {
 		writeError(w, http.StatusBadRequest, err.Error())
-		return "", false
+		return false
 	}
 	if strings.TrimSpace(req.Prompt) == "" {
 		writeError(w, http.StatusBadRequest, "prompt is required")
-		return "", false
+		return false
 	}
-	return req.Prompt, true
+	return true
 }
 
 func (s *Server) handleCreateAgentJob(w http.ResponseWriter, r *http.Request, projectID string) {
-	if _, ok := readPrompt(w, r); !ok {
+	if !validPrompt(w, r) {
 		return
 	}
 	now := s.now()
@@ -251,7 +252,7 @@ func (s *Server) handleCreateAgentJob(w http.ResponseWriter, r *http.Request, pr
 // handleAgentMessage sends a follow-up prompt. A completed job resumes work
 // (back to active); other states are returned unchanged.
 func (s *Server) handleAgentMessage(w http.ResponseWriter, r *http.Request, projectID, id string) {
-	if _, ok := readPrompt(w, r); !ok {
+	if !validPrompt(w, r) {
 		return
 	}
 	now := s.now()

@@ -170,11 +170,11 @@ func TestSchedulerSmallDipIsNotRegression(t *testing.T) {
 
 func TestSchedulerAbsentProgressBacksOff(t *testing.T) {
 	st := newStepper(t, Policy{InitialInterval: time.Second, MaxInterval: 8 * time.Second})
-	want := []time.Duration{1, 2, 4, 8, 8, 8}
+	want := []time.Duration{1 * time.Second, 2 * time.Second, 4 * time.Second, 8 * time.Second, 8 * time.Second, 8 * time.Second}
 	for i, w := range want {
 		d := st.observe(nil)
-		if d.Wait != w*time.Second {
-			t.Fatalf("wait %d = %s, want %s", i, d.Wait, w*time.Second)
+		if d.Wait != w {
+			t.Fatalf("wait %d = %s, want %s", i, d.Wait, w)
 		}
 		if i > 0 && d.Mode != ModeNoProgress {
 			t.Errorf("wait %d: mode %s, want no-progress", i, d.Mode)

@@ -282,14 +282,14 @@ func (r *staticExportResource) resumableJob(ctx context.Context, inputs exportIn
 	}
 	job, err := r.data.client.GetStaticExport(ctx, jobID)
 	if err != nil || job.Status == client.ExportFailed {
-		tflog.Info(ctx, "not resuming the earlier export job; starting a new one", map[string]any{"job_id": jobID, "reason": resumeRefusal(job, err)})
+		tflog.Info(ctx, "not resuming the earlier export job; starting a new one", map[string]any{"job_id": jobID, "reason": resumeRefusal(err)})
 		return nil
 	}
 	tflog.Info(ctx, "resuming the export job an earlier apply left unfinished", map[string]any{"job_id": jobID, "status": string(job.Status)})
 	return job
 }
 
-func resumeRefusal(job *client.StaticExportJob, err error) string {
+func resumeRefusal(err error) string {
 	if err != nil {
 		return err.Error()
 	}
@@ -510,4 +510,3 @@ func (r *staticExportResource) clockNow() time.Time {
 	}
 	return r.data.now()
 }
-

@@ -50,7 +50,7 @@ func (d *demo) checkTerraform(ctx context.Context) error {
 	}
 	major, _, _ := strings.Cut(v.Version, ".")
 	if n, err := strconv.Atoi(major); err != nil || n < 1 {
-		return fmt.Errorf("Terraform %s at %s is too old: the demo needs 1.0 or later\n\n%s", v.Version, path, installHelp)
+		return fmt.Errorf("terraform %s at %s is too old: the demo needs 1.0 or later\n\n%s", v.Version, path, installHelp)
 	}
 	fmt.Fprintf(d.stdout, "Terraform %s (%s)\n", v.Version, path)
 	return nil
@@ -210,7 +210,7 @@ func (d *demo) terraformRun(ctx context.Context, stream bool, args ...string) er
 	}
 	err := cmd.Run()
 	if err != nil && !stream {
-		d.stderr.Write(buf.Bytes())
+		_, _ = d.stderr.Write(buf.Bytes())
 	}
 	if err != nil && ctx.Err() != nil {
 		return fmt.Errorf("%w (stopped: %v)", err, context.Cause(ctx))
