@@ -78,6 +78,11 @@ func Redact(rawURL string) string {
 	return u.String()
 }
 
+// SignatureParams lists the query parameters that grant access, lower-cased.
+func SignatureParams() []string {
+	return append([]string(nil), signatureParams...)
+}
+
 // Signature returns the values of the link's signing parameters, so that
 // callers can check that they do not leak.
 func Signature(rawURL string) []string {

@@ -179,6 +179,10 @@ func (c *Client) do(ctx context.Context, ep endpoint, body any, out any) error {
 		if !retry || attempt >= c.maxRetries {
 			return err
 		}
+		if deadline, ok := ctx.Deadline(); ok && apiErr != nil && c.clock.Now().Add(apiErr.RetryAfter).After(deadline) {
+			// The server asks for more time than the call has left.
+			return err
+		}
 		c.logger.Debug(ctx, "retrying API request", map[string]any{
 			"endpoint": ep.String(),
 			"attempt":  attempt + 1,

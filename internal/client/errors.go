@@ -1,6 +1,7 @@
 package client
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -19,6 +20,9 @@ func (e *APIError) Error() string {
 	status := fmt.Sprintf("HTTP %d", e.StatusCode)
 	if text := http.StatusText(e.StatusCode); text != "" {
 		status += " " + text
+	}
+	if e.RetryAfter > 0 {
+		status += fmt.Sprintf(" (Retry-After %s)", e.RetryAfter)
 	}
 	if e.Message == "" {
 		return fmt.Sprintf("%s: %s", e.Endpoint, status)
@@ -76,6 +80,9 @@ func IsTransient(err error) bool {
 
 // Hint returns what a user can do about err, or "" when there is nothing specific to say.
 func Hint(err error) string {
+	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
+		return "" // the caller knows which wait ended and says so
+	}
 	switch StatusCode(err) {
 	case http.StatusUnauthorized:
 		return "The API key is missing, wrong or expired: generate a new admin API key on the dashboard's API keys page and set api_key or DOCSADMIN_API_KEY."

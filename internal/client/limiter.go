@@ -120,8 +120,8 @@ func (l *limiter) setRateLocked(now time.Time, r float64) {
 	l.rate.SetBurst(burstOf(r))
 }
 
-// jitter spreads d by up to +20% so callers released by one pause do not
-// arrive together.
+// jitter lengthens the wait of the caller that met a 429 by up to 20%, so
+// that its retry does not land exactly when the others are released.
 func (l *limiter) jitter(d time.Duration) time.Duration {
 	return d + time.Duration(rand.Float64()*0.2*float64(d))
 }

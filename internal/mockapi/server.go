@@ -1,5 +1,5 @@
 // Package mockapi is a stateful in-memory fake of the documentation
-// administration API described in API.md: static export jobs, bundle links,
+// administration API: static export jobs, bundle links,
 // presigned bundle downloads and agent jobs.
 //
 // It is deliberately an independent implementation of the contract (it shares

@@ -67,12 +67,12 @@ func until(ctx context.Context, p Policy, first *Observation, check CheckFunc) (
 			w.noteStatus(obs.Status)
 			d = s.Decide(w.p.Clock.Now(), obs)
 			w.logDecision(obs, d)
-		case IsPermanent(err):
-			return w.last, unwrapPermanent(err)
 		case ctx.Err() != nil:
 			// The check failed because the wait ended, not the service.
 			w.lastErr = err
 			return w.last, w.timeout(ctx.Err())
+		case IsPermanent(err):
+			return w.last, unwrapPermanent(err)
 		default:
 			w.lastErr = err
 			d = s.DecideError()

@@ -19,7 +19,7 @@ import (
 )
 
 // The fault matrix: every way the API can misbehave that the contract leaves
-// open (API.md part C) or documents as an error, played by the mock against a
+// open or documents as an error, played by the mock against a
 // real Terraform apply. A row either succeeds with exactly one export started,
 // or fails with a message that names the endpoint, the HTTP status, the API's
 // message, the job and what to do, and never dumps a proxy's page, panics or

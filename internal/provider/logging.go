@@ -3,8 +3,11 @@ package provider
 import (
 	"context"
 	"regexp"
+	"strings"
 
 	"github.com/hashicorp/terraform-plugin-log/tflog"
+
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/bundlelink"
 )
 
 // tflogLogger hands the client's records to Terraform's logging.
@@ -14,8 +17,9 @@ func (tflogLogger) Debug(ctx context.Context, msg string, fields map[string]any)
 	tflog.Debug(ctx, msg, fields)
 }
 
-// signatureInText matches the signing parameters of presigned links.
-var signatureInText = regexp.MustCompile(`(?i)((?:x-amz-signature|x-amz-security-token|x-amz-credential|x-goog-signature|x-goog-credential)=)[^&\s"']+`)
+// signatureInText matches the value of any signing parameter of a presigned
+// link, wherever it stands in a message or field.
+var signatureInText = regexp.MustCompile(`(?i)\b(?:` + strings.Join(bundlelink.SignatureParams(), "|") + `)=[^&\s"']+`)
 
 // maskSecrets makes every log record written with the returned context hide
 // the API key and link signatures, whatever logs them.

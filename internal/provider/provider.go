@@ -140,7 +140,7 @@ func (p *docsadminProvider) Configure(ctx context.Context, req provider.Configur
 	}
 	// Values that come from other resources are unknown until apply; the
 	// client is built when they are known.
-	if cfg.APIKey.IsUnknown() || cfg.BaseURL.IsUnknown() || cfg.ProjectID.IsUnknown() {
+	if cfg.APIKey.IsUnknown() || cfg.BaseURL.IsUnknown() {
 		return
 	}
 
@@ -180,16 +180,17 @@ func (p *docsadminProvider) Configure(ctx context.Context, req provider.Configur
 		Backoff:   p.options.RetryBackoff,
 		Logger:    tflogLogger{},
 	}
-	if !cfg.MaxRetries.IsNull() {
+	// Unknown settings keep their defaults until they are known.
+	if !cfg.MaxRetries.IsNull() && !cfg.MaxRetries.IsUnknown() {
 		clientCfg.MaxRetries = int(cfg.MaxRetries.ValueInt64())
 		if clientCfg.MaxRetries == 0 {
 			clientCfg.MaxRetries = -1 // the client reads 0 as "default"
 		}
 	}
-	if !cfg.RequestsPerSecond.IsNull() {
+	if !cfg.RequestsPerSecond.IsNull() && !cfg.RequestsPerSecond.IsUnknown() {
 		clientCfg.RequestsPerSecond = cfg.RequestsPerSecond.ValueFloat64()
 	}
-	if !cfg.MaxConcurrentRequests.IsNull() {
+	if !cfg.MaxConcurrentRequests.IsNull() && !cfg.MaxConcurrentRequests.IsUnknown() {
 		clientCfg.MaxConcurrentRequests = int(cfg.MaxConcurrentRequests.ValueInt64())
 	}
 	apiClient, err := client.New(clientCfg)
@@ -205,6 +206,7 @@ func (p *docsadminProvider) Configure(ctx context.Context, req provider.Configur
 		policy:    p.options.PollPolicy,
 		resume:    p.resume,
 		apiKey:    apiKey,
+		baseURL:   baseURL,
 	}
 	resp.ResourceData = data
 	resp.DataSourceData = data
@@ -263,6 +265,7 @@ type providerData struct {
 	policy    poll.Policy
 	resume    *resumeRegistry
 	apiKey    string
+	baseURL   string
 }
 
 func (d *providerData) now() time.Time { return d.clock.Now() }

@@ -39,15 +39,15 @@ func (r *resumeRegistry) take(fingerprint string) (string, bool) {
 	return jobID, ok
 }
 
-// exportFingerprint identifies an export by everything that would make it
-// a different export.
-func exportFingerprint(domain, version string, paths []string, triggers map[string]string) string {
+// exportFingerprint digests what identifies an export.
+func exportFingerprint(baseURL, domain, version string, paths []string, triggers map[string]string) string {
 	data, _ := json.Marshal(struct {
+		BaseURL  string            `json:"b"`
 		Domain   string            `json:"d"`
 		Version  string            `json:"v"`
 		Paths    []string          `json:"p"`
 		Triggers map[string]string `json:"t"`
-	}{domain, version, paths, triggers})
+	}{baseURL, domain, version, paths, triggers})
 	sum := sha256.Sum256(data)
 	return hex.EncodeToString(sum[:])
 }

@@ -40,8 +40,10 @@ func (in exportInputs) request() client.StartStaticExportRequest {
 	return client.StartStaticExportRequest{Domain: in.Domain, Version: in.Version, Paths: in.Paths}
 }
 
-func (in exportInputs) fingerprint() string {
-	return exportFingerprint(in.Domain, in.Version, in.Paths, in.Triggers)
+// resumeKey identifies an export by the API it runs on and everything that
+// would make it a different export.
+func (d *providerData) resumeKey(in exportInputs) string {
+	return exportFingerprint(d.baseURL, in.Domain, in.Version, in.Paths, in.Triggers)
 }
 
 // setJob copies what the API reported of a job. Fields it left out keep their

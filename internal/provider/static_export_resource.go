@@ -32,10 +32,6 @@ const (
 	defaultReadTimeout   = 5 * time.Minute
 	defaultUpdateTimeout = 30 * time.Minute
 	defaultRenewBefore   = "1h"
-
-	// privateImported marks state made by import, whose version, paths and
-	// triggers the API cannot report; the first plan adopts the configuration's.
-	privateImported = "imported"
 )
 
 var (
@@ -237,7 +233,11 @@ func (r *staticExportResource) Create(ctx context.Context, req resource.CreateRe
 		return
 	}
 
-	job := r.resumableJob(ctx, inputs)
+	job, err := r.resumableJob(ctx, inputs)
+	if err != nil {
+		resp.Diagnostics.AddError("Cannot continue the unfinished static export", err.Error())
+		return
+	}
 	if job == nil {
 		started, err := r.data.client.StartStaticExport(ctx, inputs.request())
 		if err != nil {
@@ -253,7 +253,7 @@ func (r *staticExportResource) Create(ctx context.Context, req resource.CreateRe
 	plan.clearBundle()
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 
-	job, err := r.waitForCompletion(ctx, job.JobID, job, "timeouts.create", timeout)
+	job, err = r.waitForCompletion(ctx, job.JobID, job, "timeouts.create", timeout)
 	if job != nil {
 		plan.setJob(job)
 		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
@@ -275,25 +275,28 @@ func (r *staticExportResource) Create(ctx context.Context, req resource.CreateRe
 
 // resumableJob returns the job that an earlier, unfinished create of the same
 // inputs left behind, unless it failed or is gone.
-func (r *staticExportResource) resumableJob(ctx context.Context, inputs exportInputs) *client.StaticExportJob {
-	jobID, ok := r.data.resume.take(inputs.fingerprint())
+// A job that cannot be read for another reason stays on offer and the error
+// is returned, so that a passing outage never costs a second export.
+func (r *staticExportResource) resumableJob(ctx context.Context, inputs exportInputs) (*client.StaticExportJob, error) {
+	key := r.data.resumeKey(inputs)
+	jobID, ok := r.data.resume.take(key)
 	if !ok {
-		return nil
+		return nil, nil
 	}
 	job, err := r.data.client.GetStaticExport(ctx, jobID)
-	if err != nil || job.Status == client.ExportFailed {
-		tflog.Info(ctx, "not resuming the earlier export job; starting a new one", map[string]any{"job_id": jobID, "reason": resumeRefusal(err)})
-		return nil
+	switch {
+	case client.IsNotFound(err):
+		tflog.Info(ctx, "the unfinished export job is gone; starting a new one", map[string]any{"job_id": jobID})
+		return nil, nil
+	case err != nil:
+		r.data.resume.offer(key, jobID)
+		return nil, fmt.Errorf("checking export job %s, which an earlier apply left unfinished: %s. Run terraform apply again to continue it", jobID, withHint(err))
+	case job.Status == client.ExportFailed:
+		tflog.Info(ctx, "the unfinished export job failed; starting a new one", map[string]any{"job_id": jobID})
+		return nil, nil
 	}
 	tflog.Info(ctx, "resuming the export job an earlier apply left unfinished", map[string]any{"job_id": jobID, "status": string(job.Status)})
-	return job
-}
-
-func resumeRefusal(err error) string {
-	if err != nil {
-		return err.Error()
-	}
-	return "the job failed"
+	return job, nil
 }
 
 func (r *staticExportResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
@@ -338,10 +341,9 @@ func (r *staticExportResource) Update(ctx context.Context, req resource.UpdateRe
 		return
 	}
 	ctx = r.data.maskSecrets(ctx)
-	resp.Diagnostics.Append(resp.Private.SetKey(ctx, privateImported, nil)...)
 
 	if !plan.BundleURL.IsUnknown() {
-		// Only settings changed (renew_before, timeouts, adopted inputs).
+		// Only settings changed (renew_before, timeouts).
 		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 		return
 	}
@@ -393,7 +395,7 @@ func (r *staticExportResource) Delete(ctx context.Context, req resource.DeleteRe
 		inputs, diags := state.inputs(ctx)
 		resp.Diagnostics.Append(diags...)
 		if !diags.HasError() {
-			r.data.resume.offer(inputs.fingerprint(), state.JobID.ValueString())
+			r.data.resume.offer(r.data.resumeKey(inputs), state.JobID.ValueString())
 		}
 	}
 }
@@ -445,11 +447,11 @@ func (r *staticExportResource) ImportState(ctx context.Context, req resource.Imp
 		resp.Diagnostics.Append(recordBundleIssued(ctx, resp.Private, r.data.now())...)
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &model)...)
-	resp.Diagnostics.Append(resp.Private.SetKey(ctx, privateImported, []byte(`true`))...)
 }
 
 // ModifyPlan plans a link renewal (in place, same export) when the link is
-// due, and lets an imported resource adopt the inputs the API cannot report.
+// due, the rest of an unfinished export in place, and a new export in place
+// of a failed one.
 func (r *staticExportResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	if req.State.Raw.IsNull() || req.Plan.Raw.IsNull() {
 		return
@@ -461,12 +463,12 @@ func (r *staticExportResource) ModifyPlan(ctx context.Context, req resource.Modi
 		return
 	}
 
-	imported, diags := req.Private.GetKey(ctx, privateImported)
-	resp.Diagnostics.Append(diags...)
-	if len(imported) > 0 {
-		resp.RequiresReplace = adoptImportedInputs(resp.RequiresReplace, state)
-	}
-	if len(resp.RequiresReplace) > 0 {
+	if state.Status.ValueString() == string(client.ExportFailed) {
+		// A failed job never completes: only a new export can give a bundle.
+		// Terraform replaces only for a path whose value changes.
+		plan.Status = types.StringUnknown()
+		resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+		resp.RequiresReplace = append(resp.RequiresReplace, path.Root("status"))
 		return
 	}
 
@@ -478,30 +480,13 @@ func (r *staticExportResource) ModifyPlan(ctx context.Context, req resource.Modi
 		plan.Status = types.StringUnknown()
 		plan.Progress = types.Float64Unknown()
 		plan.PageCount = types.Int64Unknown()
+		plan.CreatedAt = types.StringUnknown()
 	}
 	plan.BundleURL = types.StringUnknown()
 	plan.BundleSizeBytes = types.Int64Unknown()
 	plan.BundleExpiresAt = types.StringUnknown()
 	plan.ReadyForRenewal = types.BoolValue(false)
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
-}
-
-// adoptImportedInputs drops the replacement that an imported resource would
-// otherwise plan for inputs the API never reported back.
-func adoptImportedInputs(replace path.Paths, state staticExportModel) path.Paths {
-	unreported := map[string]bool{
-		"version":  state.Version.IsNull(),
-		"paths":    state.Paths.IsNull(),
-		"triggers": state.Triggers.IsNull(),
-	}
-	var kept path.Paths
-	for _, p := range replace {
-		if unreported[p.String()] {
-			continue
-		}
-		kept = append(kept, p)
-	}
-	return kept
 }
 
 func (r *staticExportResource) clockNow() time.Time {

@@ -531,3 +531,36 @@ func startExportOutsideTerraform(t *testing.T, mock *mockapi.Server, domain stri
 	}
 	return job.JobID
 }
+
+func TestAccStaticExport_failedJobInStateIsReplaced(t *testing.T) {
+	mock := newMock(t, mockapi.Config{})
+	mock.SetExportBehavior("broken.example.com", mockapi.ExportBehavior{Fail: true, Duration: 1500 * time.Millisecond})
+	jobID := startExportOutsideTerraform(t, mock, "broken.example.com")
+	config := exportConfig(mock, `domain = "broken.example.com"`) + fmt.Sprintf(`
+import {
+  to = docsadmin_static_export.site
+  id = "broken.example.com/%s"
+}
+`, jobID)
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testFactories(Options{}),
+		Steps: []resource.TestStep{
+			{
+				// Imported while running, the job fails during the apply that waits for it.
+				Config:      config,
+				ExpectError: regexp.MustCompile(`export job ` + jobID + ` failed`),
+			},
+			{
+				PreConfig: func() { mock.SetExportBehavior("broken.example.com", mockapi.ExportBehavior{}) },
+				Config:    config,
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(exportAddress, plancheck.ResourceActionReplace)},
+				},
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(exportAddress, tfjsonpath.New("status"), knownvalue.StringExact("completed")),
+				},
+				Check: expectCount("exports started", 2, func() int { return mock.ExportsStarted("broken.example.com") }),
+			},
+		},
+	})
+}

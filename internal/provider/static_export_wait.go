@@ -157,6 +157,10 @@ func startErrorDetail(domain string, err error) string {
 		return fmt.Sprintf("Starting an export of %s failed after the request was sent: %s. The API may have started the export; "+
 			"the request was not repeated so that no second export is started. Run terraform apply again to start a new one.", domain, err)
 	}
+	if client.IsConflict(err) {
+		return fmt.Sprintf("Starting an export of %s failed: %s. An export of this domain is still running: wait for it to finish, "+
+			"or manage it with an import of <domain>/<job_id>, then apply again.", domain, err)
+	}
 	return fmt.Sprintf("Starting an export of %s failed: %s", domain, withHint(err))
 }
 

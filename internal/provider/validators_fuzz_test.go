@@ -8,8 +8,7 @@ import (
 )
 
 // Fuzz targets for the plan-time checks of domain and paths: whatever they
-// accept must be something the export endpoint takes (API.md part B, and the
-// mock's reading of it), and whatever they refuse must be explained together
+// accept must be something the export endpoint takes (as the mock API plays it), and whatever they refuse must be explained together
 // with what would be accepted.
 //
 //	go test -run='^$' -fuzz='^FuzzDomainProblem$' -fuzztime=10s ./internal/provider/

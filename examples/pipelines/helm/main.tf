@@ -69,8 +69,9 @@ variable "chart_version" {
 # The new link changes the release's values, so the same apply runs a
 # `helm upgrade` that rolls the pods onto the new link while the old one still
 # works. Pods fetch the bundle on startup only, and one that restarts after its
-# link expired cannot fetch it: keep renew_before well above the time between
-# two scheduled applies.
+# link expired cannot fetch it: keep the renewal window (the smaller of
+# renew_before and half the link's lifetime) well above the time between two
+# scheduled applies.
 resource "docsadmin_static_export" "docs" {
   domain  = var.docs_domain
   version = var.docs_version
