@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -164,6 +165,10 @@ func (d *agentJobDataSource) waitForFinalStatus(ctx context.Context, projectID, 
 	})
 	if err == nil {
 		return last, nil
+	}
+	if timeout, ok := err.(*poll.TimeoutError); ok && errors.Is(err, context.Canceled) {
+		return nil, waitTimeoutError{fmt.Sprintf("waiting for agent job %s in project %s was interrupted after %s; last seen: %s",
+			jobID, projectID, timeout.Waited.Round(time.Second), lastSeen(timeout.Last, timeout.Seen))}
 	}
 	if timeout, ok := err.(*poll.TimeoutError); ok {
 		return nil, waitTimeoutError{fmt.Sprintf("agent job %s in project %s did not reach a final status (completed, archived or failed) within %s (timeout = %q); last seen: %s. "+

@@ -159,20 +159,7 @@ func (e *staticExportBundleEphemeralResource) Open(ctx context.Context, req ephe
 func (e *staticExportBundleEphemeralResource) generate(ctx context.Context, jobID string) (*client.StaticExportBundle, error) {
 	ctx, cancel := context.WithTimeout(ctx, bundleReadyTimeout)
 	defer cancel()
-	var bundle *client.StaticExportBundle
-	var conflict error
-	_, err := poll.Until(ctx, e.data.pollPolicy([]string{"bundle not ready", "bundle ready"}), func(ctx context.Context) (poll.Observation, error) {
-		b, err := e.data.client.CreateStaticExportBundle(ctx, jobID)
-		switch {
-		case client.IsConflict(err):
-			conflict = err
-			return poll.Observation{Status: "bundle not ready"}, nil
-		case err != nil:
-			return poll.Observation{}, poll.Permanent(err)
-		}
-		bundle = b
-		return poll.Observation{Status: "bundle ready", Final: true}, nil
-	})
+	bundle, conflict, err := e.data.requestBundle(ctx, jobID)
 	var timeout *poll.TimeoutError
 	switch {
 	case err == nil:
@@ -224,12 +211,8 @@ func notBundleable(job *client.StaticExportJob) string {
 	case client.ExportCompleted:
 		return ""
 	case client.ExportFailed:
-		message := "the API gave no reason"
-		if job.Error != nil && *job.Error != "" {
-			message = *job.Error
-		}
 		return fmt.Sprintf("Export job %s failed: %s. A failed export has no archive to link to; start a new export "+
-			"(with the docsadmin_static_export resource, change its triggers) and pass the new job's id.", job.JobID, message)
+			"(with the docsadmin_static_export resource, change its triggers) and pass the new job's id.", job.JobID, failureReason(job))
 	}
 	state := fmt.Sprintf("status %s", job.Status)
 	if job.Progress != nil {

@@ -71,15 +71,13 @@ func exportObservation(job *client.StaticExportJob) poll.Observation {
 	return obs
 }
 
-// generateBundle asks for a link to a completed export. A 409 right after
-// completion means the archive is not ready yet, so it is asked again within
-// the timeout; other failures end the wait (the client already retried the
-// transient ones).
-func (r *staticExportResource) generateBundle(ctx context.Context, jobID, timeoutName string, limit time.Duration) (*client.StaticExportBundle, error) {
-	var bundle *client.StaticExportBundle
-	var lastConflict error
-	_, err := poll.Until(ctx, r.data.pollPolicy([]string{"bundle not ready", "bundle ready"}), func(ctx context.Context) (poll.Observation, error) {
-		b, err := r.data.client.CreateStaticExportBundle(ctx, jobID)
+// requestBundle asks for a link to a completed export. A 409 right after
+// completion means the archive is not ready yet, so it is asked again until
+// ctx ends; other failures end the wait (the client already retried the
+// transient ones). On failure it also returns the last 409, for messages.
+func (d *providerData) requestBundle(ctx context.Context, jobID string) (bundle *client.StaticExportBundle, lastConflict, err error) {
+	_, err = poll.Until(ctx, d.pollPolicy([]string{"bundle not ready", "bundle ready"}), func(ctx context.Context) (poll.Observation, error) {
+		b, err := d.client.CreateStaticExportBundle(ctx, jobID)
 		switch {
 		case client.IsConflict(err):
 			lastConflict = err
@@ -90,6 +88,12 @@ func (r *staticExportResource) generateBundle(ctx context.Context, jobID, timeou
 		bundle = b
 		return poll.Observation{Status: "bundle ready", Final: true}, nil
 	})
+	return bundle, lastConflict, err
+}
+
+// generateBundle is requestBundle with the resource's error messages.
+func (r *staticExportResource) generateBundle(ctx context.Context, jobID, timeoutName string, limit time.Duration) (*client.StaticExportBundle, error) {
+	bundle, lastConflict, err := r.data.requestBundle(ctx, jobID)
 	if err != nil {
 		err = waitError("the bundle of export job "+jobID, timeoutName, limit, err)
 		if lastConflict != nil {
