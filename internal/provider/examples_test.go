@@ -9,6 +9,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/devprovider"
 )
 
 // blockType finds the provider prefix of every resource, data source and
@@ -26,19 +28,11 @@ func TestExamplesValidate(t *testing.T) {
 	}
 
 	pluginDir := t.TempDir()
-	build := exec.Command("go", "build", "-o", filepath.Join(pluginDir, "terraform-provider-docsadmin"), ".")
-	build.Dir = root
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("building the provider: %v\n%s", err, out)
+	if _, err := devprovider.Build(t.Context(), root, pluginDir, "test"); err != nil {
+		t.Fatal(err)
 	}
 	cliConfig := filepath.Join(t.TempDir(), "terraform.rc")
-	writeFile(t, cliConfig, `provider_installation {
-  dev_overrides {
-    "registry.terraform.io/docsadmin/docsadmin" = "`+filepath.ToSlash(pluginDir)+`"
-  }
-  direct {}
-}
-`)
+	writeFile(t, cliConfig, devprovider.CLIConfig(pluginDir))
 
 	validated := 0
 	for _, dir := range dirs {

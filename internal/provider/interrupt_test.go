@@ -7,16 +7,15 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/devprovider"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/mockapi"
 )
 
@@ -65,17 +64,7 @@ func TestAccInterrupt_applyStopsPromptlyAndResumesTheSameJob(t *testing.T) {
 	home := t.TempDir()
 	workDir := filepath.Join(home, "work")
 	cliConfig := filepath.Join(home, "terraform.rc")
-	// The configuration's source "docsadmin/docsadmin" implies the host
-	// registry.terraform.io under Terraform and registry.opentofu.org under
-	// OpenTofu; the override covers both, so that either engine runs the build.
-	interruptWriteFile(t, cliConfig, fmt.Sprintf(`provider_installation {
-  dev_overrides {
-    "registry.terraform.io/docsadmin/docsadmin" = %[1]s
-    "registry.opentofu.org/docsadmin/docsadmin" = %[1]s
-  }
-  direct {}
-}
-`, strconv.Quote(binDir)))
+	interruptWriteFile(t, cliConfig, devprovider.CLIConfig(binDir))
 	if err := os.Mkdir(workDir, 0o700); err != nil {
 		t.Fatal(err)
 	}
@@ -184,23 +173,10 @@ func TestAccInterrupt_applyStopsPromptlyAndResumesTheSameJob(t *testing.T) {
 // interruptBuildProvider builds the provider binary into a new directory and returns it.
 func interruptBuildProvider(t *testing.T) string {
 	t.Helper()
-	root, err := filepath.Abs(filepath.Join("..", ".."))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(filepath.Join(root, "go.mod")); err != nil {
-		t.Fatalf("the module root was expected at %s: %v", root, err)
-	}
-	goTool, err := exec.LookPath("go")
-	if err != nil {
-		t.Fatalf("the go command is needed to build the provider: %v", err)
-	}
 	binDir := t.TempDir()
-	cmd := exec.Command(goTool, "build", "-o", filepath.Join(binDir, "terraform-provider-docsadmin"), ".")
-	cmd.Dir = root
 	start := time.Now()
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build of the provider failed: %v\n%s", err, out)
+	if _, err := devprovider.Build(t.Context(), repoRoot(t), binDir, "test"); err != nil {
+		t.Fatal(err)
 	}
 	t.Logf("built the provider in %s", time.Since(start).Round(time.Millisecond))
 	return binDir

@@ -30,17 +30,15 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/devprovider"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/mockapi"
 )
 
 const (
-	providerAddr = "registry.terraform.io/docsadmin/docsadmin"
-	providerBin  = "terraform-provider-docsadmin"
 	// targetRatio is the requirement: wall time within 1.3x the ideal.
 	targetRatio = 1.3
 )
@@ -161,19 +159,11 @@ func (b *bench) build(ctx context.Context) error {
 	if err := os.Mkdir(binDir, 0o700); err != nil {
 		return err
 	}
-	bin := filepath.Join(binDir, providerBin)
-	if runtime.GOOS == "windows" {
-		bin += ".exe"
-	}
-	cmd := exec.CommandContext(ctx, "go", "build", "-ldflags", "-X main.version=bench", "-o", bin, ".")
-	cmd.Dir = moduleRoot()
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Errorf("go build of the provider: %w\n%s", err, out)
+	if _, err := devprovider.Build(ctx, moduleRoot(), binDir, "bench"); err != nil {
+		return err
 	}
 	b.cliConfig = filepath.Join(b.tmp, "terraform.rc")
-	content := fmt.Sprintf("provider_installation {\n  dev_overrides {\n    %q = %s\n  }\n  direct {}\n}\n",
-		providerAddr, strconv.Quote(filepath.ToSlash(binDir)))
-	return os.WriteFile(b.cliConfig, []byte(content), 0o600)
+	return os.WriteFile(b.cliConfig, []byte(devprovider.CLIConfig(binDir)), 0o600)
 }
 
 // moduleRoot is the directory of go.mod above the working directory, where

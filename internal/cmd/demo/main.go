@@ -31,7 +31,6 @@ import (
 const (
 	modulePath   = "github.com/docsadmin/terraform-provider-docsadmin"
 	providerAddr = "registry.terraform.io/docsadmin/docsadmin"
-	providerBin  = "terraform-provider-docsadmin"
 	exampleDir   = "examples/demo"
 	demoDomain   = "docs.example.com"
 )

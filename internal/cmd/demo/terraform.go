@@ -9,12 +9,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/bundlelink"
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/devprovider"
 )
 
 const installHelp = `Terraform is required to run the demo, and was not found.
@@ -63,8 +63,7 @@ func (d *demo) buildProvider(ctx context.Context) error {
 		return err
 	}
 	d.root = root
-	goBin, err := exec.LookPath("go")
-	if err != nil {
+	if _, err := exec.LookPath("go"); err != nil {
 		return fmt.Errorf("the go command is not on PATH (needed to build the provider): %w", err)
 	}
 	d.tmp, err = os.MkdirTemp("", "docsadmin-demo-")
@@ -78,16 +77,10 @@ func (d *demo) buildProvider(ctx context.Context) error {
 			return err
 		}
 	}
-	bin := filepath.Join(d.binDir, providerBin)
-	if runtime.GOOS == "windows" {
-		bin += ".exe"
-	}
-	cmd := exec.CommandContext(ctx, goBin, "build", "-ldflags", "-X main.version=demo", "-o", bin, ".")
-	cmd.Dir = root
-	cmd.Stdout, cmd.Stderr = d.stderr, d.stderr
 	start := time.Now()
-	if err := cmd.Run(); err != nil {
-		return fmt.Errorf("go build of the provider failed: %w", err)
+	bin, err := devprovider.Build(ctx, root, d.binDir, "demo")
+	if err != nil {
+		return err
 	}
 	fmt.Fprintf(d.stdout, "Built %s (version \"demo\") in %s\n", bin, time.Since(start).Round(100*time.Millisecond))
 	return nil
@@ -124,14 +117,7 @@ func isModule(goMod []byte) bool {
 // working directory and sets the environment of the terraform commands.
 func (d *demo) prepareTerraform() error {
 	cliConfig := filepath.Join(d.tmp, "terraform.rc")
-	content := fmt.Sprintf(`# Installs %s from the demo's own build; nothing is fetched.
-provider_installation {
-  dev_overrides {
-    %q = %s
-  }
-  direct {}
-}
-`, providerAddr, providerAddr, strconv.Quote(filepath.ToSlash(d.binDir)))
+	content := "# Installs the provider from the demo's own build; nothing is fetched.\n" + devprovider.CLIConfig(d.binDir)
 	if err := os.WriteFile(cliConfig, []byte(content), 0o600); err != nil {
 		return fmt.Errorf("write the Terraform CLI configuration: %w", err)
 	}
