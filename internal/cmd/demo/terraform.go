@@ -314,7 +314,7 @@ func (d *demo) printSummary(o outputs) {
 		fmt.Fprintf(w, "  link expires:  %s (in %s)\n", o.expiresAt, time.Until(t).Round(time.Second))
 	}
 	fmt.Fprintf(w, "  bundle link:   %s\n", redactLink(o.bundleURL))
-	fmt.Fprintln(w, "                 (sensitive output; signature redacted here: read it with terraform output -raw bundle_url)")
+	fmt.Fprintln(w, "                 (a sensitive output: the signature is redacted here; run with -keep to read it with terraform output -raw bundle_url)")
 	fmt.Fprintf(w, "Mock API: %d export(s) started for %s, %d bundle link(s) generated for %s.\n",
 		d.mock.ExportsStarted(demoDomain), demoDomain, d.mock.BundlesGenerated(o.jobID), o.jobID)
 }
