@@ -84,5 +84,10 @@ resource "helm_release" "docs" {
   # with a new link only when this number changes. Deriving it from the
   # export's link expiry changes it after every re-export and every renewal,
   # and each time the upgrade rolls the pods onto a link fresh from this run.
-  set_wo_revision = tonumber(formatdate("YYYYMMDDhhmmss", docsadmin_static_export.docs.bundle_expires_at))
+  # Where the API reports no expiry, the export's creation time (one value per
+  # export) stands in.
+  set_wo_revision = tonumber(formatdate("YYYYMMDDhhmmss", coalesce(
+    docsadmin_static_export.docs.bundle_expires_at,
+    docsadmin_static_export.docs.created_at,
+  )))
 }
