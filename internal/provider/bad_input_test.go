@@ -3,7 +3,6 @@ package provider
 import (
 	"fmt"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
@@ -164,23 +163,8 @@ func badInputs() []badInput {
 	}
 }
 
-// badInputsAtOnce is how many plans run together; each mostly waits on
-// Terraform starting up.
-const badInputsAtOnce = 4
-
 func TestAccBadInput_failsAtPlanTimeNamingTheAttribute(t *testing.T) {
-	slots := make(chan struct{}, badInputsAtOnce)
-	var cases sync.WaitGroup
-	for _, tc := range badInputs() {
-		cases.Add(1)
-		go func() {
-			defer cases.Done()
-			slots <- struct{}{}
-			defer func() { <-slots }()
-			t.Run(tc.name, func(t *testing.T) { runBadInput(t, tc) })
-		}()
-	}
-	cases.Wait()
+	runSubtests(t, badInputs(), func(tc badInput) string { return tc.name }, runBadInput)
 }
 
 func runBadInput(t *testing.T, tc badInput) {

@@ -427,24 +427,8 @@ func faultRows() []faultRow {
 	return rows
 }
 
-// faultRowsAtOnce is how many rows run together. Most of a row's time is spent
-// waiting (on Retry-After, on the mock's jobs, on Terraform starting), so more
-// rows than cores fit.
-const faultRowsAtOnce = 4
-
 func TestAccFaultMatrix(t *testing.T) {
-	slots := make(chan struct{}, faultRowsAtOnce)
-	var rows sync.WaitGroup
-	for _, row := range faultRows() {
-		rows.Add(1)
-		go func() {
-			defer rows.Done()
-			slots <- struct{}{}
-			defer func() { <-slots }()
-			t.Run(row.name, func(t *testing.T) { runFaultRow(t, row) })
-		}()
-	}
-	rows.Wait()
+	runSubtests(t, faultRows(), func(row faultRow) string { return row.name }, runFaultRow)
 }
 
 func runFaultRow(t *testing.T, row faultRow) {

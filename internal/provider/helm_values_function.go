@@ -134,9 +134,5 @@ func linkForMessage(raw string) string {
 	if raw == "" {
 		return "an empty link"
 	}
-	redacted := bundlelink.Redact(raw)
-	if u, err := url.Parse(redacted); err == nil && u.User != nil {
-		redacted = u.Redacted()
-	}
-	return fmt.Sprintf("%q", redacted)
+	return fmt.Sprintf("%q", bundlelink.Redact(raw))
 }

@@ -87,6 +87,27 @@ func captureAttr(resourceName, attribute string, dst *string) func(*terraform.St
 	}
 }
 
+// subtestsAtOnce is how many table rows run together. A row spends most of
+// its time waiting (on Terraform starting, on the mock's jobs, on
+// Retry-After), so more rows than cores fit.
+const subtestsAtOnce = 4
+
+// runSubtests runs one subtest per case, subtestsAtOnce at a time.
+func runSubtests[C any](t *testing.T, cases []C, name func(C) string, run func(*testing.T, C)) {
+	slots := make(chan struct{}, subtestsAtOnce)
+	var running sync.WaitGroup
+	for _, c := range cases {
+		running.Add(1)
+		go func() {
+			defer running.Done()
+			slots <- struct{}{}
+			defer func() { <-slots }()
+			t.Run(name(c), func(t *testing.T) { run(t, c) })
+		}()
+	}
+	running.Wait()
+}
+
 // expectCount fails when got() differs from want, naming what was counted.
 func expectCount(what string, want int, got func() int) func(*terraform.State) error {
 	return func(*terraform.State) error {
