@@ -114,25 +114,59 @@ func (s *source) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// ended remembers how the gzip layer's output ended, to tell a tar cut short
-// inside a complete gzip stream from a truncated download.
-type ended struct {
-	r   io.Reader
-	err error
+// members reads a gzip stream member after member, as gunzip does, and
+// remembers how it ended: cleanly, cut short, or followed by bytes that are
+// not gzip.
+type members struct {
+	br       *bufio.Reader
+	zr       *gzip.Reader
+	err      error // the last error returned
+	trailing bool  // non-gzip bytes follow a complete member
 }
 
-func (e *ended) Read(p []byte) (int, error) {
-	n, err := e.r.Read(p)
+// errTrailing stops the stream at bytes that follow a member and are not gzip.
+var errTrailing = errors.New("bytes after the gzip stream")
+
+func (m *members) Read(p []byte) (int, error) {
+	n, err := m.read(p)
 	if err != nil {
-		e.err = err
+		m.err = err
 	}
 	return n, err
+}
+
+func (m *members) read(p []byte) (int, error) {
+	for {
+		n, err := m.zr.Read(p)
+		if err != io.EOF {
+			return n, err
+		}
+		// A member ended with its checksum verified: the stream ends here,
+		// or another member follows.
+		head, perr := m.br.Peek(2)
+		switch {
+		case len(head) == 0 && perr == io.EOF:
+			return n, io.EOF
+		case len(head) < 2 && perr != io.EOF:
+			return n, perr
+		case len(head) < 2 || head[0] != 0x1f || head[1] != 0x8b:
+			m.trailing = true
+			return n, errTrailing
+		}
+		if err := m.zr.Reset(m.br); err != nil {
+			return n, err
+		}
+		m.zr.Multistream(false)
+		if n > 0 {
+			return n, nil
+		}
+	}
 }
 
 type verifier struct {
 	limits  Limits
 	src     *source
-	gz      *ended
+	gz      *members
 	sum     Summary
 	index   bool
 	last    string // name of the last entry read, for errors after it
@@ -158,9 +192,10 @@ func (v *verifier) run() (Summary, error) {
 	}
 	zr, err := gzip.NewReader(br)
 	if err != nil {
-		return Summary{}, v.streamError(err)
+		return Summary{}, v.streamError(err, "")
 	}
-	v.gz = &ended{r: zr}
+	zr.Multistream(false)
+	v.gz = &members{br: br, zr: zr}
 	tr := tar.NewReader(v.gz)
 	for {
 		hdr, err := tr.Next()
@@ -168,7 +203,7 @@ func (v *verifier) run() (Summary, error) {
 			break
 		}
 		if err != nil && !(errors.Is(err, tar.ErrInsecurePath) && hdr != nil) {
-			return Summary{}, v.streamError(err)
+			return Summary{}, v.streamError(err, "")
 		}
 		if err := v.entry(hdr, tr); err != nil {
 			return Summary{}, err
@@ -177,10 +212,7 @@ func (v *verifier) run() (Summary, error) {
 	// The tar ends before the gzip stream does: read the rest (padding) so
 	// that gzip checks its CRC and length, and what follows the stream.
 	if _, err := io.Copy(io.Discard, v.gz); err != nil {
-		return Summary{}, v.streamError(err)
-	}
-	if _, err := io.Copy(io.Discard, br); err != nil {
-		return Summary{}, v.streamError(err)
+		return Summary{}, v.streamError(err, "")
 	}
 	if v.sum.Entries == 0 {
 		return Summary{}, &Error{Kind: ErrEmpty, Reason: "the tar inside holds no entries"}
@@ -201,9 +233,9 @@ func (v *verifier) sniff(br *bufio.Reader) error {
 	head, err := br.Peek(512)
 	if len(head) == 0 {
 		if err == io.EOF {
-			return &Error{Kind: ErrEmpty, Reason: "the archive is empty: 0 bytes"}
+			return &Error{Kind: ErrEmpty, Reason: "it is empty: 0 bytes"}
 		}
-		return v.streamError(err)
+		return v.streamError(err, "")
 	}
 	if len(head) >= 2 && head[0] == 0x1f && head[1] == 0x8b {
 		return nil
@@ -239,15 +271,18 @@ func describe(head []byte) string {
 }
 
 // streamError explains a failure of the stream: the reader's, truncation, or
-// damage.
-func (v *verifier) streamError(err error) error {
+// damage. entry is the entry whose data was being read, if any.
+func (v *verifier) streamError(err error, entry string) error {
+	e := v.explain(err, entry)
+	e.Entry = entry
+	return e
+}
+
+func (v *verifier) explain(err error, entry string) *Error {
 	src := v.src
-	if src.writeErr != nil {
-		return src.writeErr
-	}
 	after := ""
-	if v.last != "" {
-		after = " after entry " + QuoteName(v.last)
+	if v.last != "" && entry == "" {
+		after = " (after entry " + QuoteName(v.last) + ")"
 	}
 	if src.readErr != nil && !errors.Is(src.readErr, io.ErrUnexpectedEOF) {
 		return &Error{Kind: ErrRead, Reason: fmt.Sprintf("reading stopped after %d bytes%s", src.n, after), Err: src.readErr}
@@ -255,7 +290,7 @@ func (v *verifier) streamError(err error) error {
 	var corrupt flate.CorruptInputError
 	switch {
 	case src.readErr != nil || (errors.Is(err, io.ErrUnexpectedEOF) || err == io.EOF) && (v.gz == nil || v.gz.err != io.EOF):
-		return &Error{Kind: ErrCorrupt, Reason: fmt.Sprintf("the archive is truncated: it ends after %d bytes%s, in the middle of the gzip stream; the upload or the download was cut short", src.n, after)}
+		return &Error{Kind: ErrCorrupt, Reason: fmt.Sprintf("it is truncated: it ends after %d bytes%s in the middle of the gzip stream; the upload or the download was cut short", src.n, after)}
 	case errors.Is(err, io.ErrUnexpectedEOF) && v.sum.Entries == 0:
 		return &Error{Kind: ErrNotTarGz, Reason: "it is gzip'd, but what it holds is too short to be a tar archive"}
 	case errors.Is(err, io.ErrUnexpectedEOF):
@@ -263,11 +298,11 @@ func (v *verifier) streamError(err error) error {
 	case errors.Is(err, tar.ErrHeader) && v.sum.Entries == 0:
 		return &Error{Kind: ErrNotTarGz, Reason: "it is gzip'd, but what it holds is not a tar archive"}
 	case errors.Is(err, tar.ErrHeader):
-		return &Error{Kind: ErrCorrupt, Reason: "a damaged tar header follows" + strings.TrimPrefix(after, " after"), Err: err}
+		return &Error{Kind: ErrCorrupt, Reason: "a tar header is damaged" + after, Err: err}
 	case errors.Is(err, gzip.ErrChecksum):
 		return &Error{Kind: ErrCorrupt, Reason: "the gzip checksum does not match: the data was damaged", Err: err}
-	case errors.Is(err, gzip.ErrHeader) && v.gz != nil:
-		return &Error{Kind: ErrCorrupt, Reason: "bytes that are not gzip follow the end of the gzip stream", Err: err}
+	case v.gz != nil && v.gz.trailing:
+		return &Error{Kind: ErrCorrupt, Reason: "bytes that are not gzip follow the end of the gzip stream; gunzip would warn and the unpacking may fail"}
 	case errors.Is(err, gzip.ErrHeader):
 		return &Error{Kind: ErrCorrupt, Reason: "the gzip header is damaged", Err: err}
 	case errors.As(err, &corrupt):
@@ -287,11 +322,11 @@ func (v *verifier) entry(hdr *tar.Header, tr *tar.Reader) error {
 		return &Error{Kind: ErrLimit, Reason: fmt.Sprintf("more than %d entries", v.limits.MaxEntries)}
 	}
 	v.last = hdr.Name
-	if err := checkLength(hdr.Name, hdr.Name, "the name", v.limits.MaxNameBytes); err != nil {
-		return err
-	}
 	p, err := entryPath(hdr.Name)
 	if err != nil {
+		return err
+	}
+	if err := checkLength(hdr.Name, hdr.Name, "the name", v.limits.MaxNameBytes); err != nil {
 		return err
 	}
 	switch hdr.Typeflag {
@@ -322,7 +357,7 @@ func (v *verifier) file(p string, hdr *tar.Header, tr *tar.Reader) error {
 	n, err := io.Copy(io.Discard, tr)
 	v.sum.UnpackedBytes += n
 	if err != nil {
-		return v.streamError(err)
+		return v.streamError(err, hdr.Name)
 	}
 	v.sum.Files++
 	if p == "index.html" {

@@ -54,7 +54,7 @@ type Error struct {
 
 func (e *Error) Error() string {
 	var b strings.Builder
-	b.WriteString("the archive is unservable: ")
+	b.WriteString("unservable archive: ")
 	if e.Entry != "" {
 		b.WriteString("entry ")
 		b.WriteString(QuoteName(e.Entry))
@@ -81,15 +81,15 @@ const maxShownName = 120
 // QuoteName returns an entry name for messages: valid UTF-8, quoted with
 // control characters escaped, and cut to a readable length.
 func QuoteName(name string) string {
-	name = strings.ToValidUTF8(name, "\uFFFD")
-	if len(name) <= maxShownName {
-		return strconv.Quote(name)
+	size := len(name)
+	if size <= maxShownName {
+		return strconv.Quote(strings.ToValidUTF8(name, "\uFFFD"))
 	}
 	cut := maxShownName
 	for cut > 0 && !utf8.RuneStart(name[cut]) {
 		cut--
 	}
-	return strconv.Quote(name[:cut]) + fmt.Sprintf("… (%d bytes)", len(name))
+	return strconv.Quote(strings.ToValidUTF8(name[:cut], "\uFFFD")) + fmt.Sprintf("… (%d bytes)", size)
 }
 
 // ChecksumError reports an archive whose SHA-256 is not the one expected.
