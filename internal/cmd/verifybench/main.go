@@ -29,6 +29,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"runtime"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -115,6 +116,9 @@ func parseSize(s string) (int64, error) {
 type result struct {
 	Summary archive.Summary
 	Seconds float64 // from the request to the verdict
+	// GoSys is the memory the Go runtime obtained from the system by the
+	// end: heap, stacks and its own structures, not the binary's code.
+	GoSys uint64
 }
 
 // child verifies the archive at -url, checks its digest against -sha256 and
@@ -148,7 +152,10 @@ func child(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, err)
 		return 1
 	}
-	if err := json.NewEncoder(stdout).Encode(result{Summary: sum, Seconds: time.Since(start).Seconds()}); err != nil {
+	elapsed := time.Since(start).Seconds()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	if err := json.NewEncoder(stdout).Encode(result{Summary: sum, Seconds: elapsed, GoSys: ms.Sys}); err != nil {
 		fmt.Fprintln(stderr, err)
 		return 1
 	}
@@ -234,14 +241,19 @@ func run(ctx context.Context, o options, out io.Writer) (bool, error) {
 	} else {
 		fmt.Fprintf(tw, "child peak RSS\tnot reported on this system\t< %s\tunknown\n", mib(targetRSS))
 	}
+	fmt.Fprintf(tw, "child Go runtime memory (MemStats.Sys)\t%s\t\t\n", mib(int64(res.GoSys)))
 	fmt.Fprintf(tw, "throughput, compressed\t%.1f MiB/s\t\t\n", float64(res.Summary.Size)/(1<<20)/res.Seconds)
 	fmt.Fprintf(tw, "throughput, unpacked\t%.1f MiB/s\t\t\n", float64(res.Summary.UnpackedBytes)/(1<<20)/res.Seconds)
+	cpu := cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+	fmt.Fprintf(tw, "throughput per CPU second, compressed\t%.1f MiB/s\t\t\n", float64(res.Summary.Size)/(1<<20)/cpu.Seconds())
+	fmt.Fprintf(tw, "child CPU time (user + system)\t%s\t\t\n", cpu.Round(time.Millisecond))
 	fmt.Fprintf(tw, "verify time (request to verdict)\t%s\t\t\n", (time.Duration(res.Seconds * float64(time.Second))).Round(time.Millisecond))
 	fmt.Fprintf(tw, "child wall time (start to exit)\t%s\t\t\n", wall.Round(time.Millisecond))
 	if err := tw.Flush(); err != nil {
 		return false, err
 	}
-	fmt.Fprintf(out, "\n%s: the peak RSS of the verifying process stays under %s\n", verdict(pass), mib(targetRSS))
+	fmt.Fprintf(out, "\n(wall-clock figures depend on what else the machine runs; %d CPUs, load average %s)\n", runtime.NumCPU(), loadAverage())
+	fmt.Fprintf(out, "%s: the peak RSS of the verifying process stays under %s\n", verdict(pass), mib(targetRSS))
 	return pass, nil
 }
 
@@ -254,4 +266,13 @@ func verdict(pass bool) string {
 
 func mib(n int64) string {
 	return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+}
+
+// loadAverage reads the one-minute load average where /proc has it.
+func loadAverage() string {
+	data, err := os.ReadFile("/proc/loadavg")
+	if fields := strings.Fields(string(data)); err == nil && len(fields) > 0 {
+		return fields[0]
+	}
+	return "unknown"
 }
