@@ -117,10 +117,10 @@ func (e *HTTPError) Error() string {
 	if e.Code != "" {
 		msg += " (" + e.Code + ")"
 	}
-	switch {
-	case e.StatusCode == 403 || e.StatusCode == 401:
+	switch e.StatusCode {
+	case 401, 403:
 		msg += ": the link is refused; it may have expired, so request a new one"
-	case e.StatusCode == 404:
+	case 404:
 		msg += ": nothing is served at this link; the bundle may have been deleted"
 	}
 	return msg

@@ -15,7 +15,7 @@ func peakRSS(ps *os.ProcessState) (int64, bool) {
 		return 0, false
 	}
 	if runtime.GOOS == "darwin" || runtime.GOOS == "ios" {
-		return int64(ru.Maxrss), true // bytes there
+		return int64(ru.Maxrss), true //nolint:unconvert // bytes there; int32 on some platforms
 	}
-	return int64(ru.Maxrss) << 10, true // KiB on Linux and the BSDs
+	return int64(ru.Maxrss) << 10, true //nolint:unconvert // KiB on Linux and the BSDs; int32 on some platforms
 }
