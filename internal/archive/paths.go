@@ -65,8 +65,19 @@ func checkLength(entry, value, what string, limit int) error {
 type links struct {
 	targets map[string]string // cleaned entry path -> raw target
 	order   []string          // entry paths in archive order, for stable errors
-	bytes   int               // names and targets held
+	bytes   int               // memory held, roughly
+	steps   int               // path components walked by check
 }
+
+// Memory and work spent on symbolic links are bounded: a site holds a few
+// thousand links at most, each resolved in a few steps.
+const (
+	maxLinkBytes   = 8 << 20
+	linkOverhead   = 128 // map and slice bytes per link
+	maxCheckSteps  = 4 << 20
+	errLinkBudget  = "the symbolic links are too many or too deep to check"
+	errLinkOutside = "resolves outside the archive root"
+)
 
 func (l *links) add(p, target string) bool {
 	if l.targets == nil {
@@ -76,7 +87,7 @@ func (l *links) add(p, target string) bool {
 		l.order = append(l.order, p)
 	}
 	l.targets[p] = target
-	l.bytes += len(p) + len(target)
+	l.bytes += len(p) + len(target) + linkOverhead
 	return l.bytes <= maxLinkBytes
 }
 
@@ -89,9 +100,14 @@ func (l *links) check() error {
 		if i := strings.LastIndexByte(p, '/'); i >= 0 {
 			dir = p[:i]
 		}
-		if why := l.resolve(dir, target); why != "" {
-			return &Error{Kind: ErrUnsafeLink, Entry: p, Reason: "symbolic link to " + QuoteName(target) + " " + why}
+		why := l.resolve(dir, target)
+		switch why {
+		case "":
+			continue
+		case errLinkBudget:
+			return &Error{Kind: ErrLimit, Entry: p, Reason: errLinkBudget}
 		}
+		return &Error{Kind: ErrUnsafeLink, Entry: p, Reason: "symbolic link to " + QuoteName(target) + " " + why}
 	}
 	return nil
 }
@@ -101,21 +117,32 @@ func (l *links) check() error {
 // walk stays inside the root, or why it does not.
 func (l *links) resolve(dir, target string) string {
 	pending := append(components(dir), components(target)...)
-	var cur []string
+	// cur is the path walked so far; ends[i] is where its first i components
+	// end, so that ".." and link expansion cut it without copying.
+	var cur []byte
+	ends := []int{0}
 	hops := 0
 	for len(pending) > 0 {
+		if l.steps++; l.steps > maxCheckSteps {
+			return errLinkBudget
+		}
 		part := pending[0]
 		pending = pending[1:]
 		if part == ".." {
-			if len(cur) == 0 {
-				return "resolves outside the archive root"
+			if len(ends) == 1 {
+				return errLinkOutside
 			}
-			cur = cur[:len(cur)-1]
+			ends = ends[:len(ends)-1]
+			cur = cur[:ends[len(ends)-1]]
 			continue
 		}
-		cur = append(cur, part)
-		next, isLink := l.targets[strings.Join(cur, "/")]
+		if len(cur) > 0 {
+			cur = append(cur, '/')
+		}
+		cur = append(cur, part...)
+		next, isLink := l.targets[string(cur)]
 		if !isLink {
+			ends = append(ends, len(cur))
 			continue
 		}
 		if hops++; hops > maxLinkHops {
@@ -124,11 +151,8 @@ func (l *links) resolve(dir, target string) string {
 		if strings.HasPrefix(next, "/") {
 			return "passes through a link to an absolute path"
 		}
-		cur = cur[:len(cur)-1]
+		cur = cur[:ends[len(ends)-1]]
 		pending = append(components(next), pending...)
 	}
 	return ""
 }
-
-// maxLinkBytes bounds the memory held for symbolic links.
-const maxLinkBytes = 8 << 20
