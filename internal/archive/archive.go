@@ -69,8 +69,8 @@ func Verify(r io.Reader) (Summary, error) {
 }
 
 // Verify reads a gzip'd tar to its end and summarises it, or returns an
-// *Error saying why a deployment could not unpack and serve it. It holds
-// neither the archive nor an entry in memory.
+// *Error saying why a deployment could not unpack and serve it, with a zero
+// Summary. It holds neither the archive nor an entry in memory.
 func (l Limits) Verify(r io.Reader) (Summary, error) {
 	return l.verify(r, nil)
 }

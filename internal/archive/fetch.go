@@ -35,6 +35,10 @@ func (l Limits) Fetch(ctx context.Context, client *http.Client, link string, w i
 	if err != nil {
 		return Summary{}, fmt.Errorf("download from %s: the link cannot be requested", host)
 	}
+	// The bytes as stored: Go's transport would otherwise ask for gzip and
+	// undo a Content-Encoding: gzip that object stores send for .tar.gz
+	// objects uploaded with it, hashing the tar instead of the archive.
+	req.Header.Set("Accept-Encoding", "identity")
 	if client == nil {
 		client = http.DefaultClient
 	}

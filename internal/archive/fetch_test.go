@@ -70,6 +70,28 @@ func TestFetch(t *testing.T) {
 	}
 }
 
+// TestFetchKeepsContentEncoding: an object uploaded with Content-Encoding:
+// gzip is served with it; the archive is still what is verified and hashed.
+func TestFetchKeepsContentEncoding(t *testing.T) {
+	data := site(t)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if got := r.Header.Get("Accept-Encoding"); got != "identity" {
+			t.Errorf("Accept-Encoding = %q, want identity", got)
+		}
+		w.Header().Set("Content-Encoding", "gzip")
+		w.Header().Set("Content-Type", "application/x-tar")
+		_, _ = w.Write(data)
+	}))
+	defer srv.Close()
+	sum, err := archive.Fetch(context.Background(), &http.Client{}, presigned(srv.URL), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.SHA256 != sha(data) {
+		t.Fatalf("SHA-256 %s, want the served archive's %s", sum.SHA256, sha(data))
+	}
+}
+
 func TestFetchHTTPErrors(t *testing.T) {
 	tests := []struct {
 		status int
