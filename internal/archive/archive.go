@@ -377,7 +377,7 @@ func (v *verifier) link(p string, hdr *tar.Header) error {
 		return &Error{Kind: ErrUnsafeLink, Entry: hdr.Name, Reason: "symbolic link to the absolute path " + QuoteName(hdr.Linkname) + ": on the server it points outside the site"}
 	}
 	if !v.symlink.add(p, hdr.Linkname) {
-		return &Error{Kind: ErrLimit, Entry: hdr.Name, Reason: fmt.Sprintf("the symbolic links' names and targets exceed %d bytes", maxLinkBytes)}
+		return &Error{Kind: ErrLimit, Entry: hdr.Name, Reason: fmt.Sprintf("the symbolic links' names and targets exceed %d MiB", maxLinkBytes>>20)}
 	}
 	if p == "index.html" {
 		v.index = true

@@ -325,3 +325,27 @@ func TestVerifyCopy(t *testing.T) {
 type failingWriter struct{ err error }
 
 func (f failingWriter) Write([]byte) (int, error) { return 0, f.err }
+
+// TestVerifyBoundsLinkResolution: links built to make resolving them costly
+// are refused as beyond a limit instead of being walked for minutes.
+func TestVerifyBoundsLinkResolution(t *testing.T) {
+	entries := []ent{file("index.html", indexPage),
+		// c0 leads 800 directories down and back: 1,600 steps to the root.
+		symlink("c0", strings.Repeat("a/", 800)+strings.Repeat("../", 800))}
+	for i := range 70 {
+		entries = append(entries, symlink(fmt.Sprintf("l%d", i), strings.Repeat("c0/", 40)))
+	}
+	_, err := archive.Verify(bytes.NewReader(tgz(t, entries...)))
+	checkRejection(t, rejection{kind: archive.ErrLimit, entry: "l65", words: "too many or too deep"}, archive.Summary{}, err)
+
+	// Many plain links: refused once they would hold too much memory.
+	if testing.Short() {
+		return
+	}
+	entries = entries[:1]
+	for i := range 70_000 {
+		entries = append(entries, symlink(fmt.Sprintf("links/%d", i), "../index.html"))
+	}
+	_, err = archive.Verify(bytes.NewReader(tgz(t, entries...)))
+	checkRejection(t, rejection{kind: archive.ErrLimit, entry: "links/55261", words: "symbolic links' names and targets exceed"}, archive.Summary{}, err)
+}
