@@ -1,0 +1,183 @@
+// Package archivetest generates static site bundles of any size for tests and
+// benchmarks, streamed as they are written: a generated archive is never held
+// in memory.
+package archivetest
+
+import (
+	"archive/tar"
+	"bytes"
+	"compress/gzip"
+	"encoding/binary"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"time"
+)
+
+const (
+	// pageSize is the size of each generated page, a multiple of the tar
+	// block so that a page's data is a gzip member of its own.
+	pageSize = 1 << 20
+	// poolSize is how many distinct compressed pages are prepared.
+	poolSize = 8
+)
+
+// modTime is fixed so that the same size and seed give the same bytes.
+var modTime = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// WriteSite writes a valid gzip'd tar of a site holding about size bytes of
+// files: an index.html, then 1 MiB pages in nested directories. The same size
+// and seed give the same bytes.
+//
+// Page content is pseudo-random 7-bit bytes from seed: it compresses only to
+// about 7/8 of its size, so the archive is about as large as the site, and a
+// reader has real Huffman-coded data to decode. Compressing a gigabyte takes
+// longer than reading it, so pages are drawn from a few compressed once, and
+// the archive is a series of gzip members (tar headers, then a page, and so
+// on): gzip allows it, and gunzip, tar and Go's gzip reader read it as one
+// stream.
+func WriteSite(w io.Writer, size int64, seed uint64) error {
+	var key [32]byte
+	binary.LittleEndian.PutUint64(key[:], seed)
+	content := &sevenBit{rng: rand.NewChaCha8(key)}
+	pool, err := compressedPages(content)
+	if err != nil {
+		return err
+	}
+
+	// Headers (and small files) go through tar.Writer into a buffer, which
+	// becomes a gzip member before each page; a page's data is written by
+	// the tar.Writer to nowhere, its compressed form to w.
+	var pending bytes.Buffer
+	sink := &switchWriter{w: &pending}
+	tw := tar.NewWriter(sink)
+	gz, err := gzip.NewWriterLevel(w, gzip.BestSpeed)
+	if err != nil {
+		return err
+	}
+	flush := func() error {
+		if pending.Len() == 0 {
+			return nil
+		}
+		gz.Reset(w)
+		gz.ModTime = modTime
+		if _, err := gz.Write(pending.Bytes()); err != nil {
+			return err
+		}
+		pending.Reset()
+		return gz.Close()
+	}
+
+	index := []byte("<!DOCTYPE html>\n<html><head><title>Generated site</title></head><body><h1>Generated site</h1></body></html>\n")
+	if err := writeFile(tw, "./index.html", bytes.NewReader(index), int64(len(index))); err != nil {
+		return err
+	}
+	written := int64(len(index))
+	for i := 0; written < size; i++ {
+		dir := fmt.Sprintf("./pages/%03d/", i/100)
+		if i%100 == 0 {
+			if err := tw.WriteHeader(&tar.Header{Typeflag: tar.TypeDir, Name: dir, Mode: 0o755, ModTime: modTime}); err != nil {
+				return err
+			}
+		}
+		name := fmt.Sprintf("%spage-%05d.html", dir, i)
+		n := min(pageSize, size-written)
+		written += n
+		if n < pageSize { // the last, short page: compressed with the headers
+			if err := writeFile(tw, name, content, n); err != nil {
+				return err
+			}
+			continue
+		}
+		if err := tw.WriteHeader(&tar.Header{Typeflag: tar.TypeReg, Name: name, Size: n, Mode: 0o644, ModTime: modTime}); err != nil {
+			return err
+		}
+		if err := flush(); err != nil {
+			return err
+		}
+		sink.discard = true
+		_, err := io.CopyN(tw, zeros{}, n)
+		sink.discard = false
+		if err != nil {
+			return err
+		}
+		if _, err := w.Write(pool[i%poolSize]); err != nil {
+			return err
+		}
+	}
+	if err := tw.Close(); err != nil {
+		return err
+	}
+	return flush()
+}
+
+// Site returns a reader of WriteSite's bytes, generated as they are read.
+// Close the reader to stop the generator early.
+func Site(size int64, seed uint64) io.ReadCloser {
+	pr, pw := io.Pipe()
+	go func() {
+		pw.CloseWithError(WriteSite(pw, size, seed))
+	}()
+	return pr
+}
+
+// compressedPages returns poolSize pages, each a complete gzip member.
+func compressedPages(content io.Reader) ([][]byte, error) {
+	pool := make([][]byte, poolSize)
+	for i := range pool {
+		var buf bytes.Buffer
+		gz, err := gzip.NewWriterLevel(&buf, gzip.HuffmanOnly)
+		if err != nil {
+			return nil, err
+		}
+		gz.ModTime = modTime
+		if _, err := io.CopyN(gz, content, pageSize); err != nil {
+			return nil, err
+		}
+		if err := gz.Close(); err != nil {
+			return nil, err
+		}
+		pool[i] = buf.Bytes()
+	}
+	return pool, nil
+}
+
+func writeFile(tw *tar.Writer, name string, content io.Reader, size int64) error {
+	hdr := &tar.Header{Typeflag: tar.TypeReg, Name: name, Size: size, Mode: 0o644, ModTime: modTime}
+	if err := tw.WriteHeader(hdr); err != nil {
+		return err
+	}
+	_, err := io.CopyN(tw, content, size)
+	return err
+}
+
+// switchWriter writes to w, or nowhere while discard is set.
+type switchWriter struct {
+	w       io.Writer
+	discard bool
+}
+
+func (s *switchWriter) Write(p []byte) (int, error) {
+	if s.discard {
+		return len(p), nil
+	}
+	return s.w.Write(p)
+}
+
+// sevenBit reads pseudo-random bytes below 0x80.
+type sevenBit struct{ rng *rand.ChaCha8 }
+
+func (s *sevenBit) Read(p []byte) (int, error) {
+	_, _ = s.rng.Read(p)
+	for i := range p {
+		p[i] &= 0x7f
+	}
+	return len(p), nil
+}
+
+type zeros struct{}
+
+func (zeros) Read(p []byte) (int, error) {
+	clear(p)
+	return len(p), nil
+}

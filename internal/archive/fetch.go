@@ -1,0 +1,131 @@
+package archive
+
+import (
+	"context"
+	"encoding/hex"
+	"encoding/xml"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strings"
+)
+
+// Fetch downloads the archive behind link with the default Limits. See
+// Limits.Fetch.
+func Fetch(ctx context.Context, client *http.Client, link string, w io.Writer) (Summary, error) {
+	return Limits{}.Fetch(ctx, client, link, w)
+}
+
+// Fetch GETs link and verifies the archive while it streams in, writing every
+// byte to w as well when w is not nil (nothing is buffered: the caller
+// decides what to keep). Errors name the link's host only, never its path or
+// query: a presigned link's query is its secret. A status other than 200 is
+// an *HTTPError; an unservable archive is an *Error wrapped with the host;
+// cancelling ctx stops the download.
+func (l Limits) Fetch(ctx context.Context, client *http.Client, link string, w io.Writer) (Summary, error) {
+	u, err := url.Parse(link)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return Summary{}, errors.New("download: the bundle link is not an absolute http(s) URL")
+	}
+	host := u.Host
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, link, nil)
+	if err != nil {
+		return Summary{}, fmt.Errorf("download from %s: the link cannot be requested", host)
+	}
+	// The bytes as stored: Go's transport would otherwise ask for gzip and
+	// undo a Content-Encoding: gzip that object stores send for .tar.gz
+	// objects uploaded with it, hashing the tar instead of the archive.
+	req.Header.Set("Accept-Encoding", "identity")
+	if client == nil {
+		client = http.DefaultClient
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return Summary{}, fmt.Errorf("download from %s: %w", host, withoutURL(err))
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return Summary{}, &HTTPError{StatusCode: resp.StatusCode, Status: resp.Status, Host: host, Code: storeErrorCode(resp.Body)}
+	}
+	body := &ctxReader{ctx: ctx, r: resp.Body}
+	var sum Summary
+	if w != nil {
+		sum, err = l.VerifyCopy(w, body)
+	} else {
+		sum, err = l.Verify(body)
+	}
+	if err != nil {
+		return Summary{}, fmt.Errorf("download from %s: %w", host, withoutURL(err))
+	}
+	return sum, nil
+}
+
+// withoutURL drops the *url.Error layer, whose message quotes the whole link
+// with its signature, and keeps its cause. It looks through an *Error's
+// cause as well.
+func withoutURL(err error) error {
+	var uerr *url.Error
+	if errors.As(err, &uerr) {
+		var aerr *Error
+		if errors.As(err, &aerr) && aerr.Err != nil {
+			copied := *aerr
+			copied.Err = withoutURL(aerr.Err)
+			return &copied
+		}
+		return uerr.Err
+	}
+	return err
+}
+
+// ctxReader stops a body read once ctx is done, with ctx's error rather than
+// the transport's.
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c *ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	n, err := c.r.Read(p)
+	if err != nil && err != io.EOF {
+		if cerr := c.ctx.Err(); cerr != nil {
+			return n, cerr
+		}
+	}
+	return n, err
+}
+
+var storeCode = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9.]{0,63}$`)
+
+// storeErrorCode returns the <Code> of an S3 or GCS XML error body. Nothing
+// else of the body is shown: some stores echo the signed request in it.
+func storeErrorCode(body io.Reader) string {
+	var e struct {
+		Code string `xml:"Code"`
+	}
+	if xml.NewDecoder(io.LimitReader(body, 64<<10)).Decode(&e) != nil {
+		return ""
+	}
+	if code := strings.TrimSpace(e.Code); storeCode.MatchString(code) {
+		return code
+	}
+	return ""
+}
+
+// CheckSHA256 compares the archive's digest with the expected one (hex, any
+// case), returning a *ChecksumError naming both on a mismatch.
+func CheckSHA256(s Summary, expected string) error {
+	want := strings.ToLower(strings.TrimSpace(expected))
+	if raw, err := hex.DecodeString(want); err != nil || len(raw) != 32 {
+		return fmt.Errorf("the expected SHA-256 %s is not 64 hexadecimal digits", QuoteName(expected))
+	}
+	if want != s.SHA256 {
+		return &ChecksumError{Want: want, Got: s.SHA256}
+	}
+	return nil
+}
