@@ -1,10 +1,10 @@
 // Command applybench measures the provider end to end: it builds the
 // provider, starts the in-memory mock API with a request rate limit, and
 // times a real `terraform apply` of many docsadmin_static_export resources
-// (one for_each) through a dev_overrides CLI configuration (internal/tfrunner). It prints the
-// apply's wall time against the ideal (waves of -parallelism resources, each
-// wave lasting one job), the requests the mock received, the 429s it sent
-// and the resources that failed, then a verdict.
+// (one for_each) through a dev_overrides CLI configuration (internal/tfrunner).
+// It prints the apply's wall time against the ideal (waves of -parallelism
+// resources, each wave lasting one job), the requests the mock received, the
+// 429s it sent and the resources that failed, then a verdict.
 //
 // To tell Terraform's own overhead from the provider's, it also times
 // `terraform plan` of the same configuration (no API calls), and the same

@@ -1,9 +1,9 @@
 // Command demo runs the docsadmin provider end to end, offline: it builds the
 // provider, starts the in-memory mock of the administration API on loopback,
 // applies examples/demo with Terraform through a dev_overrides CLI
-// configuration (internal/tfrunner), prints the export's outputs (the bundle link with its
-// signature redacted), downloads and lists the bundle, then destroys and
-// cleans up.
+// configuration (internal/tfrunner), prints the export's outputs (the bundle
+// link with its signature redacted), downloads and lists the bundle, then
+// destroys and cleans up.
 //
 //	go run ./internal/cmd/demo [-keep] [-export-duration 3s] [-link-ttl 1h] [-timeout 10m]
 //
