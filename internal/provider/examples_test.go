@@ -1,16 +1,17 @@
 package provider
 
 import (
+	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"sort"
 	"strings"
 	"testing"
 
-	"github.com/docsadmin/terraform-provider-docsadmin/internal/devprovider"
+	tfjson "github.com/hashicorp/terraform-json"
+
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/tfrunner"
 )
 
 // blockType finds the provider prefix of every resource, data source and
@@ -18,21 +19,19 @@ import (
 var blockType = regexp.MustCompile(`(?m)^\s*(?:resource|data|ephemeral)\s+"([a-z0-9]+)_`)
 
 // TestExamplesValidate runs `terraform validate` on every example that needs
-// only this provider, against a build of it through dev_overrides, so that
+// only this provider, against a build of it through dev_overrides (the
+// acceptance CLI, through internal/tfrunner), so that
 // the documentation never shows configuration that does not work.
 func TestExamplesValidate(t *testing.T) {
-	root := repoRoot(t)
+	root, err := tfrunner.ModuleRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
 	dirs := exampleDirs(t, filepath.Join(root, "examples"))
 	if len(dirs) == 0 {
 		t.Fatal("no examples found")
 	}
-
-	pluginDir := t.TempDir()
-	if _, err := devprovider.Build(t.Context(), root, pluginDir, "test"); err != nil {
-		t.Fatal(err)
-	}
-	cliConfig := filepath.Join(t.TempDir(), "terraform.rc")
-	writeFile(t, cliConfig, devprovider.CLIConfig(pluginDir))
+	runner := cliRunner(t)
 
 	validated := 0
 	for _, dir := range dirs {
@@ -54,11 +53,16 @@ func TestExamplesValidate(t *testing.T) {
 }
 `)
 			}
-			cmd := exec.Command("terraform", "validate", "-no-color")
-			cmd.Dir = work
-			cmd.Env = append(os.Environ(), "TF_CLI_CONFIG_FILE="+cliConfig, "CHECKPOINT_DISABLE=1", "TF_IN_AUTOMATION=1")
-			if out, err := cmd.CombinedOutput(); err != nil {
-				t.Fatalf("terraform validate failed: %v\n%s", err, out)
+			tf, err := runner.Workdir(work, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			result, err := tf.Validate(t.Context())
+			if err != nil {
+				t.Fatalf("terraform validate failed: %v", err)
+			}
+			if !result.Valid {
+				t.Fatalf("terraform validate: the example is not valid:\n%s", diagnostics(result.Diagnostics))
 			}
 		})
 		validated++
@@ -68,13 +72,17 @@ func TestExamplesValidate(t *testing.T) {
 	}
 }
 
-func repoRoot(t *testing.T) string {
-	t.Helper()
-	_, file, _, ok := runtime.Caller(0)
-	if !ok {
-		t.Fatal("cannot locate the test file")
+// diagnostics prints what terraform validate -json found, one line each.
+func diagnostics(diags []tfjson.Diagnostic) string {
+	var b strings.Builder
+	for _, d := range diags {
+		where := ""
+		if d.Range != nil {
+			where = fmt.Sprintf("%s:%d: ", d.Range.Filename, d.Range.Start.Line)
+		}
+		fmt.Fprintf(&b, "%s%s: %s: %s\n", where, d.Severity, d.Summary, d.Detail)
 	}
-	return filepath.Clean(filepath.Join(filepath.Dir(file), "..", ".."))
+	return b.String()
 }
 
 func exampleDirs(t *testing.T, root string) []string {

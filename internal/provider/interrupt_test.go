@@ -3,11 +3,8 @@
 package provider
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -15,15 +12,18 @@ import (
 	"testing"
 	"time"
 
-	"github.com/docsadmin/terraform-provider-docsadmin/internal/devprovider"
+	"github.com/hashicorp/terraform-exec/tfexec"
+
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/mockapi"
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/tfrunner"
 )
 
 // Signals cannot reach an in-process provider, so this test builds the
 // provider, installs it with a dev_overrides CLI configuration and runs the
-// real terraform binary: Ctrl-C (SIGINT) in the middle of a long export must
-// stop the apply promptly, keep the job's id in state, and let the next apply
-// finish that same job instead of starting a second export.
+// real terraform binary through internal/tfrunner: Ctrl-C (SIGINT) in the
+// middle of a long export must stop the apply promptly, keep the job's id in
+// state, and let the next apply finish that same job instead of starting a
+// second export.
 
 const (
 	interruptDomain   = "docs.example.com"
@@ -55,67 +55,45 @@ resource "docsadmin_static_export" "site" {
 `
 
 func TestAccInterrupt_applyStopsPromptlyAndResumesTheSameJob(t *testing.T) {
-	terraformPath := acceptanceCLI(t)
-	binDir := interruptBuildProvider(t)
+	runner := cliRunner(t)
 
 	mock := newMock(t, mockapi.Config{})
 	mock.SetExportBehavior(interruptDomain, mockapi.ExportBehavior{Duration: interruptExport})
 
-	home := t.TempDir()
-	workDir := filepath.Join(home, "work")
-	cliConfig := filepath.Join(home, "terraform.rc")
-	interruptWriteFile(t, cliConfig, devprovider.CLIConfig(binDir))
-	if err := os.Mkdir(workDir, 0o700); err != nil {
+	workDir := t.TempDir()
+	writeFile(t, filepath.Join(workDir, "main.tf"), interruptConfig)
+	tf, err := runner.Workdir(workDir, map[string]string{"DOCSADMIN_BASE_URL": mock.URL, "DOCSADMIN_API_KEY": mock.APIKey})
+	if err != nil {
 		t.Fatal(err)
-	}
-	interruptWriteFile(t, filepath.Join(workDir, "main.tf"), interruptConfig)
-	env := append(interruptEnvWithout(os.Environ(), "TF_", "DOCSADMIN_", "PLUGIN_", "CHECKPOINT_"),
-		"TF_CLI_CONFIG_FILE="+cliConfig,
-		"TF_IN_AUTOMATION=1",
-		"CHECKPOINT_DISABLE=1",
-		"DOCSADMIN_BASE_URL="+mock.URL,
-		"DOCSADMIN_API_KEY="+mock.APIKey,
-	)
-	terraform := func(ctx context.Context, output *bytes.Buffer, args ...string) *exec.Cmd {
-		cmd := exec.CommandContext(ctx, terraformPath, args...)
-		cmd.Dir = workDir
-		cmd.Env = env
-		cmd.Stdout, cmd.Stderr = output, output
-		cmd.WaitDelay = 5 * time.Second
-		return cmd
 	}
 
 	// First apply: interrupted while it waits for the export.
-	var firstOutput bytes.Buffer
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	first := terraform(ctx, &firstOutput, "apply", "-auto-approve", "-input=false", "-no-color", "-var=create_timeout=10m")
-	started := time.Now()
-	if err := first.Start(); err != nil {
-		t.Fatal(err)
-	}
+	firstOutput := tfrunner.Record(tf)
+	// Cancelling the apply's context sends terraform one SIGINT, as Ctrl-C would.
+	applyCtx, interrupt := context.WithCancel(ctx)
+	defer interrupt()
 	var firstErr error
 	exited := make(chan struct{})
+	started := time.Now()
 	go func() {
-		firstErr = first.Wait()
+		firstErr = tf.Apply(applyCtx, tfexec.Var("create_timeout=10m"))
 		close(exited)
 	}()
 
 	polling := interruptWaitUntil(ctx, func() bool { return mock.Requests(mockapi.EndpointGetExport) >= 1 }, exited)
 	if !polling {
-		t.Fatalf("the provider never polled the export job (%s after start); terraform said:\n%s", time.Since(started).Round(time.Millisecond), firstOutput.String())
+		t.Fatalf("the provider never polled the export job (%s after start); terraform said:\n%s", time.Since(started).Round(time.Millisecond), firstOutput)
 	}
 	// Let it settle into its wait between polls, as a user's Ctrl-C would find it.
 	time.Sleep(interruptSettling)
 	sent := time.Now()
-	if err := first.Process.Signal(os.Interrupt); err != nil {
-		t.Fatalf("sending SIGINT to terraform: %v", err)
-	}
+	interrupt()
 	select {
 	case <-exited:
 	case <-time.After(30 * time.Second):
-		_ = first.Process.Kill()
-		t.Fatalf("terraform had not exited 30s after SIGINT; it said:\n%s", firstOutput.String())
+		t.Fatalf("terraform had not exited 30s after SIGINT; it said:\n%s", firstOutput)
 	}
 	latency := time.Since(sent)
 	t.Logf("terraform exited %s after SIGINT, sent %s after it started",
@@ -135,7 +113,7 @@ func TestAccInterrupt_applyStopsPromptlyAndResumesTheSameJob(t *testing.T) {
 	said := flattenWhitespace(firstOutput.String())
 	for _, want := range []string{"Interrupt received", "export job " + jobID + " was interrupted", "saved in state", "next terraform apply continues with the same job"} {
 		if !strings.Contains(said, want) {
-			t.Errorf("the interrupted apply does not say %q; it said:\n%s", want, firstOutput.String())
+			t.Errorf("the interrupted apply does not say %q; it said:\n%s", want, firstOutput)
 		}
 	}
 	snap, _ := mock.ExportJob(jobID)
@@ -143,43 +121,30 @@ func TestAccInterrupt_applyStopsPromptlyAndResumesTheSameJob(t *testing.T) {
 		t.Fatalf("job %s is %q after the interrupt; the test needs it still running", jobID, snap.Status)
 	}
 	t.Logf("the interrupt came %s into the job's %s", sent.Sub(snap.CreatedAt).Round(time.Millisecond), interruptExport)
-	state := interruptReadState(t, workDir)
+	state := interruptReadState(ctx, t, tf)
 	if state.JobID != jobID || state.Status == "completed" {
 		t.Fatalf("after the interrupt, state holds job %q with status %q; want job %s, not completed", state.JobID, state.Status, jobID)
 	}
-	t.Logf("state after the interrupt: job %s, status %q, instance %s", state.JobID, state.Status, state.InstanceStatus)
+	t.Logf("state after the interrupt: job %s, status %q, tainted %v", state.JobID, state.Status, state.Tainted)
 
 	// Second apply, with more time: it continues with the same job.
-	var secondOutput bytes.Buffer
+	secondOutput := tfrunner.Record(tf)
 	resumed := time.Now()
-	second := terraform(ctx, &secondOutput, "apply", "-auto-approve", "-input=false", "-no-color", "-var=create_timeout=2m")
-	if err := second.Run(); err != nil {
-		t.Fatalf("the second apply failed: %v\n%s", err, secondOutput.String())
+	if err := tf.Apply(ctx, tfexec.Var("create_timeout=2m")); err != nil {
+		t.Fatalf("the second apply failed: %v\n%s", err, secondOutput)
 	}
 	t.Logf("the second apply took %s", time.Since(resumed).Round(time.Millisecond))
 	if n := mock.ExportsStarted(interruptDomain); n != 1 {
 		t.Errorf("exports started: %d, want 1: the second apply started a new export instead of continuing %s", n, jobID)
 	}
-	state = interruptReadState(t, workDir)
-	if state.JobID != jobID || state.Status != "completed" || state.BundleURL == "" || state.InstanceStatus != "" {
-		t.Errorf("after the second apply, state holds job %q status %q (instance %q, link set: %v); want job %s completed with a link",
-			state.JobID, state.Status, state.InstanceStatus, state.BundleURL != "", jobID)
+	state = interruptReadState(ctx, t, tf)
+	if state.JobID != jobID || state.Status != "completed" || state.BundleURL == "" || state.Tainted {
+		t.Errorf("after the second apply, state holds job %q status %q (tainted %v, link set: %v); want job %s completed with a link",
+			state.JobID, state.Status, state.Tainted, state.BundleURL != "", jobID)
 	}
 	if n := mock.BundlesGenerated(jobID); n != 1 {
 		t.Errorf("bundles generated for %s: %d, want 1", jobID, n)
 	}
-}
-
-// interruptBuildProvider builds the provider binary into a new directory and returns it.
-func interruptBuildProvider(t *testing.T) string {
-	t.Helper()
-	binDir := t.TempDir()
-	start := time.Now()
-	if _, err := devprovider.Build(t.Context(), repoRoot(t), binDir, "test"); err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("built the provider in %s", time.Since(start).Round(time.Millisecond))
-	return binDir
 }
 
 // interruptWaitUntil polls cond until it holds, ctx ends or the process exits.
@@ -198,69 +163,30 @@ func interruptWaitUntil(ctx context.Context, cond func() bool, exited <-chan str
 
 type interruptState struct {
 	JobID, Status, BundleURL string
-	InstanceStatus           string // "tainted" after a failed or interrupted create
+	Tainted                  bool // after a failed or interrupted create
 }
 
 var interruptJobIDShape = regexp.MustCompile(`^se_[0-9a-f]+$`)
 
-func interruptReadState(t *testing.T, workDir string) interruptState {
+// interruptReadState reads the export from terraform show -json.
+func interruptReadState(ctx context.Context, t *testing.T, tf *tfexec.Terraform) interruptState {
 	t.Helper()
-	raw, err := os.ReadFile(filepath.Join(workDir, "terraform.tfstate"))
+	state, err := tf.Show(ctx)
 	if err != nil {
-		t.Fatalf("reading the state file: %v", err)
+		t.Fatalf("terraform show: %v", err)
 	}
-	var state struct {
-		Resources []struct {
-			Type      string `json:"type"`
-			Instances []struct {
-				Status     string `json:"status"`
-				Attributes struct {
-					JobID     string `json:"job_id"`
-					Status    string `json:"status"`
-					BundleURL string `json:"bundle_url"`
-				} `json:"attributes"`
-			} `json:"instances"`
-		} `json:"resources"`
-	}
-	if err := json.Unmarshal(raw, &state); err != nil {
-		t.Fatalf("the state file is not JSON: %v", err)
-	}
-	for _, r := range state.Resources {
-		if r.Type != "docsadmin_static_export" || len(r.Instances) != 1 {
-			continue
-		}
-		in := r.Instances[0]
-		if !interruptJobIDShape.MatchString(in.Attributes.JobID) {
-			t.Fatalf("the state's job_id %q is not a job id", in.Attributes.JobID)
-		}
-		return interruptState{JobID: in.Attributes.JobID, Status: in.Attributes.Status, BundleURL: in.Attributes.BundleURL, InstanceStatus: in.Status}
-	}
-	t.Fatalf("the state file holds no docsadmin_static_export:\n%s", raw)
-	return interruptState{}
-}
-
-func interruptWriteFile(t *testing.T, path, content string) {
-	t.Helper()
-	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
-		t.Fatal(err)
-	}
-}
-
-// interruptEnvWithout drops the variables whose names start with any of prefixes.
-func interruptEnvWithout(env []string, prefixes ...string) []string {
-	var kept []string
-	for _, kv := range env {
-		name, _, _ := strings.Cut(kv, "=")
-		drop := false
-		for _, p := range prefixes {
-			if strings.HasPrefix(strings.ToUpper(name), p) {
-				drop = true
-				break
+	if state.Values != nil && state.Values.RootModule != nil {
+		for _, r := range state.Values.RootModule.Resources {
+			if r.Type != "docsadmin_static_export" {
+				continue
 			}
-		}
-		if !drop {
-			kept = append(kept, kv)
+			str := func(name string) string { s, _ := r.AttributeValues[name].(string); return s }
+			if !interruptJobIDShape.MatchString(str("job_id")) {
+				t.Fatalf("the state's job_id %q is not a job id", str("job_id"))
+			}
+			return interruptState{JobID: str("job_id"), Status: str("status"), BundleURL: str("bundle_url"), Tainted: r.Tainted}
 		}
 	}
-	return kept
+	t.Fatalf("the state holds no docsadmin_static_export: %+v", state.Values)
+	return interruptState{}
 }

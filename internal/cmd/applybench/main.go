@@ -1,10 +1,10 @@
 // Command applybench measures the provider end to end: it builds the
 // provider, starts the in-memory mock API with a request rate limit, and
 // times a real `terraform apply` of many docsadmin_static_export resources
-// (one for_each) through a dev_overrides CLI configuration. It prints the
-// apply's wall time against the ideal (waves of -parallelism resources, each
-// wave lasting one job), the requests the mock received, the 429s it sent
-// and the resources that failed, then a verdict.
+// (one for_each) through a dev_overrides CLI configuration (internal/tfrunner).
+// It prints the apply's wall time against the ideal (waves of -parallelism
+// resources, each wave lasting one job), the requests the mock received, the
+// 429s it sent and the resources that failed, then a verdict.
 //
 // To tell Terraform's own overhead from the provider's, it also times
 // `terraform plan` of the same configuration (no API calls), and the same
@@ -18,24 +18,23 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"math"
 	"os"
-	"os/exec"
 	"os/signal"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
 
-	"github.com/docsadmin/terraform-provider-docsadmin/internal/devprovider"
+	"github.com/hashicorp/terraform-exec/tfexec"
+	tfjson "github.com/hashicorp/terraform-json"
+
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/mockapi"
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/tfrunner"
 )
 
 const (
@@ -97,10 +96,9 @@ func parseFlags(args []string) (options, error) {
 
 // bench holds what the runs share.
 type bench struct {
-	opts      options
-	terraform string
-	tmp       string
-	cliConfig string
+	opts   options
+	runner *tfrunner.Runner
+	tmp    string
 }
 
 // result is one timed apply.
@@ -120,9 +118,6 @@ func run(ctx context.Context, opts options, stdout io.Writer) (bool, error) {
 
 	b := &bench{opts: opts}
 	var err error
-	if b.terraform, err = exec.LookPath(opts.terraform); err != nil {
-		return false, fmt.Errorf("terraform not found (%w); install it or pass -terraform", err)
-	}
 	if b.tmp, err = os.MkdirTemp("", "docsadmin-applybench-"); err != nil {
 		return false, err
 	}
@@ -134,8 +129,15 @@ func run(ctx context.Context, opts options, stdout io.Writer) (bool, error) {
 		_ = os.RemoveAll(b.tmp)
 	}()
 
+	if b.runner, err = tfrunner.New(opts.terraform, b.tmp); err != nil {
+		return false, fmt.Errorf("%w; install Terraform or pass -terraform", err)
+	}
 	fmt.Fprintln(stdout, "Building the provider...")
-	if err := b.build(ctx); err != nil {
+	inst, err := b.runner.BuildProvider(ctx, "bench")
+	if err != nil {
+		return false, err
+	}
+	if err := b.runner.Install(inst); err != nil {
 		return false, err
 	}
 
@@ -150,37 +152,6 @@ func run(ctx context.Context, opts options, stdout io.Writer) (bool, error) {
 		return false, err
 	}
 	return report(stdout, opts, floor, res), nil
-}
-
-// build compiles the provider into the temporary directory and writes a CLI
-// configuration that installs it through dev_overrides.
-func (b *bench) build(ctx context.Context) error {
-	binDir := filepath.Join(b.tmp, "bin")
-	if err := os.Mkdir(binDir, 0o700); err != nil {
-		return err
-	}
-	if _, err := devprovider.Build(ctx, moduleRoot(), binDir, "bench"); err != nil {
-		return err
-	}
-	b.cliConfig = filepath.Join(b.tmp, "terraform.rc")
-	return os.WriteFile(b.cliConfig, []byte(devprovider.CLIConfig(binDir)), 0o600)
-}
-
-// moduleRoot is the directory of go.mod above the working directory, where
-// `go build .` builds the provider.
-func moduleRoot() string {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "."
-	}
-	for d := dir; ; d = filepath.Dir(d) {
-		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
-			return d
-		}
-		if filepath.Dir(d) == d {
-			return dir
-		}
-	}
 }
 
 const configTemplate = `terraform {
@@ -218,34 +189,28 @@ func (b *bench) apply(ctx context.Context, name string, cfg mockapi.Config, sett
 	}
 	mock := mockapi.NewServer(cfg)
 	defer mock.Close()
-	env := append(cleanEnv(os.Environ()),
-		"TF_CLI_CONFIG_FILE="+b.cliConfig,
-		"TF_IN_AUTOMATION=1",
-		"CHECKPOINT_DISABLE=1",
-		"DOCSADMIN_BASE_URL="+mock.URL,
-		"DOCSADMIN_API_KEY="+mock.APIKey,
-	)
+	tf, err := b.runner.Workdir(dir, map[string]string{"DOCSADMIN_BASE_URL": mock.URL, "DOCSADMIN_API_KEY": mock.APIKey})
+	if err != nil {
+		return res, err
+	}
+	parallelism := tfexec.Parallelism(b.opts.parallelism)
 
-	var out bytes.Buffer
-	plan := b.command(ctx, dir, env, "plan", "-input=false", "-no-color", "-parallelism="+strconv.Itoa(b.opts.parallelism))
-	plan.Stdout, plan.Stderr = &out, &out
+	out := tfrunner.Record(tf)
 	start := time.Now()
-	if err := plan.Run(); err != nil {
-		return res, fmt.Errorf("terraform plan (%s): %w\n%s", name, err, out.String())
+	if _, err := tf.Plan(ctx, parallelism); err != nil {
+		return res, fmt.Errorf("terraform plan (%s): %w\n%s", name, err, out)
 	}
 	res.plan = time.Since(start)
-	out.Reset()
 
-	cmd := b.command(ctx, dir, env, "apply", "-auto-approve", "-input=false", "-no-color", "-parallelism="+strconv.Itoa(b.opts.parallelism))
-	cmd.Stdout, cmd.Stderr = &out, &out
+	out = tfrunner.Record(tf)
 	start = time.Now()
-	res.exitErr = cmd.Run()
+	res.exitErr = tf.Apply(ctx, parallelism)
 	res.wall = time.Since(start)
 	if ctx.Err() != nil {
 		return res, fmt.Errorf("terraform apply (%s) stopped: %w", name, context.Cause(ctx))
 	}
 	res.log = filepath.Join(b.tmp, name+"-apply.log")
-	_ = os.WriteFile(res.log, out.Bytes(), 0o600)
+	_ = os.WriteFile(res.log, []byte(out.String()), 0o600)
 	for line := range strings.SplitSeq(out.String(), "\n") {
 		if strings.HasPrefix(strings.TrimSpace(line), "Error:") {
 			res.errors = append(res.errors, strings.TrimSpace(line))
@@ -256,73 +221,26 @@ func (b *bench) apply(ctx context.Context, name string, cfg mockapi.Config, sett
 	res.starts = mock.Requests(mockapi.EndpointStartExport)
 	res.gets = mock.Requests(mockapi.EndpointGetExport)
 	res.bundle = mock.Requests(mockapi.EndpointBundle)
-	var err error
-	res.completed, err = b.completed(ctx, dir, env)
-	return res, err
-}
-
-// cleanEnv drops the variables that would change what the terraform commands
-// do: Terraform's own settings and the provider's.
-func cleanEnv(env []string) []string {
-	var kept []string
-	for _, kv := range env {
-		k, _, _ := strings.Cut(kv, "=")
-		if k = strings.ToUpper(k); !strings.HasPrefix(k, "TF_") && !strings.HasPrefix(k, "DOCSADMIN_") && k != "CHECKPOINT_DISABLE" {
-			kept = append(kept, kv)
-		}
+	state, err := tf.Show(ctx)
+	if err != nil {
+		return res, fmt.Errorf("terraform show (%s): %w", name, err)
 	}
-	return kept
-}
-
-func (b *bench) command(ctx context.Context, dir string, env []string, args ...string) *exec.Cmd {
-	cmd := exec.CommandContext(ctx, b.terraform, args...)
-	cmd.Dir, cmd.Env = dir, env
-	// A single interrupt lets Terraform stop gracefully.
-	cmd.Cancel = func() error {
-		if err := cmd.Process.Signal(os.Interrupt); err != nil {
-			return cmd.Process.Kill()
-		}
-		return nil
-	}
-	cmd.WaitDelay = 30 * time.Second
-	return cmd
+	res.completed = completed(state)
+	return res, nil
 }
 
 // completed counts the exports in state that completed and carry a link.
-func (b *bench) completed(ctx context.Context, dir string, env []string) (int, error) {
-	if _, err := os.Stat(filepath.Join(dir, "terraform.tfstate")); errors.Is(err, os.ErrNotExist) {
-		return 0, nil // nothing was created
-	}
-	cmd := b.command(ctx, dir, env, "show", "-json")
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	raw, err := cmd.Output()
-	if err != nil {
-		return 0, fmt.Errorf("terraform show -json: %w\n%s", err, stderr.String())
-	}
-	var state struct {
-		Values struct {
-			RootModule struct {
-				Resources []struct {
-					Type   string `json:"type"`
-					Values struct {
-						Status    string  `json:"status"`
-						BundleURL *string `json:"bundle_url"`
-					} `json:"values"`
-				} `json:"resources"`
-			} `json:"root_module"`
-		} `json:"values"`
-	}
-	if err := json.Unmarshal(raw, &state); err != nil {
-		return 0, fmt.Errorf("terraform show -json: %w", err)
+func completed(state *tfjson.State) int {
+	if state.Values == nil || state.Values.RootModule == nil {
+		return 0 // nothing was created
 	}
 	n := 0
 	for _, r := range state.Values.RootModule.Resources {
-		if r.Type == "docsadmin_static_export" && r.Values.Status == "completed" && r.Values.BundleURL != nil && *r.Values.BundleURL != "" {
+		if link, _ := r.AttributeValues["bundle_url"].(string); r.Type == "docsadmin_static_export" && r.AttributeValues["status"] == "completed" && link != "" {
 			n++
 		}
 	}
-	return n, nil
+	return n
 }
 
 func report(w io.Writer, o options, floor, res result) bool {
@@ -343,7 +261,8 @@ func report(w io.Writer, o options, floor, res result) bool {
 	fmt.Fprintf(w, "  429s received       %6d\n", res.limited)
 	fmt.Fprintf(w, "  failed resources    %6d   of %d (completed with a link in state: %d)\n", failed, o.resources, res.completed)
 	if res.exitErr != nil {
-		fmt.Fprintf(w, "  terraform apply     failed: %v; log: %s\n", res.exitErr, res.log)
+		failure, _, _ := strings.Cut(res.exitErr.Error(), "\n") // then Terraform's stderr, in the log
+		fmt.Fprintf(w, "  terraform apply     failed: %s; log: %s\n", failure, res.log)
 		for i, e := range res.errors {
 			if i == 5 {
 				fmt.Fprintf(w, "    ... %d more\n", len(res.errors)-i)

@@ -1,9 +1,9 @@
 // Command demo runs the docsadmin provider end to end, offline: it builds the
 // provider, starts the in-memory mock of the administration API on loopback,
 // applies examples/demo with Terraform through a dev_overrides CLI
-// configuration, prints the export's outputs (the bundle link with its
-// signature redacted), downloads and lists the bundle, then destroys and
-// cleans up.
+// configuration (internal/tfrunner), prints the export's outputs (the bundle
+// link with its signature redacted), downloads and lists the bundle, then
+// destroys and cleans up.
 //
 //	go run ./internal/cmd/demo [-keep] [-export-duration 3s] [-link-ttl 1h] [-timeout 10m]
 //
@@ -25,14 +25,15 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/hashicorp/terraform-exec/tfexec"
+
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/mockapi"
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/tfrunner"
 )
 
 const (
-	modulePath   = "github.com/docsadmin/terraform-provider-docsadmin"
-	providerAddr = "registry.terraform.io/docsadmin/docsadmin"
-	exampleDir   = "examples/demo"
-	demoDomain   = "docs.example.com"
+	exampleDir = "examples/demo"
+	demoDomain = "docs.example.com"
 )
 
 // errInterrupted is the cause of a run stopped by Ctrl-C or SIGTERM.
@@ -107,13 +108,11 @@ type demo struct {
 	opts           options
 	stdout, stderr io.Writer
 
-	terraform string // resolved executable
-	root      string // module root
-	tmp       string // everything temporary lives below
-	binDir    string
-	workDir   string
-	mock      *mockapi.Server
-	env       []string // environment of the terraform commands
+	runner  *tfrunner.Runner
+	tf      *tfexec.Terraform // in workDir
+	tmp     string            // everything temporary lives below
+	workDir string
+	mock    *mockapi.Server
 
 	applyStarted bool
 	destroyed    bool
@@ -145,7 +144,8 @@ func run(ictx context.Context, args []string, stdout, stderr io.Writer) (err err
 	}
 
 	d.step(2, "Building the provider")
-	if err := d.buildProvider(ctx); err != nil {
+	inst, err := d.buildProvider(ctx)
+	if err != nil {
 		return err
 	}
 
@@ -154,12 +154,12 @@ func run(ictx context.Context, args []string, stdout, stderr io.Writer) (err err
 	fmt.Fprintf(stdout, "Mock API listening on %s (exports take %s, links live %s)\n", d.mock.URL, opts.exportDuration, opts.linkTTL)
 
 	d.step(4, "terraform apply")
-	if err := d.prepareTerraform(); err != nil {
+	if err := d.prepareTerraform(inst); err != nil {
 		return err
 	}
 	d.applyStarted = true
-	if err := d.terraformRun(ctx, true, "apply", "-auto-approve", "-input=false"); err != nil {
-		return fmt.Errorf("terraform apply: %w", err)
+	if err := d.apply(ctx); err != nil {
+		return err
 	}
 
 	d.step(5, "Reading the outputs")

@@ -1,20 +1,17 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/bundlelink"
-	"github.com/docsadmin/terraform-provider-docsadmin/internal/devprovider"
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/tfrunner"
 )
 
 const installHelp = `Terraform is required to run the demo, and was not found.
@@ -26,106 +23,54 @@ Install Terraform 1.0 or later, then run the demo again:
   - or a package manager: brew install hashicorp/tap/terraform (macOS), choco install terraform (Windows).
 Or point the demo at an executable with -terraform /path/to/terraform.`
 
-// checkTerraform finds Terraform and prints its version.
-func (d *demo) checkTerraform(ctx context.Context) error {
-	path, err := exec.LookPath(d.opts.terraform)
-	if err != nil {
-		return fmt.Errorf("%q not found: %w\n\n%s", d.opts.terraform, err, installHelp)
-	}
-	d.terraform = path
-
-	cmd := exec.CommandContext(ctx, path, "version", "-json")
-	cmd.Env = cleanEnv(os.Environ(), "CHECKPOINT_DISABLE=1")
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	raw, err := cmd.Output()
-	if err != nil {
-		return fmt.Errorf("%s version -json: %w\n%s", path, err, strings.TrimSpace(stderr.String()))
-	}
-	var v struct {
-		Version string `json:"terraform_version"`
-	}
-	if err := json.Unmarshal(raw, &v); err != nil || v.Version == "" {
-		return fmt.Errorf("%s version -json printed no terraform_version; is it Terraform?", path)
-	}
-	major, _, _ := strings.Cut(v.Version, ".")
-	if n, err := strconv.Atoi(major); err != nil || n < 1 {
-		return fmt.Errorf("terraform %s at %s is too old: the demo needs 1.0 or later\n\n%s", v.Version, path, installHelp)
-	}
-	fmt.Fprintf(d.stdout, "Terraform %s (%s)\n", v.Version, path)
-	return nil
-}
-
-// buildProvider builds the provider into a new temporary directory.
-func (d *demo) buildProvider(ctx context.Context) error {
-	root, err := moduleRoot()
-	if err != nil {
-		return err
-	}
-	d.root = root
-	if _, err := exec.LookPath("go"); err != nil {
-		return fmt.Errorf("the go command is not on PATH (needed to build the provider): %w", err)
-	}
-	d.tmp, err = os.MkdirTemp("", "docsadmin-demo-")
-	if err != nil {
+// checkTerraform creates the temporary directory, finds Terraform and prints
+// its version.
+func (d *demo) checkTerraform(ctx context.Context) (err error) {
+	if d.tmp, err = os.MkdirTemp("", "docsadmin-demo-"); err != nil {
 		return fmt.Errorf("create a temporary directory: %w", err)
 	}
-	d.binDir = filepath.Join(d.tmp, "bin")
-	d.workDir = filepath.Join(d.tmp, "work")
-	for _, dir := range []string{d.binDir, d.workDir} {
-		if err := os.Mkdir(dir, 0o700); err != nil {
-			return err
-		}
+	if d.runner, err = tfrunner.New(d.opts.terraform, d.tmp); err != nil {
+		return fmt.Errorf("%w\n\n%s", err, installHelp)
 	}
-	start := time.Now()
-	bin, err := devprovider.Build(ctx, root, d.binDir, "demo")
+	v, err := d.runner.Version(ctx)
 	if err != nil {
-		return err
+		return fmt.Errorf("%w\nIs %s Terraform?", err, d.runner.Path())
 	}
-	fmt.Fprintf(d.stdout, "Built %s (version \"demo\") in %s\n", bin, time.Since(start).Round(100*time.Millisecond))
+	if strings.HasPrefix(v, "0.") {
+		return fmt.Errorf("terraform %s at %s is too old: the demo needs 1.0 or later\n\n%s", v, d.runner.Path(), installHelp)
+	}
+	fmt.Fprintf(d.stdout, "Terraform %s (%s)\n", v, d.runner.Path())
 	return nil
 }
 
-// moduleRoot finds the repository root from the working directory.
-func moduleRoot() (string, error) {
-	dir, err := os.Getwd()
+// buildProvider builds the provider into the temporary directory.
+func (d *demo) buildProvider(ctx context.Context) (tfrunner.Installation, error) {
+	start := time.Now()
+	inst, err := d.runner.BuildProvider(ctx, "demo")
+	if err == nil {
+		fmt.Fprintf(d.stdout, "Built the provider (version \"demo\") in %s\n", time.Since(start).Round(100*time.Millisecond))
+	}
+	return inst, err
+}
+
+// prepareTerraform writes the CLI configuration that installs the build and
+// copies the example into the working directory.
+func (d *demo) prepareTerraform(inst tfrunner.Installation) error {
+	if err := d.runner.Install(inst); err != nil {
+		return err
+	}
+	root, err := tfrunner.ModuleRoot()
 	if err != nil {
-		return "", err
+		return err
 	}
-	for {
-		if b, err := os.ReadFile(filepath.Join(dir, "go.mod")); err == nil && isModule(b) {
-			return dir, nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", fmt.Errorf("run the demo from inside the %s repository (no go.mod for it found above the working directory)", modulePath)
-		}
-		dir = parent
-	}
-}
-
-func isModule(goMod []byte) bool {
-	for line := range strings.SplitSeq(string(goMod), "\n") {
-		if f := strings.Fields(line); len(f) == 2 && f[0] == "module" && strings.Trim(f[1], `"`) == modulePath {
-			return true
-		}
-	}
-	return false
-}
-
-// prepareTerraform writes the CLI configuration, copies the example into the
-// working directory and sets the environment of the terraform commands.
-func (d *demo) prepareTerraform() error {
-	cliConfig := filepath.Join(d.tmp, "terraform.rc")
-	content := "# Installs the provider from the demo's own build; nothing is fetched.\n" + devprovider.CLIConfig(d.binDir)
-	if err := os.WriteFile(cliConfig, []byte(content), 0o600); err != nil {
-		return fmt.Errorf("write the Terraform CLI configuration: %w", err)
-	}
-
-	src := filepath.Join(d.root, filepath.FromSlash(exampleDir))
+	src := filepath.Join(root, filepath.FromSlash(exampleDir))
 	tfFiles, err := filepath.Glob(filepath.Join(src, "*.tf"))
 	if err != nil || len(tfFiles) == 0 {
 		return fmt.Errorf("no .tf files in %s", src)
+	}
+	d.workDir = filepath.Join(d.tmp, "work")
+	if err := os.Mkdir(d.workDir, 0o700); err != nil {
+		return err
 	}
 	for _, f := range tfFiles {
 		b, err := os.ReadFile(f)
@@ -136,81 +81,50 @@ func (d *demo) prepareTerraform() error {
 			return err
 		}
 	}
-
-	d.env = cleanEnv(os.Environ(),
-		"TF_CLI_CONFIG_FILE="+cliConfig,
-		"TF_IN_AUTOMATION=1",
-		"CHECKPOINT_DISABLE=1",
-		"DOCSADMIN_BASE_URL="+d.mock.URL,
-		"DOCSADMIN_API_KEY="+d.mock.APIKey,
-	)
-	fmt.Fprintf(d.stdout, "CLI config %s: dev_overrides %s = %s\n", cliConfig, providerAddr, d.binDir)
+	d.tf, err = d.runner.Workdir(d.workDir, map[string]string{
+		"DOCSADMIN_BASE_URL": d.mock.URL,
+		"DOCSADMIN_API_KEY":  d.mock.APIKey,
+	})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(d.stdout, "CLI config %s: %s\n", d.runner.CLIConfig(), inst)
 	fmt.Fprintf(d.stdout, "Copied %s/*.tf to %s; DOCSADMIN_BASE_URL=%s, DOCSADMIN_API_KEY=(mock key)\n", exampleDir, d.workDir, d.mock.URL)
 	fmt.Fprintln(d.stdout, "No terraform init: dev_overrides serves the provider (Terraform warns about it below).")
 	return nil
 }
 
-// cleanEnv returns base without the variables that would change what the
-// terraform commands do (another CLI configuration, data directory,
-// workspace, extra arguments, an attached provider, other API settings),
-// followed by extra.
-func cleanEnv(base []string, extra ...string) []string {
-	drop := func(key string) bool {
-		key = strings.ToUpper(key)
-		switch key {
-		case "TF_CLI_CONFIG_FILE", "TERRAFORM_CONFIG", "TF_DATA_DIR", "TF_WORKSPACE", "TF_REATTACH_PROVIDERS",
-			"TF_IN_AUTOMATION", "TF_INPUT", "CHECKPOINT_DISABLE", "TF_CLI_ARGS":
-			return true
-		}
-		return strings.HasPrefix(key, "TF_CLI_ARGS_") || strings.HasPrefix(key, "DOCSADMIN_")
+// apply runs terraform apply with its output shown as it comes.
+func (d *demo) apply(ctx context.Context) error {
+	d.tf.SetStdout(d.stdout)
+	d.tf.SetStderr(d.stderr)
+	defer func() { // later commands print nothing: the outputs hold the link
+		d.tf.SetStdout(nil)
+		d.tf.SetStderr(nil)
+	}()
+	if err := d.tf.Apply(ctx); err != nil {
+		// The lines after the first repeat Terraform's stderr, shown above.
+		first, _, _ := strings.Cut(err.Error(), "\n")
+		return fmt.Errorf("terraform apply: %s%s", first, stopped(ctx))
 	}
-	var env []string
-	for _, kv := range base {
-		if k, _, _ := strings.Cut(kv, "="); !drop(k) {
-			env = append(env, kv)
-		}
-	}
-	return append(env, extra...)
-}
-
-func (d *demo) command(ctx context.Context, args ...string) *exec.Cmd {
-	if !stdoutIsTerminal() && (args[0] == "apply" || args[0] == "destroy") {
-		args = append(args, "-no-color")
-	}
-	cmd := exec.CommandContext(ctx, d.terraform, args...)
-	cmd.Dir = d.workDir
-	cmd.Env = d.env
-	setInterruptible(cmd)
-	return cmd
-}
-
-// terraformRun runs a terraform command, streaming its output or, when
-// stream is false, showing it only if the command fails.
-func (d *demo) terraformRun(ctx context.Context, stream bool, args ...string) error {
-	cmd := d.command(ctx, args...)
-	var buf bytes.Buffer
-	if stream {
-		cmd.Stdout, cmd.Stderr = d.stdout, d.stderr
-	} else {
-		cmd.Stdout, cmd.Stderr = &buf, &buf
-	}
-	err := cmd.Run()
-	if err != nil && !stream {
-		_, _ = d.stderr.Write(buf.Bytes())
-	}
-	if err != nil && ctx.Err() != nil {
-		return fmt.Errorf("%w (stopped: %v)", err, context.Cause(ctx))
-	}
-	return err
+	return nil
 }
 
 func (d *demo) destroy(ctx context.Context) error {
-	if err := d.terraformRun(ctx, false, "destroy", "-auto-approve", "-input=false"); err != nil {
-		return fmt.Errorf("terraform destroy: %w", err)
+	if err := d.tf.Destroy(ctx); err != nil {
+		return fmt.Errorf("terraform destroy: %w%s", err, stopped(ctx))
 	}
 	d.destroyed = true
 	fmt.Fprintln(d.stdout, "terraform destroy: done (the export job is forgotten; the API cannot delete exports).")
 	return nil
+}
+
+// stopped says why a command was cut short, if it was.
+func stopped(ctx context.Context) string {
+	if ctx.Err() == nil {
+		return ""
+	}
+	return fmt.Sprintf(" (stopped: %v)", context.Cause(ctx))
 }
 
 // outputs are the example's outputs the demo uses.
@@ -223,19 +137,9 @@ type outputs struct {
 // (sensitive outputs are included) and must never be printed whole.
 func (d *demo) readOutputs(ctx context.Context) (outputs, error) {
 	var out outputs
-	cmd := d.command(ctx, "output", "-json")
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	raw, err := cmd.Output()
+	all, err := d.tf.Output(ctx)
 	if err != nil {
-		return out, fmt.Errorf("terraform output -json: %w\n%s", err, strings.TrimSpace(stderr.String()))
-	}
-	var all map[string]struct {
-		Sensitive bool            `json:"sensitive"`
-		Value     json.RawMessage `json:"value"`
-	}
-	if err := json.Unmarshal(raw, &all); err != nil {
-		return out, fmt.Errorf("terraform output -json: unreadable answer: %w", err)
+		return out, fmt.Errorf("terraform output: %w", err)
 	}
 	var errs []error
 	str := func(name string, required bool) string {

@@ -1,0 +1,246 @@
+// Package tfrunner builds this provider, installs it for Terraform (or
+// OpenTofu) through a CLI configuration of its own, and runs the CLI with
+// terraform-exec in an environment that nothing inherited can steer. The
+// demo, the apply benchmark and the tests that run the real CLI share it;
+// nothing is fetched from a registry.
+//
+// Cancelling the context of a command sends Terraform a single interrupt
+// (SIGINT), as one Ctrl-C would: it stops gracefully and saves its state.
+package tfrunner
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/hashicorp/terraform-exec/tfexec"
+)
+
+// ModulePath is the Go module of the provider.
+const ModulePath = "github.com/docsadmin/terraform-provider-docsadmin"
+
+// Addresses are the provider's addresses for the source "docsadmin/docsadmin":
+// Terraform implies one registry host, OpenTofu another.
+var Addresses = []string{
+	"registry.terraform.io/docsadmin/docsadmin",
+	"registry.opentofu.org/docsadmin/docsadmin",
+}
+
+// waitDelay is how long a cancelled command may take to exit after its
+// interrupt before it is killed.
+const waitDelay = 30 * time.Second
+
+// ModuleRoot finds the provider's repository root (its go.mod) at or above
+// the working directory.
+func ModuleRoot() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		if b, err := os.ReadFile(filepath.Join(dir, "go.mod")); err == nil && declaresModule(b) {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", fmt.Errorf("run from inside the %s repository (no go.mod for it found above the working directory)", ModulePath)
+		}
+		dir = parent
+	}
+}
+
+func declaresModule(goMod []byte) bool {
+	for line := range strings.SplitSeq(string(goMod), "\n") {
+		if f := strings.Fields(line); len(f) == 2 && f[0] == "module" && strings.Trim(f[1], `"`) == ModulePath {
+			return true
+		}
+	}
+	return false
+}
+
+// Installation is how Terraform finds the provider: the provider_installation
+// block of the runner's CLI configuration.
+type Installation struct {
+	block   string
+	summary string
+}
+
+// String says in one line where the provider comes from.
+func (i Installation) String() string { return i.summary }
+
+// DevOverrides serves the provider binary in dir for every address of the
+// provider and installs anything else as usual. No terraform init is needed
+// (Terraform warns that the override is in effect).
+func DevOverrides(dir string) Installation {
+	var overrides strings.Builder
+	for _, addr := range Addresses {
+		fmt.Fprintf(&overrides, "    %q = %s\n", addr, strconv.Quote(filepath.ToSlash(dir)))
+	}
+	return Installation{
+		block:   "provider_installation {\n  dev_overrides {\n" + overrides.String() + "  }\n  direct {}\n}\n",
+		summary: fmt.Sprintf("dev_overrides %s = %s", Addresses[0], dir),
+	}
+}
+
+// Runner runs one Terraform executable with one CLI configuration.
+type Runner struct {
+	terraform string // resolved executable
+	home      string // bin/ (the provider build) and terraform.rc live here
+	cliConfig string // set by Install
+}
+
+// New finds terraform (a name looked up on PATH, or a path) and returns a
+// runner that keeps its files in home, an existing directory.
+func New(terraform, home string) (*Runner, error) {
+	path, err := exec.LookPath(terraform)
+	if err != nil {
+		return nil, fmt.Errorf("%q not found: %w", terraform, err)
+	}
+	return &Runner{terraform: path, home: home}, nil
+}
+
+// Path is the Terraform executable.
+func (r *Runner) Path() string { return r.terraform }
+
+// Version asks Terraform for its version.
+func (r *Runner) Version(ctx context.Context) (string, error) {
+	tf, err := r.workdir(r.home, nil)
+	if err != nil {
+		return "", err
+	}
+	v, _, err := tf.Version(ctx, true)
+	if err != nil {
+		return "", fmt.Errorf("%s version: %w", r.terraform, err)
+	}
+	return v.String(), nil
+}
+
+// BuildProvider compiles the provider, reporting version, into home/bin and
+// returns the installation that serves that build.
+func (r *Runner) BuildProvider(ctx context.Context, version string) (Installation, error) {
+	root, err := ModuleRoot()
+	if err != nil {
+		return Installation{}, err
+	}
+	if _, err := exec.LookPath("go"); err != nil {
+		return Installation{}, fmt.Errorf("the go command is not on PATH (needed to build the provider): %w", err)
+	}
+	dir := filepath.Join(r.home, "bin")
+	bin := filepath.Join(dir, "terraform-provider-docsadmin")
+	if runtime.GOOS == "windows" {
+		bin += ".exe"
+	}
+	cmd := exec.CommandContext(ctx, "go", "build", "-ldflags", "-X main.version="+version, "-o", bin, ".")
+	cmd.Dir = root
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return Installation{}, fmt.Errorf("go build of the provider: %w\n%s", err, out)
+	}
+	return DevOverrides(dir), nil
+}
+
+// Install writes the CLI configuration, home/terraform.rc, that installs the
+// provider as inst for every later command.
+func (r *Runner) Install(inst Installation) error {
+	path := filepath.Join(r.home, "terraform.rc")
+	content := "# Installs this provider from a local build; nothing is fetched for it.\n" + inst.block
+	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+		return fmt.Errorf("write the Terraform CLI configuration: %w", err)
+	}
+	r.cliConfig = path
+	return nil
+}
+
+// CLIConfig is the path of the CLI configuration Install wrote.
+func (r *Runner) CLIConfig() string { return r.cliConfig }
+
+// Workdir returns Terraform in dir, installing the provider as Install said,
+// with the environment env added (the provider's settings, for example).
+func (r *Runner) Workdir(dir string, env map[string]string) (*tfexec.Terraform, error) {
+	if r.cliConfig == "" {
+		return nil, errors.New("tfrunner: Install the provider before running Terraform")
+	}
+	return r.workdir(dir, env)
+}
+
+func (r *Runner) workdir(dir string, extra map[string]string) (*tfexec.Terraform, error) {
+	tf, err := tfexec.NewTerraform(dir, r.terraform)
+	if err != nil {
+		return nil, err
+	}
+	env := environ(os.Environ())
+	env["CHECKPOINT_DISABLE"] = "1"
+	if r.cliConfig != "" {
+		env["TF_CLI_CONFIG_FILE"] = r.cliConfig
+	}
+	for k, v := range extra {
+		env[k] = v
+	}
+	if err := tf.SetEnv(env); err != nil {
+		return nil, err
+	}
+	if err := tf.SetWaitDelay(waitDelay); err != nil {
+		return nil, err
+	}
+	return tf, nil
+}
+
+// environ is base (KEY=value entries) without the variables that would make
+// Terraform or the provider do something else than the runner says: any
+// Terraform setting (TF_*, TERRAFORM_CONFIG, CHECKPOINT_*), any of the
+// provider's (DOCSADMIN_*) and go-plugin's (PLUGIN_*).
+func environ(base []string) map[string]string {
+	env := make(map[string]string, len(base))
+	for _, kv := range base {
+		k, v, _ := strings.Cut(kv, "=")
+		if !steers(k) {
+			env[k] = v
+		}
+	}
+	return env
+}
+
+func steers(key string) bool {
+	key = strings.ToUpper(key)
+	for _, prefix := range []string{"TF_", "CHECKPOINT_", "DOCSADMIN_", "PLUGIN_"} {
+		if strings.HasPrefix(key, prefix) {
+			return true
+		}
+	}
+	return key == "TERRAFORM_CONFIG"
+}
+
+// Transcript collects what Terraform prints on both of its streams, which
+// terraform-exec copies from two goroutines.
+type Transcript struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+// Record sends both of tf's output streams into a new transcript.
+func Record(tf *tfexec.Terraform) *Transcript {
+	t := &Transcript{}
+	tf.SetStdout(t)
+	tf.SetStderr(t)
+	return t
+}
+
+func (t *Transcript) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.buf.Write(p)
+}
+
+func (t *Transcript) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.buf.String()
+}
