@@ -187,7 +187,8 @@ func agentNotFound(w http.ResponseWriter, projectID, id string) {
 	writeError(w, http.StatusNotFound, fmt.Sprintf("agent job %s not found in project %s", id, projectID))
 }
 
-func (s *Server) handleGetAgentJob(w http.ResponseWriter, projectID, id string) {
+func (s *Server) handleGetAgentJob(w http.ResponseWriter, r *http.Request) {
+	projectID, id := r.PathValue("projectId"), r.PathValue("id")
 	j, ok := s.AgentJobState(projectID, id)
 	if !ok {
 		agentNotFound(w, projectID, id)
@@ -214,10 +215,11 @@ func validPrompt(w http.ResponseWriter, r *http.Request) bool {
 	return true
 }
 
-func (s *Server) handleCreateAgentJob(w http.ResponseWriter, r *http.Request, projectID string) {
+func (s *Server) handleCreateAgentJob(w http.ResponseWriter, r *http.Request) {
 	if !validPrompt(w, r) {
 		return
 	}
+	projectID := r.PathValue("projectId")
 	now := s.now()
 	s.mu.Lock()
 	// Keep only creations inside the sliding one-hour window.
@@ -251,10 +253,11 @@ func (s *Server) handleCreateAgentJob(w http.ResponseWriter, r *http.Request, pr
 
 // handleAgentMessage sends a follow-up prompt. A completed job resumes work
 // (back to active); other states are returned unchanged.
-func (s *Server) handleAgentMessage(w http.ResponseWriter, r *http.Request, projectID, id string) {
+func (s *Server) handleAgentMessage(w http.ResponseWriter, r *http.Request) {
 	if !validPrompt(w, r) {
 		return
 	}
+	projectID, id := r.PathValue("projectId"), r.PathValue("id")
 	now := s.now()
 	s.mu.Lock()
 	var j *AgentJob

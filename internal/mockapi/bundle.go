@@ -27,7 +27,8 @@ func BundlePath(jobID string) string {
 	return "/bundles/" + url.PathEscape(jobID) + "/bundle.tar.gz"
 }
 
-func (s *Server) handleBundle(w http.ResponseWriter, r *http.Request, jobID string) {
+func (s *Server) handleBundle(w http.ResponseWriter, r *http.Request) {
+	jobID := r.PathValue("jobId")
 	now := s.now()
 	s.mu.Lock()
 	j, ok := s.jobs[jobID]
@@ -69,7 +70,7 @@ func (s *Server) handleBundle(w http.ResponseWriter, r *http.Request, jobID stri
 
 func (s *Server) archiveFor(j *exportJob) ([]byte, error) {
 	j.archiveOnce.Do(func() {
-		j.archive, j.archiveErr = buildSiteArchive(j.domain, j.version, j.paths, j.created)
+		j.archive, j.archiveErr = buildSiteArchive(j.domain, j.version, sitePages(j.paths, j.behavior.PageCount), j.created)
 	})
 	return j.archive, j.archiveErr
 }
@@ -106,16 +107,12 @@ type s3Error struct {
 func writeS3Error(w http.ResponseWriter, status int, e s3Error) {
 	e.RequestID = randomHex(8)
 	b, _ := xml.Marshal(e)
-	b = append([]byte(xml.Header), b...)
-	w.Header().Set("Content-Type", "application/xml")
-	w.Header().Set("Content-Length", strconv.Itoa(len(b)))
-	w.WriteHeader(status)
-	_, _ = w.Write(b)
+	writeBody(w, status, "application/xml", append([]byte(xml.Header), b...))
 }
 
 // handleDownload serves the archive behind a presigned link: the signature
 // must match, the link must not have expired, and the job must still exist.
-func (s *Server) handleDownload(w http.ResponseWriter, r *http.Request, jobID string) {
+func (s *Server) handleDownload(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	alg, date, expires, sig := q.Get("X-Amz-Algorithm"), q.Get("X-Amz-Date"), q.Get("X-Amz-Expires"), q.Get("X-Amz-Signature")
 	if alg == "" || date == "" || expires == "" || sig == "" {
@@ -152,7 +149,7 @@ func (s *Server) handleDownload(w http.ResponseWriter, r *http.Request, jobID st
 	}
 
 	s.mu.Lock()
-	j, ok := s.jobs[jobID]
+	j, ok := s.jobs[r.PathValue("jobId")]
 	s.mu.Unlock()
 	if !ok {
 		writeS3Error(w, http.StatusNotFound, s3Error{Code: "NoSuchKey", Message: "The specified key does not exist."})
@@ -167,14 +164,7 @@ func (s *Server) handleDownload(w http.ResponseWriter, r *http.Request, jobID st
 	s.downloads++
 	s.mu.Unlock()
 
-	w.Header().Set("Content-Type", "application/gzip")
-	w.Header().Set("Content-Length", strconv.Itoa(len(archive)))
-	w.Header().Set("ETag", `"`+etag(archive)+`"`)
-	w.WriteHeader(http.StatusOK)
-	_, _ = w.Write(archive)
-}
-
-func etag(b []byte) string {
-	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:16])
+	sum := sha256.Sum256(archive)
+	w.Header().Set("ETag", `"`+hex.EncodeToString(sum[:16])+`"`)
+	writeBody(w, http.StatusOK, "application/gzip", archive)
 }

@@ -421,7 +421,8 @@ func (s *Server) newJobID() string {
 	}
 }
 
-func (s *Server) handleGetExport(w http.ResponseWriter, jobID string) {
+func (s *Server) handleGetExport(w http.ResponseWriter, r *http.Request) {
+	jobID := r.PathValue("jobId")
 	snap, ok := s.ExportJob(jobID)
 	if !ok {
 		writeError(w, http.StatusNotFound, fmt.Sprintf("static export job %s not found", jobID))
