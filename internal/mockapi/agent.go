@@ -159,28 +159,24 @@ type agentJobJSON struct {
 	ArchivedAt *string          `json:"archivedAt"`
 }
 
-type agentJobMinimalJSON struct {
-	ID     string `json:"id"`
-	Status string `json:"status"`
-}
-
 func renderAgentJob(j AgentJob) any {
 	if j.OmitFields {
-		return agentJobMinimalJSON{ID: j.ID, Status: j.Status}
+		return map[string]string{"id": j.ID, "status": j.Status} // keys encode sorted: id, status
 	}
-	out := agentJobJSON{ID: j.ID, Status: j.Status, Model: j.Model, PRLink: j.PRLink}
+	out := agentJobJSON{ID: j.ID, Status: j.Status, Model: j.Model, PRLink: j.PRLink,
+		CreatedAt: formatTimePtr(j.CreatedAt), ArchivedAt: formatTimePtr(j.ArchivedAt)}
 	if j.Repository != nil {
 		out.Source = &agentSourceJSON{Repository: *j.Repository, Ref: j.Ref}
 	}
-	if j.CreatedAt != nil {
-		t := formatTime(*j.CreatedAt)
-		out.CreatedAt = &t
-	}
-	if j.ArchivedAt != nil {
-		t := formatTime(*j.ArchivedAt)
-		out.ArchivedAt = &t
-	}
 	return out
+}
+
+func formatTimePtr(t *time.Time) *string {
+	if t == nil {
+		return nil
+	}
+	s := formatTime(*t)
+	return &s
 }
 
 func agentNotFound(w http.ResponseWriter, projectID, id string) {

@@ -201,52 +201,30 @@ type exportJob struct {
 
 // ExportJobSnapshot is the state of an export job as the API would report it.
 type ExportJobSnapshot struct {
-	ID          string
-	Domain      string
-	Version     string // as requested; empty means latest
-	Paths       []string
-	Status      string
-	Progress    float64
-	PageCount   int
-	HasProgress bool
-	Error       string
-	CreatedAt   time.Time
-	UpdatedAt   time.Time
+	JobState
+	ID, Domain           string
+	Version              string // as requested; empty means latest
+	Paths                []string
+	CreatedAt, UpdatedAt time.Time
 }
 
 func (j *exportJob) snapshot(now time.Time) ExportJobSnapshot {
-	var st JobState
-	var updated time.Time
-	if j.forcedAt != nil {
-		st = JobState{Status: StatusCompleted, Progress: 100, PageCount: j.behavior.PageCount, HasProgress: !j.behavior.OmitProgress}
-		if !st.HasProgress {
-			st.Progress, st.PageCount = 0, 0
-		}
-		updated = *j.forcedAt
-	} else {
-		st = j.behavior.StateAt(now.Sub(j.created), j.seq)
-		switch st.Status {
-		case StatusQueued:
-			updated = j.created
-		case StatusRunning:
-			updated = now
-		default:
-			updated = j.created.Add(j.behavior.Queue + j.behavior.Duration)
-		}
+	b, elapsed, updated := j.behavior, now.Sub(j.created), now
+	end := b.Queue + b.Duration
+	if j.forcedAt != nil { // completed at forcedAt, whatever the behaviour
+		b.Fail = false
+		elapsed, updated = end, *j.forcedAt
 	}
-	return ExportJobSnapshot{
-		ID:          j.id,
-		Domain:      j.domain,
-		Version:     j.version,
-		Paths:       slices.Clone(j.paths),
-		Status:      st.Status,
-		Progress:    st.Progress,
-		PageCount:   st.PageCount,
-		HasProgress: st.HasProgress,
-		Error:       st.Error,
-		CreatedAt:   j.created,
-		UpdatedAt:   updated,
+	st := b.StateAt(elapsed, j.seq)
+	switch {
+	case j.forcedAt != nil:
+	case st.Status == StatusQueued:
+		updated = j.created
+	case st.Status != StatusRunning:
+		updated = j.created.Add(end)
 	}
+	return ExportJobSnapshot{JobState: st, ID: j.id, Domain: j.domain, Version: j.version,
+		Paths: slices.Clone(j.paths), CreatedAt: j.created, UpdatedAt: updated}
 }
 
 // jobJSON is the StaticExportJob model. domain and version are extra fields
