@@ -58,60 +58,42 @@ func sitePages(paths []string, count int) []sitePage {
 // buildSiteArchive renders a small static site as a gzip'd tar. It is
 // deterministic for its inputs (timestamps come from the job) so sizes and
 // checksums are stable across bundle calls.
-func buildSiteArchive(domain, version string, pages []sitePage, modTime time.Time) ([]byte, error) {
+func buildSiteArchive(domain, version string, pages []sitePage, modTime time.Time) []byte {
 	var buf bytes.Buffer
-	gz, err := gzip.NewWriterLevel(&buf, gzip.BestCompression)
-	if err != nil {
-		return nil, err
-	}
-	gz.ModTime = modTime.UTC()
-	gz.Name = "bundle.tar"
+	gz, _ := gzip.NewWriterLevel(&buf, gzip.BestCompression) // a valid level: no error
+	gz.ModTime, gz.Name = modTime.UTC(), "bundle.tar"
 	tw := tar.NewWriter(gz)
-
 	dirs := map[string]bool{}
-	addDirs := func(name string) error {
+	add := func(name, body string) {
 		var parents []string
 		for d := path.Dir(name); d != "." && !dirs[d]; d = path.Dir(d) {
 			parents = append(parents, d)
 		}
-		for i := len(parents) - 1; i >= 0; i-- {
-			dirs[parents[i]] = true
-			hdr := &tar.Header{Typeflag: tar.TypeDir, Name: parents[i] + "/", Mode: 0o755, ModTime: modTime}
-			if err := tw.WriteHeader(hdr); err != nil {
-				return err
-			}
+		for _, d := range slices.Backward(parents) {
+			dirs[d] = true
+			mustWrite(tw.WriteHeader(&tar.Header{Typeflag: tar.TypeDir, Name: d + "/", Mode: 0o755, ModTime: modTime}))
 		}
-		return nil
-	}
-	addFile := func(name, body string) error {
-		if err := addDirs(name); err != nil {
-			return err
-		}
-		hdr := &tar.Header{Typeflag: tar.TypeReg, Name: name, Mode: 0o644, Size: int64(len(body)), ModTime: modTime}
-		if err := tw.WriteHeader(hdr); err != nil {
-			return err
-		}
+		mustWrite(tw.WriteHeader(&tar.Header{Typeflag: tar.TypeReg, Name: name, Mode: 0o644, Size: int64(len(body)), ModTime: modTime}))
 		_, err := tw.Write([]byte(body))
-		return err
+		mustWrite(err)
 	}
-
 	for _, p := range pages {
-		if err := addFile(p.path+".html", renderPage(p, pages, domain, version)); err != nil {
-			return nil, fmt.Errorf("archive %s: %w", p.path, err)
-		}
+		add(p.path+".html", renderPage(p, pages, domain, version))
 	}
 	for _, a := range siteAssets {
-		if err := addFile(a.name, a.body); err != nil {
-			return nil, fmt.Errorf("archive %s: %w", a.name, err)
-		}
+		add(a.name, a.body)
 	}
-	if err := tw.Close(); err != nil {
-		return nil, err
+	mustWrite(tw.Close())
+	mustWrite(gz.Close())
+	return buf.Bytes()
+}
+
+// mustWrite panics on an error of writing the archive to memory, which only a
+// bug can cause (a header the tar format cannot hold).
+func mustWrite(err error) {
+	if err != nil {
+		panic(fmt.Sprintf("mockapi: building the site archive: %v", err))
 	}
-	if err := gz.Close(); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
 }
 
 func renderPage(p sitePage, all []sitePage, domain, version string) string {

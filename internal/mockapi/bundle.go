@@ -50,11 +50,7 @@ func (s *Server) handleBundle(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
-	archive, err := s.archiveFor(j)
-	if err != nil {
-		writeError(w, http.StatusInternalServerError, "building the bundle failed")
-		return
-	}
+	archive := j.archive()
 	link, expiresAt := s.signLink(s.baseURLFor(r), jobID, now)
 
 	s.mu.Lock()
@@ -66,13 +62,6 @@ func (s *Server) handleBundle(w http.ResponseWriter, r *http.Request) {
 		out.ExpiresAt = formatTime(expiresAt)
 	}
 	writeJSON(w, http.StatusOK, out)
-}
-
-func (s *Server) archiveFor(j *exportJob) ([]byte, error) {
-	j.archiveOnce.Do(func() {
-		j.archive, j.archiveErr = buildSiteArchive(j.domain, j.version, sitePages(j.paths, j.behavior.PageCount), j.created)
-	})
-	return j.archive, j.archiveErr
 }
 
 // signLink builds a presigned S3-style link valid for LinkTTL from now. The
@@ -155,11 +144,7 @@ func (s *Server) handleDownload(w http.ResponseWriter, r *http.Request) {
 		writeS3Error(w, http.StatusNotFound, s3Error{Code: "NoSuchKey", Message: "The specified key does not exist."})
 		return
 	}
-	archive, err := s.archiveFor(j)
-	if err != nil {
-		writeS3Error(w, http.StatusInternalServerError, s3Error{Code: "InternalError", Message: "We encountered an internal error. Please try again."})
-		return
-	}
+	archive := j.archive()
 	s.mu.Lock()
 	s.downloads++
 	s.mu.Unlock()

@@ -193,10 +193,7 @@ type exportJob struct {
 	behavior ExportBehavior // resolved at creation
 	created  time.Time
 	forcedAt *time.Time
-
-	archiveOnce sync.Once
-	archive     []byte
-	archiveErr  error
+	archive  func() []byte // built once, on first use
 }
 
 // ExportJobSnapshot is the state of an export job as the API would report it.
@@ -381,6 +378,9 @@ func (s *Server) handleStartExport(w http.ResponseWriter, r *http.Request) {
 		behavior: b.resolved(),
 		created:  now,
 	}
+	j.archive = sync.OnceValue(func() []byte {
+		return buildSiteArchive(domain, version, sitePages(paths, j.behavior.PageCount), now)
+	})
 	s.jobs[j.id] = j
 	s.exportsStarted[domain]++
 	snap := j.snapshot(now)
