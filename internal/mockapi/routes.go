@@ -94,10 +94,12 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if h, pattern := s.mux.Handler(r); pattern == "" {
 		rec := httptest.NewRecorder()
 		h.ServeHTTP(rec, r)
+		msg := fmt.Sprintf("no such endpoint: %s %s", r.Method, r.URL.Path)
 		if allow := rec.Header().Get("Allow"); allow != "" {
 			w.Header().Set("Allow", allow)
+			msg = fmt.Sprintf("method %s not allowed on %s", r.Method, r.URL.Path)
 		}
-		writeError(w, rec.Code, fmt.Sprintf("%s: %s %s", strings.ToLower(http.StatusText(rec.Code)), r.Method, r.URL.Path))
+		writeError(w, rec.Code, msg)
 		return
 	}
 	s.mux.ServeHTTP(w, r)
