@@ -85,8 +85,8 @@ func (s *Server) endpoint(e Endpoint, h http.HandlerFunc) http.HandlerFunc {
 	}
 }
 
-// ServeHTTP counts every request and routes it. Unrouted requests get the
-// mux's 404 or 405 (with Allow) as a JSON error, like the rest of the API.
+// ServeHTTP counts every request and routes it. Unrouted requests get a 404,
+// or the mux's 405 with Allow, as a JSON error like the rest of the API.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	s.total++
@@ -94,12 +94,13 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if h, pattern := s.mux.Handler(r); pattern == "" {
 		rec := httptest.NewRecorder()
 		h.ServeHTTP(rec, r)
-		msg := fmt.Sprintf("no such endpoint: %s %s", r.Method, r.URL.Path)
-		if allow := rec.Header().Get("Allow"); allow != "" {
+		// Anything but a 405 (a redirect to a cleaned path, too) is a 404.
+		status, msg := http.StatusNotFound, fmt.Sprintf("no such endpoint: %s %s", r.Method, r.URL.Path)
+		if allow := rec.Header().Get("Allow"); rec.Code == http.StatusMethodNotAllowed {
 			w.Header().Set("Allow", allow)
-			msg = fmt.Sprintf("method %s not allowed on %s", r.Method, r.URL.Path)
+			status, msg = rec.Code, fmt.Sprintf("method %s not allowed on %s", r.Method, r.URL.Path)
 		}
-		writeError(w, rec.Code, msg)
+		writeError(w, status, msg)
 		return
 	}
 	s.mux.ServeHTTP(w, r)

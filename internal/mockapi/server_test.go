@@ -138,7 +138,7 @@ func TestRoutesAndPathValues(t *testing.T) {
 	if s.AgentJobReads("p", "j") != 1 {
 		t.Fatalf("AgentJobReads = %d: path values not read", s.AgentJobReads("p", "j"))
 	}
-	for _, path := range []string{"/bundles/" + id + "/other.tar.gz", "/v2/agent/p/job/j/extra"} {
+	for _, path := range []string{"/bundles/" + id + "/other.tar.gz", "/v2/agent/p/job/j/extra", "/v2/agent//job/j"} {
 		r := call(t, s, "GET", path, "")
 		wantStatus(t, r, http.StatusNotFound)
 		wantJSON(t, r)
