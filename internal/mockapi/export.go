@@ -314,35 +314,26 @@ func (s *Server) CompleteExportJob(jobID string) {
 }
 
 type startExportRequest struct {
-	Domain  *string  `json:"domain"`
-	Version *string  `json:"version"`
+	Domain  string   `json:"domain"` // absent or null: "", which validateDomain refuses
+	Version string   `json:"version"`
 	Paths   []string `json:"paths"`
 }
 
 func (s *Server) handleStartExport(w http.ResponseWriter, r *http.Request) {
 	var req startExportRequest
-	if err := decodeBody(w, r, &req); err != nil {
-		writeError(w, http.StatusBadRequest, err.Error())
-		return
+	var paths []string
+	err := decodeBody(w, r, &req)
+	if err == nil {
+		err = validateDomain(req.Domain)
 	}
-	if req.Domain == nil {
-		writeError(w, http.StatusBadRequest, "domain is required")
-		return
+	if err == nil {
+		paths, err = normalizePaths(req.Paths)
 	}
-	domain := *req.Domain
-	if err := validateDomain(domain); err != nil {
-		writeError(w, http.StatusBadRequest, err.Error())
-		return
-	}
-	paths, err := normalizePaths(req.Paths)
 	if err != nil {
 		writeError(w, http.StatusBadRequest, err.Error())
 		return
 	}
-	var version string
-	if req.Version != nil {
-		version = strings.TrimSpace(*req.Version)
-	}
+	domain, version := req.Domain, strings.TrimSpace(req.Version)
 
 	now := s.now()
 	s.mu.Lock()
