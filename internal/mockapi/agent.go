@@ -159,35 +159,32 @@ type agentJobJSON struct {
 	ArchivedAt *string          `json:"archivedAt"`
 }
 
-type agentJobMinimalJSON struct {
-	ID     string `json:"id"`
-	Status string `json:"status"`
-}
-
 func renderAgentJob(j AgentJob) any {
 	if j.OmitFields {
-		return agentJobMinimalJSON{ID: j.ID, Status: j.Status}
+		return map[string]string{"id": j.ID, "status": j.Status} // keys encode sorted: id, status
 	}
-	out := agentJobJSON{ID: j.ID, Status: j.Status, Model: j.Model, PRLink: j.PRLink}
+	out := agentJobJSON{ID: j.ID, Status: j.Status, Model: j.Model, PRLink: j.PRLink,
+		CreatedAt: formatTimePtr(j.CreatedAt), ArchivedAt: formatTimePtr(j.ArchivedAt)}
 	if j.Repository != nil {
 		out.Source = &agentSourceJSON{Repository: *j.Repository, Ref: j.Ref}
 	}
-	if j.CreatedAt != nil {
-		t := formatTime(*j.CreatedAt)
-		out.CreatedAt = &t
-	}
-	if j.ArchivedAt != nil {
-		t := formatTime(*j.ArchivedAt)
-		out.ArchivedAt = &t
-	}
 	return out
+}
+
+func formatTimePtr(t *time.Time) *string {
+	if t == nil {
+		return nil
+	}
+	s := formatTime(*t)
+	return &s
 }
 
 func agentNotFound(w http.ResponseWriter, projectID, id string) {
 	writeError(w, http.StatusNotFound, fmt.Sprintf("agent job %s not found in project %s", id, projectID))
 }
 
-func (s *Server) handleGetAgentJob(w http.ResponseWriter, projectID, id string) {
+func (s *Server) handleGetAgentJob(w http.ResponseWriter, r *http.Request) {
+	projectID, id := r.PathValue("projectId"), r.PathValue("id")
 	j, ok := s.AgentJobState(projectID, id)
 	if !ok {
 		agentNotFound(w, projectID, id)
@@ -214,10 +211,11 @@ func validPrompt(w http.ResponseWriter, r *http.Request) bool {
 	return true
 }
 
-func (s *Server) handleCreateAgentJob(w http.ResponseWriter, r *http.Request, projectID string) {
+func (s *Server) handleCreateAgentJob(w http.ResponseWriter, r *http.Request) {
 	if !validPrompt(w, r) {
 		return
 	}
+	projectID := r.PathValue("projectId")
 	now := s.now()
 	s.mu.Lock()
 	// Keep only creations inside the sliding one-hour window.
@@ -251,10 +249,11 @@ func (s *Server) handleCreateAgentJob(w http.ResponseWriter, r *http.Request, pr
 
 // handleAgentMessage sends a follow-up prompt. A completed job resumes work
 // (back to active); other states are returned unchanged.
-func (s *Server) handleAgentMessage(w http.ResponseWriter, r *http.Request, projectID, id string) {
+func (s *Server) handleAgentMessage(w http.ResponseWriter, r *http.Request) {
 	if !validPrompt(w, r) {
 		return
 	}
+	projectID, id := r.PathValue("projectId"), r.PathValue("id")
 	now := s.now()
 	s.mu.Lock()
 	var j *AgentJob

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"html"
 	"path"
+	"slices"
 	"strings"
 	"time"
 )
@@ -32,41 +33,24 @@ var siteAssets = []struct{ name, body string }{
 	{"assets/logo.svg", `<svg xmlns="http://www.w3.org/2000/svg" width="32" height="32"><rect width="32" height="32" rx="6" fill="#2b6cb0"/></svg>` + "\n"},
 }
 
-// DefaultSitePaths are the page paths of a full export.
-func DefaultSitePaths() []string {
-	out := make([]string, len(defaultSite))
-	for i, p := range defaultSite {
-		out[i] = p.path
-	}
-	return out
-}
-
-// SiteFiles lists the files an archive for the given normalized page paths holds
-// (all pages when paths is empty), in archive order, directories excluded.
-func SiteFiles(paths []string) []string {
-	var out []string
-	for _, p := range sitePages(paths) {
-		out = append(out, p.path+".html")
-	}
-	for _, a := range siteAssets {
-		out = append(out, a.name)
-	}
-	return out
-}
-
-func sitePages(paths []string) []sitePage {
-	if len(paths) == 0 {
-		return defaultSite
-	}
-	pages := make([]sitePage, 0, len(paths))
-	for _, p := range paths {
-		title := path.Base(p)
-		for _, d := range defaultSite {
-			if d.path == p {
-				title = d.title
+// sitePages are the pages of an export: the requested paths (the named
+// default pages when none were requested), cut or padded with generated
+// pages to count, so that an archive holds as many pages as the job reports.
+func sitePages(paths []string, count int) []sitePage {
+	pages := defaultSite
+	if len(paths) > 0 {
+		pages = make([]sitePage, 0, len(paths))
+		for _, p := range paths {
+			title := path.Base(p)
+			if i := slices.IndexFunc(defaultSite, func(d sitePage) bool { return d.path == p }); i >= 0 {
+				title = defaultSite[i].title
 			}
+			pages = append(pages, sitePage{path: p, title: title})
 		}
-		pages = append(pages, sitePage{path: p, title: title})
+	}
+	pages = slices.Clip(pages[:min(count, len(pages))])
+	for n := len(pages) + 1; n <= count; n++ {
+		pages = append(pages, sitePage{path: fmt.Sprintf("topics/topic-%02d", n), title: fmt.Sprintf("Topic %d", n)})
 	}
 	return pages
 }
@@ -74,61 +58,42 @@ func sitePages(paths []string) []sitePage {
 // buildSiteArchive renders a small static site as a gzip'd tar. It is
 // deterministic for its inputs (timestamps come from the job) so sizes and
 // checksums are stable across bundle calls.
-func buildSiteArchive(domain, version string, paths []string, modTime time.Time) ([]byte, error) {
-	pages := sitePages(paths)
+func buildSiteArchive(domain, version string, pages []sitePage, modTime time.Time) []byte {
 	var buf bytes.Buffer
-	gz, err := gzip.NewWriterLevel(&buf, gzip.BestCompression)
-	if err != nil {
-		return nil, err
-	}
-	gz.ModTime = modTime.UTC()
-	gz.Name = "bundle.tar"
+	gz, _ := gzip.NewWriterLevel(&buf, gzip.BestCompression) // a valid level: no error
+	gz.ModTime, gz.Name = modTime.UTC(), "bundle.tar"
 	tw := tar.NewWriter(gz)
-
 	dirs := map[string]bool{}
-	addDirs := func(name string) error {
+	add := func(name, body string) {
 		var parents []string
 		for d := path.Dir(name); d != "." && !dirs[d]; d = path.Dir(d) {
 			parents = append(parents, d)
 		}
-		for i := len(parents) - 1; i >= 0; i-- {
-			dirs[parents[i]] = true
-			hdr := &tar.Header{Typeflag: tar.TypeDir, Name: parents[i] + "/", Mode: 0o755, ModTime: modTime}
-			if err := tw.WriteHeader(hdr); err != nil {
-				return err
-			}
+		for _, d := range slices.Backward(parents) {
+			dirs[d] = true
+			mustWrite(tw.WriteHeader(&tar.Header{Typeflag: tar.TypeDir, Name: d + "/", Mode: 0o755, ModTime: modTime}))
 		}
-		return nil
-	}
-	addFile := func(name, body string) error {
-		if err := addDirs(name); err != nil {
-			return err
-		}
-		hdr := &tar.Header{Typeflag: tar.TypeReg, Name: name, Mode: 0o644, Size: int64(len(body)), ModTime: modTime}
-		if err := tw.WriteHeader(hdr); err != nil {
-			return err
-		}
+		mustWrite(tw.WriteHeader(&tar.Header{Typeflag: tar.TypeReg, Name: name, Mode: 0o644, Size: int64(len(body)), ModTime: modTime}))
 		_, err := tw.Write([]byte(body))
-		return err
+		mustWrite(err)
 	}
-
 	for _, p := range pages {
-		if err := addFile(p.path+".html", renderPage(p, pages, domain, version)); err != nil {
-			return nil, fmt.Errorf("archive %s: %w", p.path, err)
-		}
+		add(p.path+".html", renderPage(p, pages, domain, version))
 	}
 	for _, a := range siteAssets {
-		if err := addFile(a.name, a.body); err != nil {
-			return nil, fmt.Errorf("archive %s: %w", a.name, err)
-		}
+		add(a.name, a.body)
 	}
-	if err := tw.Close(); err != nil {
-		return nil, err
+	mustWrite(tw.Close())
+	mustWrite(gz.Close())
+	return buf.Bytes()
+}
+
+// mustWrite panics on an error of writing the archive to memory, which only a
+// bug can cause (a header the tar format cannot hold).
+func mustWrite(err error) {
+	if err != nil {
+		panic(fmt.Sprintf("mockapi: building the site archive: %v", err))
 	}
-	if err := gz.Close(); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
 }
 
 func renderPage(p sitePage, all []sitePage, domain, version string) string {

@@ -27,7 +27,8 @@ func BundlePath(jobID string) string {
 	return "/bundles/" + url.PathEscape(jobID) + "/bundle.tar.gz"
 }
 
-func (s *Server) handleBundle(w http.ResponseWriter, r *http.Request, jobID string) {
+func (s *Server) handleBundle(w http.ResponseWriter, r *http.Request) {
+	jobID := r.PathValue("jobId")
 	now := s.now()
 	s.mu.Lock()
 	j, ok := s.jobs[jobID]
@@ -49,11 +50,7 @@ func (s *Server) handleBundle(w http.ResponseWriter, r *http.Request, jobID stri
 		return
 	}
 
-	archive, err := s.archiveFor(j)
-	if err != nil {
-		writeError(w, http.StatusInternalServerError, "building the bundle failed")
-		return
-	}
+	archive := j.archive()
 	link, expiresAt := s.signLink(s.baseURLFor(r), jobID, now)
 
 	s.mu.Lock()
@@ -65,13 +62,6 @@ func (s *Server) handleBundle(w http.ResponseWriter, r *http.Request, jobID stri
 		out.ExpiresAt = formatTime(expiresAt)
 	}
 	writeJSON(w, http.StatusOK, out)
-}
-
-func (s *Server) archiveFor(j *exportJob) ([]byte, error) {
-	j.archiveOnce.Do(func() {
-		j.archive, j.archiveErr = buildSiteArchive(j.domain, j.version, j.paths, j.created)
-	})
-	return j.archive, j.archiveErr
 }
 
 // signLink builds a presigned S3-style link valid for LinkTTL from now. The
@@ -106,16 +96,12 @@ type s3Error struct {
 func writeS3Error(w http.ResponseWriter, status int, e s3Error) {
 	e.RequestID = randomHex(8)
 	b, _ := xml.Marshal(e)
-	b = append([]byte(xml.Header), b...)
-	w.Header().Set("Content-Type", "application/xml")
-	w.Header().Set("Content-Length", strconv.Itoa(len(b)))
-	w.WriteHeader(status)
-	_, _ = w.Write(b)
+	writeBody(w, status, "application/xml", append([]byte(xml.Header), b...))
 }
 
 // handleDownload serves the archive behind a presigned link: the signature
 // must match, the link must not have expired, and the job must still exist.
-func (s *Server) handleDownload(w http.ResponseWriter, r *http.Request, jobID string) {
+func (s *Server) handleDownload(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	alg, date, expires, sig := q.Get("X-Amz-Algorithm"), q.Get("X-Amz-Date"), q.Get("X-Amz-Expires"), q.Get("X-Amz-Signature")
 	if alg == "" || date == "" || expires == "" || sig == "" {
@@ -152,29 +138,18 @@ func (s *Server) handleDownload(w http.ResponseWriter, r *http.Request, jobID st
 	}
 
 	s.mu.Lock()
-	j, ok := s.jobs[jobID]
+	j, ok := s.jobs[r.PathValue("jobId")]
 	s.mu.Unlock()
 	if !ok {
 		writeS3Error(w, http.StatusNotFound, s3Error{Code: "NoSuchKey", Message: "The specified key does not exist."})
 		return
 	}
-	archive, err := s.archiveFor(j)
-	if err != nil {
-		writeS3Error(w, http.StatusInternalServerError, s3Error{Code: "InternalError", Message: "We encountered an internal error. Please try again."})
-		return
-	}
+	archive := j.archive()
 	s.mu.Lock()
 	s.downloads++
 	s.mu.Unlock()
 
-	w.Header().Set("Content-Type", "application/gzip")
-	w.Header().Set("Content-Length", strconv.Itoa(len(archive)))
-	w.Header().Set("ETag", `"`+etag(archive)+`"`)
-	w.WriteHeader(http.StatusOK)
-	_, _ = w.Write(archive)
-}
-
-func etag(b []byte) string {
-	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:16])
+	sum := sha256.Sum256(archive)
+	w.Header().Set("ETag", `"`+hex.EncodeToString(sum[:16])+`"`)
+	writeBody(w, http.StatusOK, "application/gzip", archive)
 }

@@ -1,6 +1,7 @@
 package mockapi
 
 import (
+	"fmt"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -71,11 +72,11 @@ func TestBundleLinkShapeAndDownload(t *testing.T) {
 		"api/reference.html", "assets/logo.svg", "assets/site.css", "assets/site.js",
 		"changelog.html", "guides/configuration.html", "guides/getting-started.html", "index.html",
 	}
+	for n := 6; n <= DefaultPageCount; n++ { // generated pages up to the reported page count
+		want = append(want, fmt.Sprintf("topics/topic-%02d.html", n))
+	}
 	if !slices.Equal(names, want) {
 		t.Fatalf("archive files = %v, want %v", names, want)
-	}
-	if got := SiteFiles(nil); len(got) != len(want) {
-		t.Fatalf("SiteFiles = %v", got)
 	}
 	idx := contents["index.html"]
 	if !strings.Contains(idx, `href="guides/getting-started.html"`) || !strings.Contains(idx, "docs.example.com") {
@@ -215,16 +216,45 @@ func TestOmitExpiresAt(t *testing.T) {
 }
 
 func TestArchiveIsDeterministic(t *testing.T) {
-	a, err := buildSiteArchive("docs.example.com", "", nil, testStart)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, _ := buildSiteArchive("docs.example.com", "", nil, testStart)
+	pages := sitePages(nil, DefaultPageCount)
+	a := buildSiteArchive("docs.example.com", "", pages, testStart)
+	b := buildSiteArchive("docs.example.com", "", pages, testStart)
 	if string(a) != string(b) {
 		t.Fatal("same inputs gave different archives")
 	}
-	c, _ := buildSiteArchive("docs.example.com", "v2", nil, testStart)
+	c := buildSiteArchive("docs.example.com", "v2", pages, testStart)
 	if string(a) == string(c) {
 		t.Fatal("version not rendered")
+	}
+}
+
+// TestPageCountMatchesArchive checks that the pageCount a completed job
+// reports is the number of pages (html files) its archive holds.
+func TestPageCountMatchesArchive(t *testing.T) {
+	s, clock := newTestServer(t, Config{})
+	s.SetExportBehavior("many.example.com", ExportBehavior{PageCount: 60})
+	s.SetExportBehavior("few.example.com", ExportBehavior{PageCount: 2})
+	s.SetExportBehavior("pathsplus.example.com", ExportBehavior{PageCount: 4})
+	for _, body := range []string{
+		`{"domain":"docs.example.com"}`,
+		`{"domain":"docs.example.com","paths":["index","guides/configuration","reference/widgets"]}`,
+		`{"domain":"many.example.com"}`,
+		`{"domain":"few.example.com"}`,
+		`{"domain":"pathsplus.example.com","paths":["index"]}`,
+	} {
+		id := completedJob(t, s, clock, body)
+		reported := int(getJob(t, s, id)["pageCount"].(float64))
+		r := callKey(t, s, "", "GET", bundle(t, s, id)["bundleUrl"].(string), "")
+		wantStatus(t, r, http.StatusOK)
+		names, _ := tarFiles(t, r.body)
+		pages := 0
+		for _, n := range names {
+			if strings.HasSuffix(n, ".html") {
+				pages++
+			}
+		}
+		if pages != reported {
+			t.Errorf("%s: pageCount %d, archive holds %d pages: %v", body, reported, pages, names)
+		}
 	}
 }

@@ -193,60 +193,35 @@ type exportJob struct {
 	behavior ExportBehavior // resolved at creation
 	created  time.Time
 	forcedAt *time.Time
-
-	archiveOnce sync.Once
-	archive     []byte
-	archiveErr  error
+	archive  func() []byte // built once, on first use
 }
 
 // ExportJobSnapshot is the state of an export job as the API would report it.
 type ExportJobSnapshot struct {
-	ID          string
-	Domain      string
-	Version     string // as requested; empty means latest
-	Paths       []string
-	Status      string
-	Progress    float64
-	PageCount   int
-	HasProgress bool
-	Error       string
-	CreatedAt   time.Time
-	UpdatedAt   time.Time
+	JobState
+	ID, Domain           string
+	Version              string // as requested; empty means latest
+	Paths                []string
+	CreatedAt, UpdatedAt time.Time
 }
 
 func (j *exportJob) snapshot(now time.Time) ExportJobSnapshot {
-	var st JobState
-	var updated time.Time
-	if j.forcedAt != nil {
-		st = JobState{Status: StatusCompleted, Progress: 100, PageCount: j.behavior.PageCount, HasProgress: !j.behavior.OmitProgress}
-		if !st.HasProgress {
-			st.Progress, st.PageCount = 0, 0
-		}
-		updated = *j.forcedAt
-	} else {
-		st = j.behavior.StateAt(now.Sub(j.created), j.seq)
-		switch st.Status {
-		case StatusQueued:
-			updated = j.created
-		case StatusRunning:
-			updated = now
-		default:
-			updated = j.created.Add(j.behavior.Queue + j.behavior.Duration)
-		}
+	b, elapsed, updated := j.behavior, now.Sub(j.created), now
+	end := b.Queue + b.Duration
+	if j.forcedAt != nil { // completed at forcedAt, whatever the behaviour
+		b.Fail = false
+		elapsed, updated = end, *j.forcedAt
 	}
-	return ExportJobSnapshot{
-		ID:          j.id,
-		Domain:      j.domain,
-		Version:     j.version,
-		Paths:       slices.Clone(j.paths),
-		Status:      st.Status,
-		Progress:    st.Progress,
-		PageCount:   st.PageCount,
-		HasProgress: st.HasProgress,
-		Error:       st.Error,
-		CreatedAt:   j.created,
-		UpdatedAt:   updated,
+	st := b.StateAt(elapsed, j.seq)
+	switch {
+	case j.forcedAt != nil:
+	case st.Status == StatusQueued:
+		updated = j.created
+	case st.Status != StatusRunning:
+		updated = j.created.Add(end)
 	}
+	return ExportJobSnapshot{JobState: st, ID: j.id, Domain: j.domain, Version: j.version,
+		Paths: slices.Clone(j.paths), CreatedAt: j.created, UpdatedAt: updated}
 }
 
 // jobJSON is the StaticExportJob model. domain and version are extra fields
@@ -339,35 +314,26 @@ func (s *Server) CompleteExportJob(jobID string) {
 }
 
 type startExportRequest struct {
-	Domain  *string  `json:"domain"`
-	Version *string  `json:"version"`
+	Domain  string   `json:"domain"` // absent or null: "", which validateDomain refuses
+	Version string   `json:"version"`
 	Paths   []string `json:"paths"`
 }
 
 func (s *Server) handleStartExport(w http.ResponseWriter, r *http.Request) {
 	var req startExportRequest
-	if err := decodeBody(w, r, &req); err != nil {
-		writeError(w, http.StatusBadRequest, err.Error())
-		return
+	var paths []string
+	err := decodeBody(w, r, &req)
+	if err == nil {
+		err = validateDomain(req.Domain)
 	}
-	if req.Domain == nil {
-		writeError(w, http.StatusBadRequest, "domain is required")
-		return
+	if err == nil {
+		paths, err = normalizePaths(req.Paths)
 	}
-	domain := *req.Domain
-	if err := validateDomain(domain); err != nil {
-		writeError(w, http.StatusBadRequest, err.Error())
-		return
-	}
-	paths, err := normalizePaths(req.Paths)
 	if err != nil {
 		writeError(w, http.StatusBadRequest, err.Error())
 		return
 	}
-	var version string
-	if req.Version != nil {
-		version = strings.TrimSpace(*req.Version)
-	}
+	domain, version := req.Domain, strings.TrimSpace(req.Version)
 
 	now := s.now()
 	s.mu.Lock()
@@ -403,6 +369,9 @@ func (s *Server) handleStartExport(w http.ResponseWriter, r *http.Request) {
 		behavior: b.resolved(),
 		created:  now,
 	}
+	j.archive = sync.OnceValue(func() []byte {
+		return buildSiteArchive(domain, version, sitePages(paths, j.behavior.PageCount), now)
+	})
 	s.jobs[j.id] = j
 	s.exportsStarted[domain]++
 	snap := j.snapshot(now)
@@ -421,7 +390,8 @@ func (s *Server) newJobID() string {
 	}
 }
 
-func (s *Server) handleGetExport(w http.ResponseWriter, jobID string) {
+func (s *Server) handleGetExport(w http.ResponseWriter, r *http.Request) {
+	jobID := r.PathValue("jobId")
 	snap, ok := s.ExportJob(jobID)
 	if !ok {
 		writeError(w, http.StatusNotFound, fmt.Sprintf("static export job %s not found", jobID))

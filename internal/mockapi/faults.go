@@ -1,12 +1,12 @@
 package mockapi
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net"
 	"net/http"
-	"strconv"
+	"net/http/httptest"
 	"time"
 )
 
@@ -68,27 +68,20 @@ func (s *Server) nextFault(e Endpoint) (Fault, bool) {
 	if len(q) == 0 {
 		return Fault{}, false
 	}
-	f := q[0]
-	if len(q) == 1 {
-		delete(s.faults, e)
-	} else {
-		s.faults[e] = q[1:]
-	}
-	return f, true
+	s.faults[e] = q[1:]
+	return q[0], true
 }
 
 func (s *Server) applyFault(w http.ResponseWriter, r *http.Request, f Fault, handle http.HandlerFunc) {
-	var rec *recorder
+	var rec *httptest.ResponseRecorder
 	if f.AfterHandling {
-		rec = newRecorder()
+		rec = httptest.NewRecorder()
 		handle(rec, r)
 	}
 	if f.Delay > 0 {
-		t := time.NewTimer(f.Delay)
 		select {
-		case <-t.C:
+		case <-time.After(f.Delay):
 		case <-r.Context().Done():
-			t.Stop()
 			return
 		}
 	}
@@ -96,36 +89,27 @@ func (s *Server) applyFault(w http.ResponseWriter, r *http.Request, f Fault, han
 	case f.ResetConnection:
 		resetConnection(w)
 	case f.Status == 0 && rec != nil:
-		rec.replay(w)
+		maps.Copy(w.Header(), rec.Header())
+		writeBody(w, rec.Code, "", rec.Body.Bytes())
 	case f.Status == 0:
 		handle(w, r)
 	default:
-		writeFault(w, f)
-	}
-}
-
-func writeFault(w http.ResponseWriter, f Fault) {
-	body := []byte(f.Body)
-	if len(body) == 0 && f.Status >= 400 {
-		body = fmt.Appendf(nil, `{"error":"injected fault %d"}`, f.Status)
-	}
-	h := w.Header()
-	for k, v := range f.Header {
-		h.Set(k, v)
-	}
-	if h.Get("Content-Type") == "" && len(body) > 0 {
-		if json.Valid(body) {
-			h.Set("Content-Type", "application/json")
-		} else {
-			h.Set("Content-Type", "text/plain; charset=utf-8")
+		body := []byte(f.Body)
+		if len(body) == 0 && f.Status >= 400 {
+			body = fmt.Appendf(nil, `{"error":"injected fault %d"}`, f.Status)
 		}
+		for k, v := range f.Header {
+			w.Header().Set(k, v)
+		}
+		contentType := "text/plain; charset=utf-8"
+		if json.Valid(body) {
+			contentType = "application/json"
+		}
+		if len(body) == 0 {
+			contentType = ""
+		}
+		writeBody(w, f.Status, contentType, body)
 	}
-	// A caller-set Content-Length larger than the body makes a truncated answer.
-	if h.Get("Content-Length") == "" {
-		h.Set("Content-Length", strconv.Itoa(len(body)))
-	}
-	w.WriteHeader(f.Status)
-	_, _ = w.Write(body)
 }
 
 // resetConnection drops the connection without an answer. Lingering 0 turns
@@ -140,39 +124,4 @@ func resetConnection(w http.ResponseWriter) {
 		_ = tc.SetLinger(0)
 	}
 	_ = conn.Close()
-}
-
-// recorder captures a handler's answer so it can be discarded or replayed.
-type recorder struct {
-	header http.Header
-	status int
-	body   bytes.Buffer
-}
-
-func newRecorder() *recorder { return &recorder{header: http.Header{}} }
-
-func (r *recorder) Header() http.Header { return r.header }
-
-func (r *recorder) WriteHeader(status int) {
-	if r.status == 0 {
-		r.status = status
-	}
-}
-
-func (r *recorder) Write(b []byte) (int, error) {
-	if r.status == 0 {
-		r.status = http.StatusOK
-	}
-	return r.body.Write(b)
-}
-
-func (r *recorder) replay(w http.ResponseWriter) {
-	for k, v := range r.header {
-		w.Header()[k] = v
-	}
-	if r.status == 0 {
-		r.status = http.StatusOK
-	}
-	w.WriteHeader(r.status)
-	_, _ = w.Write(r.body.Bytes())
 }

@@ -51,29 +51,30 @@ func TestRateLimit429WithRetryAfter(t *testing.T) {
 	}
 }
 
-func TestRateLimiterRefills(t *testing.T) {
+func TestRateLimitRefillsAndRetryAfter(t *testing.T) {
 	now := testStart
-	l := newRateLimiter(4, func() time.Time { return now })
+	s := NewHandler(Config{RateLimit: 4})
 	for i := range 4 {
-		if ok, _ := l.take(); !ok {
+		if secs := s.throttle(now); secs != 0 {
 			t.Fatalf("burst token %d refused", i)
 		}
 	}
-	ok, wait := l.take()
-	if ok || wait != 250*time.Millisecond {
-		t.Fatalf("empty bucket: ok=%v wait=%v", ok, wait)
+	if secs := s.throttle(now); secs != 1 { // a token comes back in 250ms
+		t.Fatalf("empty bucket: Retry-After %d, want 1", secs)
 	}
-	now = now.Add(250 * time.Millisecond)
-	if ok, _ := l.take(); !ok {
+	if secs := s.throttle(now.Add(250 * time.Millisecond)); secs != 0 {
 		t.Fatal("token not refilled")
 	}
-	if retryAfterSeconds(wait) != 1 || retryAfterSeconds(1500*time.Millisecond) != 2 || retryAfterSeconds(0) != 1 {
+	if retryAfterSeconds(1500*time.Millisecond) != 2 || retryAfterSeconds(0) != 1 {
 		t.Fatal("retryAfterSeconds rounding")
 	}
+	if s.RateLimited() != 1 {
+		t.Fatalf("RateLimited = %d, want 1", s.RateLimited())
+	}
 
-	slow := newRateLimiter(0.5, func() time.Time { return now }) // burst 1
-	slow.take()
-	if _, wait := slow.take(); retryAfterSeconds(wait) != 2 {
-		t.Fatalf("0.5 rps wait = %v", wait)
+	slow := NewHandler(Config{RateLimit: 0.5}) // burst 1
+	slow.throttle(now)
+	if secs := slow.throttle(now); secs != 2 {
+		t.Fatalf("0.5 rps Retry-After = %d, want 2", secs)
 	}
 }

@@ -1,9 +1,17 @@
 package mockapi
 
-import "strings"
+import (
+	"fmt"
+	"math"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"time"
+)
 
-// Endpoint names one route as "METHOD /path/{param}". The constants double as
-// the routing table, so paths live in exactly one place.
+// Endpoint names one route as a net/http.ServeMux pattern, "METHOD /path/{param}".
+// The constants are the routing table, so paths live in exactly one place.
 type Endpoint string
 
 // The routes the fake serves.
@@ -17,65 +25,105 @@ const (
 	EndpointDownload       Endpoint = "GET /bundles/{jobId}/bundle.tar.gz"
 )
 
-var allEndpoints = []Endpoint{
-	EndpointStartExport,
-	EndpointGetExport,
-	EndpointBundle,
-	EndpointGetAgentJob,
-	EndpointCreateAgentJob,
-	EndpointAgentMessage,
-	EndpointDownload,
-}
-
 // Method is the HTTP method of the endpoint.
 func (e Endpoint) Method() string {
 	m, _, _ := strings.Cut(string(e), " ")
 	return m
 }
 
-// Pattern is the path pattern of the endpoint, e.g. "/v1/static-export/jobs/{jobId}".
-func (e Endpoint) Pattern() string {
-	_, p, _ := strings.Cut(string(e), " ")
-	return p
+func (s *Server) routes() *http.ServeMux {
+	mux := http.NewServeMux()
+	for e, h := range map[Endpoint]http.HandlerFunc{
+		EndpointStartExport:    s.handleStartExport,
+		EndpointGetExport:      s.handleGetExport,
+		EndpointBundle:         s.handleBundle,
+		EndpointGetAgentJob:    s.handleGetAgentJob,
+		EndpointCreateAgentJob: s.handleCreateAgentJob,
+		EndpointAgentMessage:   s.handleAgentMessage,
+		EndpointDownload:       s.handleDownload, // presigned: the link itself is the credential
+	} {
+		mux.HandleFunc(string(e), s.endpoint(e, h))
+	}
+	return mux
 }
 
-type routeParams map[string]string
-
-// matchRoute finds the endpoint for a request. When the path exists but the
-// method does not, it returns no endpoint and the allowed methods.
-func matchRoute(method, path string) (Endpoint, routeParams, []string) {
-	var allowed []string
-	for _, e := range allEndpoints {
-		p, ok := matchPattern(e.Pattern(), path)
-		if !ok {
-			continue
-		}
-		if e.Method() == method {
-			return e, p, nil
-		}
-		allowed = append(allowed, e.Method())
-	}
-	return "", nil, allowed
-}
-
-func matchPattern(pattern, path string) (routeParams, bool) {
-	ps := strings.Split(strings.TrimPrefix(pattern, "/"), "/")
-	segs := strings.Split(strings.TrimPrefix(path, "/"), "/")
-	if !strings.HasPrefix(path, "/") || len(ps) != len(segs) {
-		return nil, false
-	}
-	params := routeParams{}
-	for i, p := range ps {
-		if strings.HasPrefix(p, "{") && strings.HasSuffix(p, "}") {
-			if segs[i] == "" {
-				return nil, false
+// endpoint wraps a handler: count the request, rate-limit it, apply a queued
+// fault if any (a proxy fails regardless of the key), check auth, handle it.
+// Bundle downloads model object storage, a different service: neither
+// limited nor authenticated by key.
+func (s *Server) endpoint(e Endpoint, h http.HandlerFunc) http.HandlerFunc {
+	api := e != EndpointDownload
+	handle := h
+	if api {
+		handle = func(w http.ResponseWriter, r *http.Request) {
+			if !s.authorized(r) {
+				writeError(w, http.StatusUnauthorized, "authentication failed: missing or invalid API key")
+				return
 			}
-			params[p[1:len(p)-1]] = segs[i]
-			continue
-		}
-		if p != segs[i] {
-			return nil, false
+			h(w, r)
 		}
 	}
-	return params, true
+	return func(w http.ResponseWriter, r *http.Request) {
+		s.mu.Lock()
+		s.requests[e]++
+		if e == EndpointGetAgentJob {
+			s.agentEntry(agentKey{r.PathValue("projectId"), r.PathValue("id")}).reads++
+		}
+		s.mu.Unlock()
+		if api && s.limiter != nil {
+			if secs := s.throttle(time.Now()); secs > 0 {
+				w.Header().Set("Retry-After", strconv.Itoa(secs))
+				writeError(w, http.StatusTooManyRequests, fmt.Sprintf("rate limit exceeded: retry in %d s", secs))
+				return
+			}
+		}
+		if f, ok := s.nextFault(e); ok {
+			s.applyFault(w, r, f, handle)
+			return
+		}
+		handle(w, r)
+	}
+}
+
+// ServeHTTP counts every request and routes it. Unrouted requests get a 404,
+// or the mux's 405 with Allow, as a JSON error like the rest of the API.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	s.total++
+	s.mu.Unlock()
+	if h, pattern := s.mux.Handler(r); pattern == "" {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, r)
+		// Anything but a 405 (a redirect to a cleaned path, too) is a 404.
+		status, msg := http.StatusNotFound, fmt.Sprintf("no such endpoint: %s %s", r.Method, r.URL.Path)
+		if allow := rec.Header().Get("Allow"); rec.Code == http.StatusMethodNotAllowed {
+			w.Header().Set("Allow", allow)
+			status, msg = rec.Code, fmt.Sprintf("method %s not allowed on %s", r.Method, r.URL.Path)
+		}
+		writeError(w, status, msg)
+		return
+	}
+	s.mux.ServeHTTP(w, r)
+}
+
+// throttle takes a token at now, or answers the whole seconds to wait for
+// one. The limiter runs on real time rather than Config.Now: rate limits are
+// about how fast a client really calls.
+func (s *Server) throttle(now time.Time) int {
+	res := s.limiter.ReserveN(now, 1)
+	wait := res.DelayFrom(now)
+	if wait == 0 {
+		return 0
+	}
+	res.CancelAt(now)
+	s.mu.Lock()
+	s.rateLimited++
+	s.mu.Unlock()
+	return retryAfterSeconds(wait)
+}
+
+// retryAfterSeconds renders a wait as a Retry-After delta: whole seconds,
+// rounded up, at least 1.
+func retryAfterSeconds(d time.Duration) int {
+	return max(int(math.Ceil(d.Seconds())), 1)
 }

@@ -19,12 +19,14 @@ import (
 	"fmt"
 	"io"
 	"log"
-	"net"
 	"net/http"
+	"net/http/httptest"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
+
+	"golang.org/x/time/rate"
 )
 
 // Defaults used when the corresponding Config or ExportBehavior field is zero.
@@ -32,7 +34,7 @@ const (
 	DefaultAPIKey         = "dsa_mock_0123456789abcdef"
 	DefaultExportDuration = 3 * time.Second
 	DefaultLinkTTL        = time.Hour
-	DefaultPageCount      = 42
+	DefaultPageCount      = 42 // the pages of the default site's archive
 	DefaultFailMessage    = "export failed: rendering error on page guides/intro"
 )
 
@@ -66,28 +68,6 @@ type Config struct {
 	// ConflictOnRunningExport makes a start for a domain that still has an
 	// unfinished job answer 409, as a later API revision does.
 	ConflictOnRunningExport bool
-	// ErrorLog receives internal errors of the listening server started by
-	// NewServer. Default: discarded.
-	ErrorLog *log.Logger
-}
-
-func (c Config) withDefaults() Config {
-	if c.APIKey == "" {
-		c.APIKey = DefaultAPIKey
-	}
-	if c.ExportDuration <= 0 {
-		c.ExportDuration = DefaultExportDuration
-	}
-	if c.QueueDuration < 0 {
-		c.QueueDuration = 0
-	}
-	if c.LinkTTL <= 0 {
-		c.LinkTTL = DefaultLinkTTL
-	}
-	if c.Now == nil {
-		c.Now = time.Now
-	}
-	return c
 }
 
 // Server is the fake API. It implements http.Handler.
@@ -100,7 +80,9 @@ type Server struct {
 
 	cfg     Config
 	secret  []byte // signs bundle links; random per server so links never leak across servers
-	limiter *rateLimiter
+	limiter *rate.Limiter
+	mux     *http.ServeMux
+	httpSrv *httptest.Server
 
 	mu             sync.Mutex
 	baseURL        string
@@ -117,16 +99,24 @@ type Server struct {
 	faults         map[Endpoint][]Fault
 	agents         map[agentKey]*agentEntry
 	agentCreations map[string][]time.Time
-
-	httpSrv   *http.Server
-	closeOnce sync.Once
 }
 
 // NewHandler returns a Server that does not listen. Serve it with your own
-// listener (s.Handler()) and call SetURL so bundle links point at it; until
-// then links are built from the request's Host header.
+// listener and call SetURL so bundle links point at it; until then links are
+// built from the request's Host header.
 func NewHandler(cfg Config) *Server {
-	cfg = cfg.withDefaults()
+	if cfg.APIKey == "" {
+		cfg.APIKey = DefaultAPIKey
+	}
+	if cfg.ExportDuration <= 0 {
+		cfg.ExportDuration = DefaultExportDuration
+	}
+	if cfg.LinkTTL <= 0 {
+		cfg.LinkTTL = DefaultLinkTTL
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
 	s := &Server{
 		APIKey:         cfg.APIKey,
 		cfg:            cfg,
@@ -142,8 +132,9 @@ func NewHandler(cfg Config) *Server {
 		agentCreations: map[string][]time.Time{},
 	}
 	if cfg.RateLimit > 0 {
-		s.limiter = newRateLimiter(cfg.RateLimit, time.Now)
+		s.limiter = rate.NewLimiter(rate.Limit(cfg.RateLimit), max(1, int(cfg.RateLimit)))
 	}
+	s.mux = s.routes()
 	return s
 }
 
@@ -151,21 +142,10 @@ func NewHandler(cfg Config) *Server {
 // serve. It panics if it cannot listen, like httptest.NewServer.
 func NewServer(cfg Config) *Server {
 	s := NewHandler(cfg)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		panic(fmt.Sprintf("mockapi: listen on loopback: %v", err))
-	}
-	errLog := s.cfg.ErrorLog
-	if errLog == nil {
-		errLog = log.New(io.Discard, "", 0)
-	}
-	s.httpSrv = &http.Server{
-		Handler:           s,
-		ReadHeaderTimeout: 10 * time.Second,
-		ErrorLog:          errLog,
-	}
-	s.SetURL("http://" + ln.Addr().String())
-	go func() { _ = s.httpSrv.Serve(ln) }()
+	s.httpSrv = httptest.NewUnstartedServer(s)
+	s.httpSrv.Config.ErrorLog = log.New(io.Discard, "", 0)
+	s.httpSrv.Start()
+	s.SetURL(s.httpSrv.URL)
 	return s
 }
 
@@ -178,17 +158,14 @@ func (s *Server) SetURL(u string) {
 	s.baseURL = u
 }
 
-// Handler returns the server as an http.Handler.
-func (s *Server) Handler() http.Handler { return s }
-
-// Close stops a server started by NewServer and closes its connections. It is
-// a no-op for a NewHandler server and safe to call more than once.
+// Close stops a server started by NewServer and drops its connections, so
+// requests held by a fault's delay end at once. It is a no-op for a
+// NewHandler server and safe to call more than once.
 func (s *Server) Close() {
-	s.closeOnce.Do(func() {
-		if s.httpSrv != nil {
-			_ = s.httpSrv.Close()
-		}
-	})
+	if s.httpSrv != nil {
+		s.httpSrv.CloseClientConnections()
+		s.httpSrv.Close()
+	}
 }
 
 // SetAPIKey replaces the accepted key, e.g. to simulate a key that expires
@@ -198,65 +175,6 @@ func (s *Server) SetAPIKey(key string) {
 	defer s.mu.Unlock()
 	s.apiKey = key
 	s.APIKey = key
-}
-
-// ServeHTTP routes a request: count it, rate-limit it, apply a queued fault
-// if any, check auth, then handle it.
-func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	ep, params, allowed := matchRoute(r.Method, r.URL.Path)
-	s.countRequest(ep, params)
-	if ep == "" {
-		if len(allowed) > 0 {
-			w.Header().Set("Allow", strings.Join(allowed, ", "))
-			writeError(w, http.StatusMethodNotAllowed, fmt.Sprintf("method %s not allowed on %s", r.Method, r.URL.Path))
-			return
-		}
-		writeError(w, http.StatusNotFound, fmt.Sprintf("no such endpoint: %s %s", r.Method, r.URL.Path))
-		return
-	}
-	if ep != EndpointDownload && s.limiter != nil {
-		if ok, wait := s.limiter.take(); !ok {
-			s.mu.Lock()
-			s.rateLimited++
-			s.mu.Unlock()
-			secs := retryAfterSeconds(wait)
-			w.Header().Set("Retry-After", strconv.Itoa(secs))
-			writeError(w, http.StatusTooManyRequests, fmt.Sprintf("rate limit exceeded: retry in %d s", secs))
-			return
-		}
-	}
-	handle := func(w http.ResponseWriter, r *http.Request) { s.handle(ep, params, w, r) }
-	if f, ok := s.nextFault(ep); ok {
-		s.applyFault(w, r, f, handle)
-		return
-	}
-	handle(w, r)
-}
-
-func (s *Server) handle(ep Endpoint, p routeParams, w http.ResponseWriter, r *http.Request) {
-	// Bundle downloads are presigned: the link itself is the credential.
-	if ep != EndpointDownload && !s.authorized(r) {
-		writeError(w, http.StatusUnauthorized, "authentication failed: missing or invalid API key")
-		return
-	}
-	switch ep {
-	case EndpointStartExport:
-		s.handleStartExport(w, r)
-	case EndpointGetExport:
-		s.handleGetExport(w, p["jobId"])
-	case EndpointBundle:
-		s.handleBundle(w, r, p["jobId"])
-	case EndpointDownload:
-		s.handleDownload(w, r, p["jobId"])
-	case EndpointGetAgentJob:
-		s.handleGetAgentJob(w, p["projectId"], p["id"])
-	case EndpointCreateAgentJob:
-		s.handleCreateAgentJob(w, r, p["projectId"])
-	case EndpointAgentMessage:
-		s.handleAgentMessage(w, r, p["projectId"], p["id"])
-	default:
-		writeError(w, http.StatusNotFound, "no such endpoint")
-	}
 }
 
 func (s *Server) authorized(r *http.Request) bool {
@@ -276,80 +194,61 @@ func (s *Server) now() time.Time { return s.cfg.Now() }
 // baseURLFor is the address bundle links point at.
 func (s *Server) baseURLFor(r *http.Request) string {
 	s.mu.Lock()
-	u := s.baseURL
-	s.mu.Unlock()
-	if u != "" {
-		return u
+	defer s.mu.Unlock()
+	if s.baseURL != "" {
+		return s.baseURL
 	}
 	return "http://" + r.Host
 }
 
-// Counters.
-
-func (s *Server) countRequest(ep Endpoint, p routeParams) {
+// locked reads a counter under the lock.
+func locked[T any](s *Server, read func() T) T {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.total++
-	if ep == "" {
-		return
-	}
-	s.requests[ep]++
-	if ep == EndpointGetAgentJob {
-		s.agentEntry(agentKey{p["projectId"], p["id"]}).reads++
-	}
+	return read()
 }
 
 // ExportsStarted is the number of export jobs successfully started for domain.
 func (s *Server) ExportsStarted(domain string) int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.exportsStarted[domain]
+	return locked(s, func() int { return s.exportsStarted[domain] })
 }
 
 // BundlesGenerated is the number of bundle links generated for jobID.
 func (s *Server) BundlesGenerated(jobID string) int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.bundles[jobID]
+	return locked(s, func() int { return s.bundles[jobID] })
 }
 
 // Requests is the number of requests routed to e, including those answered
 // by a fault, a 401 or a 429.
-func (s *Server) Requests(e Endpoint) int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.requests[e]
-}
+func (s *Server) Requests(e Endpoint) int { return locked(s, func() int { return s.requests[e] }) }
 
 // TotalRequests is the number of requests received, routed or not.
-func (s *Server) TotalRequests() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.total
-}
+func (s *Server) TotalRequests() int { return locked(s, func() int { return s.total }) }
 
 // RateLimited is the number of requests the rate limiter answered with 429.
-func (s *Server) RateLimited() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.rateLimited
-}
+func (s *Server) RateLimited() int { return locked(s, func() int { return s.rateLimited }) }
 
 // Downloads is the number of bundle archives successfully served.
-func (s *Server) Downloads() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.downloads
-}
+func (s *Server) Downloads() int { return locked(s, func() int { return s.downloads }) }
 
-// Helpers.
-
-type errorBody struct {
-	Error string `json:"error"`
+// writeBody answers with body. Headers already set (by a fault) win: a
+// Content-Length larger than the body makes a truncated answer.
+func writeBody(w http.ResponseWriter, status int, contentType string, body []byte) {
+	h := w.Header()
+	if h.Get("Content-Type") == "" && contentType != "" {
+		h.Set("Content-Type", contentType)
+	}
+	if h.Get("Content-Length") == "" {
+		h.Set("Content-Length", strconv.Itoa(len(body)))
+	}
+	w.WriteHeader(status)
+	_, _ = w.Write(body)
 }
 
 func writeError(w http.ResponseWriter, status int, msg string) {
-	writeJSON(w, status, errorBody{Error: msg})
+	writeJSON(w, status, struct {
+		Error string `json:"error"`
+	}{msg})
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {
@@ -357,34 +256,26 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
-	b := []byte(`{"error":"internal error encoding response"}`)
 	if err := enc.Encode(v); err != nil {
-		status = http.StatusInternalServerError
-	} else {
-		b = bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+		writeBody(w, http.StatusInternalServerError, "application/json", []byte(`{"error":"internal error encoding response"}`))
+		return
 	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Content-Length", strconv.Itoa(len(b)))
-	w.WriteHeader(status)
-	_, _ = w.Write(b)
+	writeBody(w, status, "application/json", bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
 }
 
 // decodeBody reads a JSON object into v. Unknown fields are ignored, as the
 // real API does; an empty or malformed body is a client error.
 func decodeBody(w http.ResponseWriter, r *http.Request, v any) error {
 	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxBodyBytes))
-	if err := dec.Decode(v); err != nil {
-		var maxErr *http.MaxBytesError
-		switch {
-		case errors.As(err, &maxErr):
-			return fmt.Errorf("request body exceeds %d bytes", maxErr.Limit)
-		case errors.Is(err, io.EOF):
-			return errors.New("request body is required (a JSON object)")
-		default:
-			return fmt.Errorf("invalid JSON body: %v", err)
-		}
-	}
-	if dec.More() {
+	var maxErr *http.MaxBytesError
+	switch err := dec.Decode(v); {
+	case errors.As(err, &maxErr):
+		return fmt.Errorf("request body exceeds %d bytes", maxErr.Limit)
+	case errors.Is(err, io.EOF):
+		return errors.New("request body is required (a JSON object)")
+	case err != nil:
+		return fmt.Errorf("invalid JSON body: %v", err)
+	case dec.More():
 		return errors.New("invalid JSON body: unexpected data after the JSON object")
 	}
 	return nil

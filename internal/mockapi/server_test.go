@@ -66,8 +66,8 @@ func TestUnknownPathAndWrongMethod(t *testing.T) {
 	r = call(t, s, "DELETE", "/v1/static-export/jobs/se_1", "")
 	wantStatus(t, r, http.StatusMethodNotAllowed)
 	wantJSON(t, r)
-	if got := r.header.Get("Allow"); got != "GET" {
-		t.Fatalf("Allow = %q, want GET", got)
+	if got := r.header.Get("Allow"); got != "GET, HEAD" { // net/http serves HEAD wherever GET is
+		t.Fatalf("Allow = %q, want GET, HEAD", got)
 	}
 	r = call(t, s, "GET", "/v1/static-export/jobs", "")
 	wantStatus(t, r, http.StatusMethodNotAllowed)
@@ -85,7 +85,7 @@ func TestUnknownPathAndWrongMethod(t *testing.T) {
 func TestNewHandlerWithOwnListener(t *testing.T) {
 	clock := NewFakeClock(testStart)
 	s := NewHandler(Config{Now: clock.Now, ExportDuration: 1})
-	ts := httptest.NewServer(s.Handler())
+	ts := httptest.NewServer(s)
 	defer ts.Close()
 
 	// Before SetURL, links are built from the Host header.
@@ -109,32 +109,38 @@ func TestNewHandlerWithOwnListener(t *testing.T) {
 	s.Close() // no-op without a listener
 }
 
-func TestMatchRoute(t *testing.T) {
-	tests := []struct {
-		method, path string
-		want         Endpoint
-		params       routeParams
+func TestRoutesAndPathValues(t *testing.T) {
+	s, clock := newTestServer(t, Config{})
+	s.SeedAgentJob("p", AgentJob{ID: "j"})
+	id := completedJob(t, s, clock, `{"domain":"docs.example.com"}`)
+	link := bundle(t, s, id)["bundleUrl"].(string)
+	routed := []struct {
+		method, path, body string
+		want               Endpoint
 	}{
-		{"POST", "/v1/static-export/jobs", EndpointStartExport, routeParams{}},
-		{"GET", "/v1/static-export/jobs/se_1", EndpointGetExport, routeParams{"jobId": "se_1"}},
-		{"POST", "/v1/static-export/jobs/se_1/bundle", EndpointBundle, routeParams{"jobId": "se_1"}},
-		{"GET", "/v2/agent/p/job/j", EndpointGetAgentJob, routeParams{"projectId": "p", "id": "j"}},
-		{"POST", "/v2/agent/p/job", EndpointCreateAgentJob, routeParams{"projectId": "p"}},
-		{"POST", "/v2/agent/p/job/j/message", EndpointAgentMessage, routeParams{"projectId": "p", "id": "j"}},
-		{"GET", "/bundles/se_1/bundle.tar.gz", EndpointDownload, routeParams{"jobId": "se_1"}},
-		{"GET", "/bundles/se_1/other.tar.gz", "", nil},
-		{"GET", "/v2/agent//job/j", "", nil},
+		{"POST", "/v1/static-export/jobs", `{"domain":"docs.example.com"}`, EndpointStartExport},
+		{"GET", "/v1/static-export/jobs/" + id, "", EndpointGetExport},
+		{"POST", "/v1/static-export/jobs/" + id + "/bundle", "", EndpointBundle},
+		{"GET", "/v2/agent/p/job/j", "", EndpointGetAgentJob},
+		{"POST", "/v2/agent/p/job", `{"prompt":"x"}`, EndpointCreateAgentJob},
+		{"POST", "/v2/agent/p/job/j/message", `{"prompt":"x"}`, EndpointAgentMessage},
+		{"GET", link, "", EndpointDownload},
 	}
-	for _, tt := range tests {
-		got, p, _ := matchRoute(tt.method, tt.path)
-		if got != tt.want {
-			t.Errorf("%s %s = %q, want %q", tt.method, tt.path, got, tt.want)
-			continue
+	for _, rt := range routed {
+		before := s.Requests(rt.want)
+		if r := call(t, s, rt.method, rt.path, rt.body); r.status >= 300 {
+			t.Errorf("%s %s: status %d: %s", rt.method, rt.path, r.status, r.body)
 		}
-		for k, v := range tt.params {
-			if p[k] != v {
-				t.Errorf("%s %s: param %s = %q, want %q", tt.method, tt.path, k, p[k], v)
-			}
+		if s.Requests(rt.want) != before+1 {
+			t.Errorf("%s %s not routed to %s", rt.method, rt.path, rt.want)
 		}
+	}
+	if s.AgentJobReads("p", "j") != 1 {
+		t.Fatalf("AgentJobReads = %d: path values not read", s.AgentJobReads("p", "j"))
+	}
+	for _, path := range []string{"/bundles/" + id + "/other.tar.gz", "/v2/agent/p/job/j/extra", "/v2/agent//job/j"} {
+		r := call(t, s, "GET", path, "")
+		wantStatus(t, r, http.StatusNotFound)
+		wantJSON(t, r)
 	}
 }

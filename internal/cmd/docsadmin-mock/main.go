@@ -16,6 +16,7 @@ import (
 	"log"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/signal"
 	"strings"
@@ -74,31 +75,19 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		RateLimit:      *rateLimit,
 		OmitExpiresAt:  *omitExpiresAt,
 	})
-	srv.SetURL("http://" + ln.Addr().String())
-
 	logger := log.New(stderr, "", log.LstdFlags)
-	httpSrv := &http.Server{
-		Handler:           logRequests(logger, srv),
-		ReadHeaderTimeout: 10 * time.Second,
-		ErrorLog:          logger,
-	}
-
+	ts := httptest.NewUnstartedServer(logRequests(logger, srv))
+	_ = ts.Listener.Close()
+	ts.Listener = ln
+	ts.Config.ErrorLog = logger
+	ts.Start()
+	srv.SetURL(ts.URL)
 	fmt.Fprintf(stdout, "DOCSADMIN_BASE_URL=%s\nDOCSADMIN_API_KEY=%s\n", srv.URL, srv.APIKey)
 
-	serveErr := make(chan error, 1)
-	go func() { serveErr <- httpSrv.Serve(ln) }()
-
-	select {
-	case err := <-serveErr:
-		return err
-	case <-ctx.Done():
-	}
+	<-ctx.Done()
 	logger.Print("shutting down")
-	shutdownCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	if err := httpSrv.Shutdown(shutdownCtx); err != nil {
-		return fmt.Errorf("shutdown: %w", err)
-	}
+	ts.CloseClientConnections()
+	ts.Close()
 	return nil
 }
 
