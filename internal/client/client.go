@@ -179,8 +179,9 @@ func (c *Client) do(ctx context.Context, ep endpoint, body any, out any) error {
 		if !retry || attempt >= c.maxRetries {
 			return err
 		}
-		if deadline, ok := ctx.Deadline(); ok && apiErr != nil && c.clock.Now().Add(apiErr.RetryAfter).After(deadline) {
-			// The server asks for more time than the call has left.
+		if deadline, ok := ctx.Deadline(); ok && apiErr != nil && apiErr.RetryAfter > time.Until(deadline) {
+			// The server asks for more time than the call has left. A
+			// deadline is wall time whatever clock the client was given.
 			return err
 		}
 		c.logger.Debug(ctx, "retrying API request", map[string]any{
