@@ -111,7 +111,7 @@ func TestDocumentedErrorStatuses(t *testing.T) {
 			name: "404 bundle of an unknown job",
 			prepare: func(t *testing.T, s setup) (func() error, string) {
 				return func() error {
-					_, err := s.c.CreateStaticExportBundle(t.Context(), "se_nope")
+					_, err := s.c.CreateStaticExportLink(t.Context(), "se_nope")
 					return err
 				}, "POST /v1/static-export/jobs/se_nope/bundle"
 			},
@@ -139,7 +139,7 @@ func TestDocumentedErrorStatuses(t *testing.T) {
 					t.Fatalf("StartStaticExport: %v", err)
 				}
 				return func() error {
-					_, err := s.c.CreateStaticExportBundle(t.Context(), job.JobID)
+					_, err := s.c.CreateStaticExportLink(t.Context(), job.JobID)
 					return err
 				}, "POST /v1/static-export/jobs/" + job.JobID + "/bundle"
 			},
@@ -218,7 +218,7 @@ func TestUnauthorized(t *testing.T) {
 			return err
 		}},
 		{"POST /v1/static-export/jobs/se_1/bundle", func(c *client.Client) error {
-			_, err := c.CreateStaticExportBundle(t.Context(), "se_1")
+			_, err := c.CreateStaticExportLink(t.Context(), "se_1")
 			return err
 		}},
 		{"GET /v2/agent/p1/job/aj_1", func(c *client.Client) error {

@@ -61,7 +61,7 @@ func TestIdempotentCallsAreRetriedOnTransientFailures(t *testing.T) {
 			return err
 		}},
 		{mockapi.EndpointBundle, func(c *client.Client, jobID string) error {
-			b, err := c.CreateStaticExportBundle(t.Context(), jobID)
+			b, err := c.CreateStaticExportLink(t.Context(), jobID)
 			if err == nil && b.BundleURL == "" {
 				return errors.New("no link")
 			}

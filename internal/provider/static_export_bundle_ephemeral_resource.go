@@ -156,7 +156,7 @@ func (e *staticExportBundleEphemeralResource) Open(ctx context.Context, req ephe
 
 // generate asks for a link, riding out the 409 that the bundle endpoint may
 // answer for a short while after a job completes.
-func (e *staticExportBundleEphemeralResource) generate(ctx context.Context, jobID string) (*client.StaticExportBundle, error) {
+func (e *staticExportBundleEphemeralResource) generate(ctx context.Context, jobID string) (*client.StaticExportLink, error) {
 	ctx, cancel := context.WithTimeout(ctx, bundleReadyTimeout)
 	defer cancel()
 	bundle, conflict, err := e.data.requestBundle(ctx, jobID)

@@ -82,7 +82,7 @@ func (m *staticExportModel) clearBundle() {
 
 // setBundle records a fresh link and its expiry: the API's expiresAt, else
 // what the presigned query says, else unknown (and so never renewed).
-func (m *staticExportModel) setBundle(b *client.StaticExportBundle) {
+func (m *staticExportModel) setBundle(b *client.StaticExportLink) {
 	m.BundleURL = types.StringValue(b.BundleURL)
 	m.BundleSizeBytes = types.Int64PointerValue(b.SizeBytes)
 	m.BundleExpiresAt = types.StringNull()
@@ -92,7 +92,7 @@ func (m *staticExportModel) setBundle(b *client.StaticExportBundle) {
 	m.ReadyForRenewal = types.BoolValue(false)
 }
 
-func bundleExpiry(b *client.StaticExportBundle) (time.Time, bool) {
+func bundleExpiry(b *client.StaticExportLink) (time.Time, bool) {
 	if b.ExpiresAt != nil {
 		return b.ExpiresAt.UTC(), true
 	}

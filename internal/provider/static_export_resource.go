@@ -438,7 +438,7 @@ func (r *staticExportResource) ImportState(ctx context.Context, req resource.Imp
 	// Import hands over a usable link at once: the job's files are kept, so a
 	// completed export can be bundled without exporting again.
 	if job.Status == client.ExportCompleted {
-		bundle, err := r.data.client.CreateStaticExportBundle(ctx, jobID)
+		bundle, err := r.data.client.CreateStaticExportLink(ctx, jobID)
 		if err != nil {
 			resp.Diagnostics.AddError("Cannot generate the imported export's bundle", fmt.Sprintf("Export job %s: %s", jobID, withHint(err)))
 			return

@@ -75,9 +75,9 @@ func exportObservation(job *client.StaticExportJob) poll.Observation {
 // completion means the archive is not ready yet, so it is asked again until
 // ctx ends; other failures end the wait (the client already retried the
 // transient ones). On failure it also returns the last 409, for messages.
-func (d *providerData) requestBundle(ctx context.Context, jobID string) (bundle *client.StaticExportBundle, lastConflict, err error) {
+func (d *providerData) requestBundle(ctx context.Context, jobID string) (bundle *client.StaticExportLink, lastConflict, err error) {
 	_, err = poll.Until(ctx, d.pollPolicy([]string{"bundle not ready", "bundle ready"}), func(ctx context.Context) (poll.Observation, error) {
-		b, err := d.client.CreateStaticExportBundle(ctx, jobID)
+		b, err := d.client.CreateStaticExportLink(ctx, jobID)
 		switch {
 		case client.IsConflict(err):
 			lastConflict = err
@@ -92,7 +92,7 @@ func (d *providerData) requestBundle(ctx context.Context, jobID string) (bundle 
 }
 
 // generateBundle is requestBundle with the resource's error messages.
-func (r *staticExportResource) generateBundle(ctx context.Context, jobID, timeoutName string, limit time.Duration) (*client.StaticExportBundle, error) {
+func (r *staticExportResource) generateBundle(ctx context.Context, jobID, timeoutName string, limit time.Duration) (*client.StaticExportLink, error) {
 	bundle, lastConflict, err := r.data.requestBundle(ctx, jobID)
 	if err != nil {
 		err = waitError("the bundle of export job "+jobID, timeoutName, limit, err)
