@@ -1,6 +1,6 @@
 // Package client speaks the documentation platform's administration API over
-// HTTP. It knows nothing of Terraform: the provider turns its types into schema
-// values and its errors into diagnostics.
+// HTTP. It knows nothing of its callers: the provider turns its types into
+// schema values and its errors into diagnostics worded in its own settings.
 package client
 
 import (
@@ -26,6 +26,7 @@ const (
 	DefaultRequestsPerSecond     = 20
 	DefaultMaxConcurrentRequests = 8
 	DefaultMaxRetryAfter         = 60 * time.Second
+	DefaultUserAgent             = "docsadmin-go-client"
 )
 
 // Logger receives the client's debug records. Field values never contain the
@@ -98,7 +99,7 @@ func New(cfg Config) (*Client, error) {
 		logger:        cfg.Logger,
 	}
 	if c.userAgent == "" {
-		c.userAgent = "terraform-provider-docsadmin"
+		c.userAgent = DefaultUserAgent
 	}
 	if c.http == nil {
 		timeout := cfg.RequestTimeout

@@ -142,7 +142,7 @@ func TestDefaultUserAgent(t *testing.T) {
 		t.Fatal(err)
 	}
 	req, _ := seq.request(t, 0)
-	if got := req.Header.Get("User-Agent"); got != "terraform-provider-docsadmin" {
+	if got := req.Header.Get("User-Agent"); got != client.DefaultUserAgent {
 		t.Errorf("default User-Agent = %q", got)
 	}
 }

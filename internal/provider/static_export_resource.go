@@ -253,7 +253,7 @@ func (r *staticExportResource) Create(ctx context.Context, req resource.CreateRe
 	plan.clearBundle()
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 
-	job, err = r.waitForCompletion(ctx, job.JobID, job, "timeouts.create", timeout)
+	job, err = r.waitForCompletion(ctx, job.JobID, job, timeoutCreate, timeout)
 	if job != nil {
 		plan.setJob(job)
 		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
@@ -263,9 +263,9 @@ func (r *staticExportResource) Create(ctx context.Context, req resource.CreateRe
 		return
 	}
 
-	bundle, err := r.generateBundle(ctx, job.JobID, "timeouts.create", timeout)
+	bundle, err := r.data.requestLink(ctx, job.JobID)
 	if err != nil {
-		resp.Diagnostics.AddError("Cannot generate the export's bundle", err.Error())
+		resp.Diagnostics.AddError("Cannot generate the export's bundle", exportWait("the bundle of export job "+job.JobID, timeoutCreate, timeout).exportError(err).Error())
 		return
 	}
 	plan.setBundle(bundle)
@@ -360,7 +360,7 @@ func (r *staticExportResource) Update(ctx context.Context, req resource.UpdateRe
 	plan.copyBundleFrom(state)
 	jobID := state.JobID.ValueString()
 	if state.Status.ValueString() != string(client.ExportCompleted) {
-		job, err := r.waitForCompletion(ctx, jobID, nil, "timeouts.update", timeout)
+		job, err := r.waitForCompletion(ctx, jobID, nil, timeoutUpdate, timeout)
 		if job != nil {
 			plan.setJob(job)
 		}
@@ -370,11 +370,11 @@ func (r *staticExportResource) Update(ctx context.Context, req resource.UpdateRe
 			return
 		}
 	}
-	bundle, err := r.generateBundle(ctx, jobID, "timeouts.update", timeout)
+	bundle, err := r.data.requestLink(ctx, jobID)
 	if err != nil {
 		// The old link stays in state: still usable until it expires.
 		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
-		resp.Diagnostics.AddError("Cannot renew the export's bundle link", err.Error())
+		resp.Diagnostics.AddError("Cannot renew the export's bundle link", exportWait("the bundle of export job "+jobID, timeoutUpdate, timeout).exportError(err).Error())
 		return
 	}
 	plan.setBundle(bundle)

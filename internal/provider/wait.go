@@ -1,0 +1,89 @@
+package provider
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/client"
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/poll"
+)
+
+// timeoutName is an attribute of a timeouts block.
+type timeoutName string
+
+const (
+	timeoutCreate timeoutName = "create"
+	timeoutRead   timeoutName = "read"
+	timeoutUpdate timeoutName = "update"
+)
+
+// String names the attribute as a user writes it in a message.
+func (n timeoutName) String() string { return "timeouts." + string(n) }
+
+// pollPolicy is the provider's polling policy for one kind of wait.
+func (d *providerData) pollPolicy(knownStatuses []string) poll.Policy {
+	p := d.policy
+	p.Clock = d.clock
+	p.KnownStatuses = knownStatuses
+	p.Log = tflogLogger{}.Debug
+	return p
+}
+
+// waitFailure words a wait that ended before its final state, for every
+// resource and data source that waits.
+type waitFailure struct {
+	subject     string        // what was awaited, e.g. "export job se_1"
+	timeout     timeoutName   // the timeouts attribute that bounds the wait
+	limit       time.Duration // its value
+	onTimeout   string        // what to do when the limit was reached
+	onInterrupt string        // what to do after an interrupt; may be empty
+}
+
+// explain describes err when it ended the wait itself: the limit was reached,
+// Terraform interrupted it, or too many polls failed in a row. It reports
+// false for any other error, which the caller words.
+func (w waitFailure) explain(err error) (string, bool) {
+	var timeout *poll.TimeoutError
+	var budget *poll.ErrorBudgetError
+	switch {
+	case errors.As(err, &timeout) && errors.Is(err, context.DeadlineExceeded):
+		return fmt.Sprintf("waiting for %s timed out after %s (limit %s = %s); last seen: %s. %s",
+			w.subject, timeout.Waited.Round(time.Second), w.timeout, w.limit, lastSeen(timeout.Last, timeout.Seen), w.onTimeout), true
+	case errors.As(err, &timeout):
+		text := fmt.Sprintf("waiting for %s was interrupted after %s; last seen: %s",
+			w.subject, timeout.Waited.Round(time.Second), lastSeen(timeout.Last, timeout.Seen))
+		if w.onInterrupt != "" {
+			text += ". " + w.onInterrupt
+		}
+		return text, true
+	case errors.As(err, &budget):
+		return fmt.Sprintf("reading %s failed %d times in a row over %s; last seen: %s; last error: %s",
+			w.subject, budget.Errors, budget.Waited.Round(time.Second), lastSeen(budget.Last, budget.Seen), withHint(budget.Err)), true
+	}
+	return "", false
+}
+
+func lastSeen(obs poll.Observation, seen bool) string {
+	if !seen {
+		return "nothing (no poll succeeded)"
+	}
+	text := fmt.Sprintf("status %q", obs.Status)
+	if obs.Progress != nil {
+		text += fmt.Sprintf(", progress %.1f%%", *obs.Progress)
+	}
+	if obs.PageCount != nil {
+		text += fmt.Sprintf(", %d pages", *obs.PageCount)
+	}
+	return text
+}
+
+// transientOrPermanent marks a failed poll: errors worth trying again later
+// count against the wait's error budget, any other ends the wait.
+func transientOrPermanent(err error) error {
+	if client.IsTransient(err) {
+		return err
+	}
+	return poll.Permanent(err)
+}
