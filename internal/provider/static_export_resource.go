@@ -186,25 +186,12 @@ func (r *staticExportResource) Schema(ctx context.Context, _ resource.SchemaRequ
 	}
 }
 
-// ValidateConfig refuses zero and negative timeouts at plan time: the
-// timeouts block itself only checks that they parse, and a wait with no time
-// left would fail at apply with a misleading error.
+// ValidateConfig refuses zero and negative timeouts at plan time.
 func (r *staticExportResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
 	var t timeouts.Value
 	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("timeouts"), &t)...)
-	if resp.Diagnostics.HasError() || t.IsNull() || t.IsUnknown() {
-		return
-	}
-	for name, value := range t.Attributes() {
-		s, ok := value.(types.String)
-		if !ok || s.IsNull() || s.IsUnknown() {
-			continue
-		}
-		// A value that does not parse is reported by the timeouts block itself.
-		if d, err := time.ParseDuration(s.ValueString()); err == nil && d < time.Second {
-			resp.Diagnostics.AddAttributeError(path.Root("timeouts").AtName(name), "Invalid timeout",
-				"timeouts."+name+": "+durationProblem(s.ValueString(), time.Second))
-		}
+	if !resp.Diagnostics.HasError() {
+		resp.Diagnostics.Append(validateTimeouts(t.Object)...)
 	}
 }
 

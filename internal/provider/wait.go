@@ -6,6 +6,10 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/client"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/poll"
 )
@@ -86,4 +90,27 @@ func transientOrPermanent(err error) error {
 		return err
 	}
 	return poll.Permanent(err)
+}
+
+// validateTimeouts refuses zero and negative values in a configuration's
+// timeouts block: the block itself only checks that they parse, and a wait
+// with no time left would fail at apply with a misleading error.
+// block is the Object of a resource's or a data source's timeouts.Value.
+func validateTimeouts(block types.Object) diag.Diagnostics {
+	var diags diag.Diagnostics
+	if block.IsNull() || block.IsUnknown() {
+		return diags
+	}
+	for name, value := range block.Attributes() {
+		s, ok := value.(types.String)
+		if !ok || s.IsNull() || s.IsUnknown() {
+			continue
+		}
+		// A value that does not parse is reported by the timeouts block itself.
+		if d, err := time.ParseDuration(s.ValueString()); err == nil && d < time.Second {
+			diags.AddAttributeError(path.Root("timeouts").AtName(name), "Invalid timeout",
+				timeoutName(name).String()+": "+durationProblem(s.ValueString(), time.Second))
+		}
+	}
+	return diags
 }
