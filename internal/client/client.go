@@ -171,7 +171,7 @@ func (c *Client) do(ctx context.Context, ep endpoint, body any, out any) error {
 		if apiErr != nil && apiErr.StatusCode == http.StatusTooManyRequests {
 			// A 429 speaks for the whole key: hold every caller, not just
 			// this one, and slow down.
-			c.limiter.limited(wait)
+			c.limiter.recordThrottle(wait)
 		}
 		if ctx.Err() != nil {
 			return err

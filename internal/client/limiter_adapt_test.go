@@ -15,7 +15,7 @@ func TestRateLimitedAnswerHalvesTheRateUntilItRecovers(t *testing.T) {
 	l := newLimiter(20, 4, clock)
 	rateNow := func() float64 { return float64(l.rate.Limit()) }
 
-	l.limited(time.Second)
+	l.recordThrottle(time.Second)
 	if got := rateNow(); got != 10 {
 		t.Fatalf("rate after a 429 = %v, want 10", got)
 	}
@@ -24,7 +24,7 @@ func TestRateLimitedAnswerHalvesTheRateUntilItRecovers(t *testing.T) {
 	}
 	// Answers to requests sent before the pause do not halve it again.
 	clock.Advance(500 * time.Millisecond)
-	l.limited(time.Second)
+	l.recordThrottle(time.Second)
 	if got := rateNow(); got != 10 {
 		t.Fatalf("rate after a second 429 within the pause = %v, want 10", got)
 	}
@@ -47,7 +47,7 @@ func TestRateLimitedAnswerHalvesTheRateUntilItRecovers(t *testing.T) {
 	}
 
 	// A 429 after the pause ended halves the rate again.
-	l.limited(time.Second)
+	l.recordThrottle(time.Second)
 	if got := rateNow(); got != 10 {
 		t.Errorf("rate after a later 429 = %v, want 10", got)
 	}
@@ -58,7 +58,7 @@ func TestRateNeverFallsBelowTheFloorOrRisesAboveTheBudget(t *testing.T) {
 		clock := poll.NewFakeClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
 		l := newLimiter(tc.budget, 4, clock)
 		for range 10 {
-			l.limited(time.Second)
+			l.recordThrottle(time.Second)
 			clock.Advance(time.Second)
 		}
 		if got := l.rate.Limit(); got != rate.Limit(tc.floor) {

@@ -48,25 +48,6 @@ type staticExportResource struct {
 	data *providerData
 }
 
-type staticExportModel struct {
-	ID              types.String   `tfsdk:"id"`
-	Domain          types.String   `tfsdk:"domain"`
-	Version         types.String   `tfsdk:"version"`
-	Paths           types.List     `tfsdk:"paths"`
-	Triggers        types.Map      `tfsdk:"triggers"`
-	RenewBefore     types.String   `tfsdk:"renew_before"`
-	JobID           types.String   `tfsdk:"job_id"`
-	Status          types.String   `tfsdk:"status"`
-	Progress        types.Float64  `tfsdk:"progress"`
-	PageCount       types.Int64    `tfsdk:"page_count"`
-	CreatedAt       types.String   `tfsdk:"created_at"`
-	BundleURL       types.String   `tfsdk:"bundle_url"`
-	BundleSizeBytes types.Int64    `tfsdk:"bundle_size_bytes"`
-	BundleExpiresAt types.String   `tfsdk:"bundle_expires_at"`
-	ReadyForRenewal types.Bool     `tfsdk:"ready_for_renewal"`
-	Timeouts        timeouts.Value `tfsdk:"timeouts"`
-}
-
 func (r *staticExportResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
 	resp.TypeName = req.ProviderTypeName + "_static_export"
 }
