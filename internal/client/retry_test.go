@@ -336,7 +336,6 @@ func TestMaxRetries(t *testing.T) {
 // auto-advancing fake clock, so their length can be read off the clock.
 func fakeClockConfig(baseURL string) (client.Config, *poll.FakeClock) {
 	clock := poll.NewFakeClock(testStart)
-	clock.SetAutoAdvance(true)
 	cfg := testConfig(baseURL)
 	cfg.Clock = clock
 	cfg.MaxRetryAfter = time.Hour
@@ -555,7 +554,6 @@ func TestRetryAfterWeighedAgainstTheDeadlineUnderAnInjectedClock(t *testing.T) {
 				_, _ = w.Write([]byte(`{"jobId":"se_1","status":"running"}`))
 			}))
 			clock := poll.NewFakeClock(time.Now().Add(tt.clockOffset))
-			clock.SetAutoAdvance(true)
 			cfg := testConfig(srv.URL)
 			cfg.Clock = clock
 			cfg.MaxRetryAfter = 3 * time.Hour

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 )
 
@@ -16,7 +17,6 @@ var errFlaky = errors.New("503 service unavailable")
 // autoPolicy runs on a fake clock that jumps through every wait at once.
 func autoPolicy() (Policy, *FakeClock) {
 	c := NewFakeClock(simEpoch)
-	c.SetAutoAdvance(true)
 	return Policy{Clock: c, Rand: noJitter}, c
 }
 
@@ -137,7 +137,10 @@ func TestUntilUnknownStatusIsLoggedOnceAndNotFinal(t *testing.T) {
 }
 
 func TestUntilCancellationIsPrompt(t *testing.T) {
-	c := NewFakeClock(simEpoch)
+	synctest.Test(t, testUntilCancellationIsPrompt)
+}
+
+func testUntilCancellationIsPrompt(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	type result struct {
@@ -146,17 +149,19 @@ func TestUntilCancellationIsPrompt(t *testing.T) {
 	}
 	done := make(chan result, 1)
 	go func() {
-		obs, err := Until(ctx, Policy{Clock: c}, func(context.Context) (Observation, error) {
+		obs, err := Until(ctx, Policy{}, func(context.Context) (Observation, error) {
 			return Observation{Status: "running", Progress: ptr(42.0)}, nil
 		})
 		done <- result{obs, err}
 	}()
-	within(t, "first wait", func() { c.BlockUntilWaiters(1) })
-	c.Advance(3 * time.Second)
+	time.Sleep(3 * time.Second)
 	cancel()
+	cancelled := time.Now()
 
-	var r result
-	within(t, "Until", func() { r = <-done })
+	r := <-done
+	if waited := time.Since(cancelled); waited != 0 {
+		t.Errorf("Until returned %s after the cancellation, want at once", waited)
+	}
 	var te *TimeoutError
 	if !errors.As(r.err, &te) || !errors.Is(r.err, context.Canceled) {
 		t.Fatalf("err = %v, want a *TimeoutError wrapping context.Canceled", r.err)
@@ -172,7 +177,13 @@ func TestUntilCancellationIsPrompt(t *testing.T) {
 	}
 }
 
+// In a synctest bubble the deadline and the wait share one virtual clock, so
+// the time waited is exact however loaded the machine is.
 func TestUntilDeadlineReportsLastState(t *testing.T) {
+	synctest.Test(t, testUntilDeadlineReportsLastState)
+}
+
+func testUntilDeadlineReportsLastState(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
 	defer cancel()
 	start := time.Now()

@@ -72,7 +72,6 @@ var epoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 // reads the API; on a fake clock that jumps through every wait.
 func WaitOurs(j Job, rnd *rand.Rand) Result {
 	clock := poll.NewFakeClock(epoch)
-	clock.SetAutoAdvance(true)
 	// The provider's deadline runs on the wall clock; here it must run on
 	// the simulated one, so the check enforces it.
 	ctx, cancel := context.WithCancel(context.Background())
