@@ -104,11 +104,7 @@ func (d *agentJobDataSource) Schema(ctx context.Context, _ datasource.SchemaRequ
 
 // ValidateConfig refuses a zero or negative read timeout at plan time.
 func (d *agentJobDataSource) ValidateConfig(ctx context.Context, req datasource.ValidateConfigRequest, resp *datasource.ValidateConfigResponse) {
-	var t timeouts.Value
-	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("timeouts"), &t)...)
-	if !resp.Diagnostics.HasError() {
-		resp.Diagnostics.Append(validateTimeouts(t.Object)...)
-	}
+	resp.Diagnostics.Append(validateTimeouts[timeouts.Value](ctx, req.Config)...)
 }
 
 func (d *agentJobDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {

@@ -169,11 +169,7 @@ func (r *staticExportResource) Schema(ctx context.Context, _ resource.SchemaRequ
 
 // ValidateConfig refuses zero and negative timeouts at plan time.
 func (r *staticExportResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
-	var t timeouts.Value
-	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("timeouts"), &t)...)
-	if !resp.Diagnostics.HasError() {
-		resp.Diagnostics.Append(validateTimeouts(t.Object)...)
-	}
+	resp.Diagnostics.Append(validateTimeouts[timeouts.Value](ctx, req.Config)...)
 }
 
 func (r *staticExportResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {

@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/client"
@@ -95,10 +97,15 @@ func transientOrPermanent(err error) error {
 // validateTimeouts refuses zero and negative values in a configuration's
 // timeouts block: the block itself only checks that they parse, and a wait
 // with no time left would fail at apply with a misleading error.
-// block is the Object of a resource's or a data source's timeouts.Value.
-func validateTimeouts(block types.Object) diag.Diagnostics {
-	var diags diag.Diagnostics
-	if block.IsNull() || block.IsUnknown() {
+// Block is the timeouts.Value of a resource or of a data source.
+func validateTimeouts[Block interface {
+	IsNull() bool
+	IsUnknown() bool
+	Attributes() map[string]attr.Value
+}](ctx context.Context, config tfsdk.Config) diag.Diagnostics {
+	var block Block
+	diags := config.GetAttribute(ctx, path.Root("timeouts"), &block)
+	if diags.HasError() || block.IsNull() || block.IsUnknown() {
 		return diags
 	}
 	for name, value := range block.Attributes() {
