@@ -1,6 +1,6 @@
 // Package client speaks the documentation platform's administration API over
-// HTTP. It knows nothing of Terraform: the provider turns its types into schema
-// values and its errors into diagnostics.
+// HTTP. It knows nothing of its callers: the provider turns its types into
+// schema values and its errors into diagnostics worded in its own settings.
 package client
 
 import (
@@ -26,6 +26,7 @@ const (
 	DefaultRequestsPerSecond     = 20
 	DefaultMaxConcurrentRequests = 8
 	DefaultMaxRetryAfter         = 60 * time.Second
+	DefaultUserAgent             = "docsadmin-go-client"
 )
 
 // Logger receives the client's debug records. Field values never contain the
@@ -98,7 +99,7 @@ func New(cfg Config) (*Client, error) {
 		logger:        cfg.Logger,
 	}
 	if c.userAgent == "" {
-		c.userAgent = "terraform-provider-docsadmin"
+		c.userAgent = DefaultUserAgent
 	}
 	if c.http == nil {
 		timeout := cfg.RequestTimeout
@@ -170,7 +171,7 @@ func (c *Client) do(ctx context.Context, ep endpoint, body any, out any) error {
 		if apiErr != nil && apiErr.StatusCode == http.StatusTooManyRequests {
 			// A 429 speaks for the whole key: hold every caller, not just
 			// this one, and slow down.
-			c.limiter.limited(wait)
+			c.limiter.recordThrottle(wait)
 		}
 		if ctx.Err() != nil {
 			return err
@@ -179,8 +180,9 @@ func (c *Client) do(ctx context.Context, ep endpoint, body any, out any) error {
 		if !retry || attempt >= c.maxRetries {
 			return err
 		}
-		if deadline, ok := ctx.Deadline(); ok && apiErr != nil && c.clock.Now().Add(apiErr.RetryAfter).After(deadline) {
-			// The server asks for more time than the call has left.
+		if deadline, ok := ctx.Deadline(); ok && apiErr != nil && apiErr.RetryAfter > time.Until(deadline) {
+			// The server asks for more time than the call has left. A
+			// deadline is wall time whatever clock the client was given.
 			return err
 		}
 		c.logger.Debug(ctx, "retrying API request", map[string]any{

@@ -161,7 +161,7 @@ func TestStartStaticExportDecoding(t *testing.T) {
 	}
 }
 
-func TestCreateStaticExportBundleDecoding(t *testing.T) {
+func TestCreateStaticExportLinkDecoding(t *testing.T) {
 	expires := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
 	tests := []struct {
 		name        string
@@ -201,7 +201,7 @@ func TestCreateStaticExportBundleDecoding(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			srv := cannedServer(t, 200, map[string]string{"Content-Type": "application/json"}, tt.body)
 			c := newClient(t, testConfig(srv.URL))
-			bundle, err := c.CreateStaticExportBundle(t.Context(), "se_requested")
+			bundle, err := c.CreateStaticExportLink(t.Context(), "se_requested")
 			if tt.wantErr != "" {
 				apiErr := asAPIError(t, err)
 				if !strings.Contains(apiErr.Message, tt.wantErr) || apiErr.StatusCode != 200 {
@@ -210,7 +210,7 @@ func TestCreateStaticExportBundleDecoding(t *testing.T) {
 				return
 			}
 			if err != nil {
-				t.Fatalf("CreateStaticExportBundle: %v", err)
+				t.Fatalf("CreateStaticExportLink: %v", err)
 			}
 			if bundle.JobID != tt.wantJobID || bundle.BundleURL == "" {
 				t.Errorf("bundle = %+v, want job %q with a link", bundle, tt.wantJobID)

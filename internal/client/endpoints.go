@@ -45,9 +45,9 @@ func getStaticExportEndpoint(jobID string) endpoint {
 	return ep
 }
 
-// Generating a bundle does not change the export, only issues a new link, so
-// repeating it is harmless.
-func staticExportBundleEndpoint(jobID string) endpoint {
+// Generating a link does not change the export, only issues a new link to
+// its archive, so repeating it is harmless.
+func staticExportLinkEndpoint(jobID string) endpoint {
 	ep := endpoint{method: http.MethodPost, idempotent: true}
 	ep.path = "/v1/static-export/jobs/" + segment("job id", jobID, &ep.invalid) + "/bundle"
 	return ep

@@ -1,7 +1,6 @@
 package client
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -59,15 +58,6 @@ func IsNotFound(err error) bool { return StatusCode(err) == http.StatusNotFound 
 // IsConflict reports a 409, which the bundle endpoint answers for a job that has not finished.
 func IsConflict(err error) bool { return StatusCode(err) == http.StatusConflict }
 
-// IsUnauthorized reports a 401: the key is missing, wrong or expired.
-func IsUnauthorized(err error) bool { return StatusCode(err) == http.StatusUnauthorized }
-
-// IsForbidden reports a 403: missing scope, caller outside the IP allowlist, or feature not enabled.
-func IsForbidden(err error) bool { return StatusCode(err) == http.StatusForbidden }
-
-// IsRateLimited reports a 429.
-func IsRateLimited(err error) bool { return StatusCode(err) == http.StatusTooManyRequests }
-
 // IsTransient reports errors worth trying again later: 429, 5xx and transport failures.
 func IsTransient(err error) bool {
 	code := StatusCode(err)
@@ -76,27 +66,4 @@ func IsTransient(err error) bool {
 	}
 	var reqErr *RequestError
 	return errors.As(err, &reqErr)
-}
-
-// Hint returns what a user can do about err, or "" when there is nothing specific to say.
-func Hint(err error) string {
-	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
-		return "" // the caller knows which wait ended and says so
-	}
-	switch StatusCode(err) {
-	case http.StatusUnauthorized:
-		return "The API key is missing, wrong or expired: generate a new admin API key on the dashboard's API keys page and set api_key or DOCSADMIN_API_KEY."
-	case http.StatusForbidden:
-		return "The key was recognised but may not do this: check that the key has the needed scope (read for GET, write otherwise), that this machine's IP address is in the key's allowlist, and that the feature is enabled for the organization (static export requires an Enterprise plan)."
-	case http.StatusTooManyRequests:
-		return "The API is rate limiting this key: lower requests_per_second or terraform's -parallelism, or try again later."
-	}
-	if code := StatusCode(err); code >= 500 {
-		return "The API had a server-side failure that persisted through retries: try again later; raise max_retries to ride out longer outages."
-	}
-	var reqErr *RequestError
-	if errors.As(err, &reqErr) {
-		return "The API could not be reached: check base_url and the network path to it."
-	}
-	return ""
 }

@@ -66,7 +66,7 @@ func FuzzDecodeStaticExportJob(f *testing.F) {
 	})
 }
 
-func FuzzDecodeStaticExportBundle(f *testing.F) {
+func FuzzDecodeStaticExportLink(f *testing.F) {
 	for _, s := range []string{
 		`{"jobId":"se_1","bundleUrl":"https://b.s3.amazonaws.com/se_1/bundle.tar.gz?X-Amz-Date=20261122T080000Z&X-Amz-Expires=3600&X-Amz-Signature=abc","sizeBytes":18432000,"expiresAt":"2026-11-22T09:00:00Z"}`,
 		`{"bundleUrl":"https://b.example/x"}`,
@@ -80,7 +80,7 @@ func FuzzDecodeStaticExportBundle(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		var bundle StaticExportBundle
+		var bundle StaticExportLink
 		if err := json.Unmarshal(data, &bundle); err != nil {
 			return
 		}

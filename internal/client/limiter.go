@@ -89,10 +89,10 @@ func (l *limiter) acquire(ctx context.Context) (func(), error) {
 	}
 }
 
-// limited records a 429: every caller is held for d (a pause is extended,
+// recordThrottle records a 429: every caller is held for d (a pause is extended,
 // never shortened), and the rate is halved unless a pause is already in
 // place: answers to requests sent before it say nothing new.
-func (l *limiter) limited(d time.Duration) {
+func (l *limiter) recordThrottle(d time.Duration) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	now := l.clock.Now()

@@ -242,7 +242,7 @@ func TestClientIsSafeForConcurrentUse(t *testing.T) {
 		case 0:
 			_, err = c.GetStaticExport(t.Context(), "se_1")
 		case 1:
-			_, err = c.CreateStaticExportBundle(t.Context(), "se_1")
+			_, err = c.CreateStaticExportLink(t.Context(), "se_1")
 		case 2:
 			_, err = c.GetAgentJob(t.Context(), "p1", "aj_1")
 		default:

@@ -88,8 +88,8 @@ func (j *StaticExportJob) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// StaticExportBundle is a freshly generated, time-limited link to an export's archive.
-type StaticExportBundle struct {
+// StaticExportLink is a freshly generated, time-limited link to an export's archive.
+type StaticExportLink struct {
 	JobID     string
 	BundleURL string
 	SizeBytes *int64
@@ -97,7 +97,7 @@ type StaticExportBundle struct {
 }
 
 // UnmarshalJSON decodes tolerantly, like StaticExportJob.
-func (b *StaticExportBundle) UnmarshalJSON(data []byte) error {
+func (b *StaticExportLink) UnmarshalJSON(data []byte) error {
 	var raw struct {
 		JobID     string   `json:"jobId"`
 		BundleURL string   `json:"bundleUrl"`
@@ -107,7 +107,7 @@ func (b *StaticExportBundle) UnmarshalJSON(data []byte) error {
 	if err := json.Unmarshal(data, &raw); err != nil {
 		return err
 	}
-	*b = StaticExportBundle{
+	*b = StaticExportLink{
 		JobID:     raw.JobID,
 		BundleURL: raw.BundleURL,
 		SizeBytes: wholeNumber(raw.SizeBytes),

@@ -74,7 +74,7 @@ func TestRequestHeadersAndBodies(t *testing.T) {
 			return err
 		}, "GET", "/v1/static-export/jobs/se_1", nil},
 		{"bundle", func() error {
-			_, err := c.CreateStaticExportBundle(ctx, "se_1")
+			_, err := c.CreateStaticExportLink(ctx, "se_1")
 			return err
 		}, "POST", "/v1/static-export/jobs/se_1/bundle", nil},
 		{"get agent job", func() error {
@@ -142,7 +142,7 @@ func TestDefaultUserAgent(t *testing.T) {
 		t.Fatal(err)
 	}
 	req, _ := seq.request(t, 0)
-	if got := req.Header.Get("User-Agent"); got != "terraform-provider-docsadmin" {
+	if got := req.Header.Get("User-Agent"); got != client.DefaultUserAgent {
 		t.Errorf("default User-Agent = %q", got)
 	}
 }
@@ -164,7 +164,7 @@ func TestJobIDIsPathEscaped(t *testing.T) {
 	if _, err := c.GetStaticExport(t.Context(), "../admin?x=1"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.CreateStaticExportBundle(t.Context(), "se 1/2"); err != nil {
+	if _, err := c.CreateStaticExportLink(t.Context(), "se 1/2"); err != nil {
 		t.Fatal(err)
 	}
 	for i, want := range []string{"/v1/static-export/jobs/..%2Fadmin%3Fx=1", "/v1/static-export/jobs/se%201%2F2/bundle"} {
@@ -332,8 +332,8 @@ func TestIdentifiersThatWouldChangeTheEndpointAreRejected(t *testing.T) {
 	}{
 		{"GetStaticExport empty", func() error { _, err := c.GetStaticExport(ctx, ""); return err }},
 		{"GetStaticExport dot-dot", func() error { _, err := c.GetStaticExport(ctx, ".."); return err }},
-		{"CreateStaticExportBundle dot", func() error { _, err := c.CreateStaticExportBundle(ctx, "."); return err }},
-		{"CreateStaticExportBundle empty", func() error { _, err := c.CreateStaticExportBundle(ctx, ""); return err }},
+		{"CreateStaticExportLink dot", func() error { _, err := c.CreateStaticExportLink(ctx, "."); return err }},
+		{"CreateStaticExportLink empty", func() error { _, err := c.CreateStaticExportLink(ctx, ""); return err }},
 		{"GetAgentJob project dot-dot", func() error { _, err := c.GetAgentJob(ctx, "..", "aj_1"); return err }},
 		{"GetAgentJob empty id", func() error { _, err := c.GetAgentJob(ctx, "p1", ""); return err }},
 		{"CreateAgentJob empty project", func() error { _, err := c.CreateAgentJob(ctx, "", "prompt"); return err }},

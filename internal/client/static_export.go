@@ -34,19 +34,19 @@ func (c *Client) GetStaticExport(ctx context.Context, jobID string) (*StaticExpo
 	return &job, nil
 }
 
-// CreateStaticExportBundle generates a fresh link to a completed export's
+// CreateStaticExportLink generates a fresh link to a completed export's
 // archive. It answers a 409 APIError while the job has not completed.
-func (c *Client) CreateStaticExportBundle(ctx context.Context, jobID string) (*StaticExportBundle, error) {
-	var bundle StaticExportBundle
-	ep := staticExportBundleEndpoint(jobID)
-	if err := c.do(ctx, ep, nil, &bundle); err != nil {
+func (c *Client) CreateStaticExportLink(ctx context.Context, jobID string) (*StaticExportLink, error) {
+	var link StaticExportLink
+	ep := staticExportLinkEndpoint(jobID)
+	if err := c.do(ctx, ep, nil, &link); err != nil {
 		return nil, err
 	}
-	if bundle.BundleURL == "" {
+	if link.BundleURL == "" {
 		return nil, &APIError{Endpoint: ep.String(), StatusCode: 200, Message: fmt.Sprintf("the answer carried no bundleUrl for job %s", jobID)}
 	}
-	if bundle.JobID == "" {
-		bundle.JobID = jobID
+	if link.JobID == "" {
+		link.JobID = jobID
 	}
-	return &bundle, nil
+	return &link, nil
 }

@@ -155,7 +155,7 @@ func TestGetStaticExportFailedJob(t *testing.T) {
 
 	// The contract leaves the bundle answer for a failed job open; the mock
 	// answers 409 and the message must come through.
-	_, err = c.CreateStaticExportBundle(ctx, started.JobID)
+	_, err = c.CreateStaticExportLink(ctx, started.JobID)
 	if !client.IsConflict(err) {
 		t.Fatalf("bundle of a failed job: err = %v, want a 409", err)
 	}
@@ -184,7 +184,7 @@ func TestGetStaticExportWithoutProgress(t *testing.T) {
 	}
 }
 
-func TestCreateStaticExportBundle(t *testing.T) {
+func TestCreateStaticExportLink(t *testing.T) {
 	for _, omitExpiresAt := range []bool{false, true} {
 		name := "with expiresAt"
 		if omitExpiresAt {
@@ -203,7 +203,7 @@ func TestCreateStaticExportBundle(t *testing.T) {
 
 			// Before completion: 409 with the API's message, and no link.
 			clock.Advance(5 * time.Second)
-			bundle, err := c.CreateStaticExportBundle(ctx, started.JobID)
+			bundle, err := c.CreateStaticExportLink(ctx, started.JobID)
 			if bundle != nil || !client.IsConflict(err) {
 				t.Fatalf("bundle of a running job = %v, %v; want a 409", bundle, err)
 			}
@@ -217,9 +217,9 @@ func TestCreateStaticExportBundle(t *testing.T) {
 			}
 
 			clock.Advance(5 * time.Second)
-			bundle, err = c.CreateStaticExportBundle(ctx, started.JobID)
+			bundle, err = c.CreateStaticExportLink(ctx, started.JobID)
 			if err != nil {
-				t.Fatalf("CreateStaticExportBundle: %v", err)
+				t.Fatalf("CreateStaticExportLink: %v", err)
 			}
 			if bundle.JobID != started.JobID {
 				t.Errorf("JobID = %q, want %q", bundle.JobID, started.JobID)
@@ -260,9 +260,9 @@ func TestCreateStaticExportBundle(t *testing.T) {
 
 			// Asking again issues a fresh link for the same export.
 			clock.Advance(time.Minute)
-			again, err := c.CreateStaticExportBundle(ctx, started.JobID)
+			again, err := c.CreateStaticExportLink(ctx, started.JobID)
 			if err != nil {
-				t.Fatalf("second CreateStaticExportBundle: %v", err)
+				t.Fatalf("second CreateStaticExportLink: %v", err)
 			}
 			if again.BundleURL == bundle.BundleURL {
 				t.Errorf("the second link is the same as the first")
@@ -284,7 +284,7 @@ func TestCreateStaticExportBundle(t *testing.T) {
 	}
 }
 
-func TestCreateStaticExportBundleForcedCompletion(t *testing.T) {
+func TestCreateStaticExportLinkForcedCompletion(t *testing.T) {
 	c, srv, _ := newMockClient(t, mockapi.Config{ExportDuration: time.Hour}, nil)
 	ctx := t.Context()
 	started, err := c.StartStaticExport(ctx, client.StartStaticExportRequest{Domain: "docs.example.com"})
@@ -292,9 +292,9 @@ func TestCreateStaticExportBundleForcedCompletion(t *testing.T) {
 		t.Fatalf("StartStaticExport: %v", err)
 	}
 	srv.CompleteExportJob(started.JobID)
-	bundle, err := c.CreateStaticExportBundle(ctx, started.JobID)
+	bundle, err := c.CreateStaticExportLink(ctx, started.JobID)
 	if err != nil {
-		t.Fatalf("CreateStaticExportBundle: %v", err)
+		t.Fatalf("CreateStaticExportLink: %v", err)
 	}
 	if bundle.ExpiresAt == nil || !bundle.ExpiresAt.Equal(testStart.Add(mockapi.DefaultLinkTTL)) {
 		t.Errorf("ExpiresAt = %v, want %v", bundle.ExpiresAt, testStart.Add(mockapi.DefaultLinkTTL))

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"testing"
+	"testing/synctest"
 	"time"
 )
 
@@ -22,36 +23,43 @@ func within(t *testing.T, what string, f func()) {
 	}
 }
 
-func TestSleepWaitsForTheClock(t *testing.T) {
-	c := NewFakeClock(simEpoch)
-	errc := make(chan error, 1)
-	go func() { errc <- Sleep(context.Background(), c, 5*time.Second) }()
+// Time is virtual inside a synctest bubble: it moves only when every
+// goroutine of the bubble waits on it, and synctest.Wait lets the others run.
 
-	within(t, "BlockUntilWaiters", func() { c.BlockUntilWaiters(1) })
-	c.Advance(4 * time.Second)
-	select {
-	case err := <-errc:
-		t.Fatalf("Sleep returned %v before its time", err)
-	case <-time.After(10 * time.Millisecond):
-	}
-	c.Advance(time.Second)
-	within(t, "Sleep", func() {
+func TestSleepWaitsForTheClock(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		start := time.Now()
+		errc := make(chan error, 1)
+		go func() { errc <- Sleep(context.Background(), RealClock, 5*time.Second) }()
+		time.Sleep(4 * time.Second)
+		synctest.Wait()
+		select {
+		case err := <-errc:
+			t.Fatalf("Sleep returned %v before its time", err)
+		default:
+		}
 		if err := <-errc; err != nil {
 			t.Errorf("Sleep = %v, want nil", err)
+		}
+		if waited := time.Since(start); waited != 5*time.Second {
+			t.Errorf("Sleep took %s, want 5s", waited)
 		}
 	})
 }
 
 func TestSleepStopsWhenContextEnds(t *testing.T) {
-	c := NewFakeClock(simEpoch)
-	ctx, cancel := context.WithCancel(context.Background())
-	errc := make(chan error, 1)
-	go func() { errc <- Sleep(ctx, c, time.Hour) }()
-	within(t, "BlockUntilWaiters", func() { c.BlockUntilWaiters(1) })
-	cancel()
-	within(t, "Sleep", func() {
+	synctest.Test(t, func(t *testing.T) {
+		start := time.Now()
+		ctx, cancel := context.WithCancel(context.Background())
+		errc := make(chan error, 1)
+		go func() { errc <- Sleep(ctx, RealClock, time.Hour) }()
+		synctest.Wait()
+		cancel()
 		if err := <-errc; !errors.Is(err, context.Canceled) {
 			t.Errorf("Sleep = %v, want context.Canceled", err)
+		}
+		if waited := time.Since(start); waited != 0 {
+			t.Errorf("Sleep returned after %s, want at once", waited)
 		}
 	})
 }
@@ -86,49 +94,15 @@ func TestSleepRealClock(t *testing.T) {
 	})
 }
 
-func TestFakeClockFiresDueWaitersInOrder(t *testing.T) {
-	c := NewFakeClock(simEpoch)
-	late, early := c.After(3*time.Second), c.After(time.Second)
-	if n := c.Waiters(); n != 2 {
-		t.Fatalf("Waiters = %d, want 2", n)
-	}
-	d, ok := c.AdvanceToNext()
-	if !ok || d != time.Second {
-		t.Fatalf("AdvanceToNext = %s, %v; want 1s, true", d, ok)
-	}
-	select {
-	case at := <-early:
-		if !at.Equal(simEpoch.Add(time.Second)) {
-			t.Errorf("fired at %s", at)
-		}
-	default:
-		t.Fatal("due waiter did not fire")
-	}
-	select {
-	case <-late:
-		t.Fatal("waiter fired early")
-	default:
-	}
-	c.Advance(5 * time.Second)
-	<-late
-	if got := c.Now(); !got.Equal(simEpoch.Add(6 * time.Second)) {
-		t.Errorf("Now = %s", got)
-	}
-	if _, ok := c.AdvanceToNext(); ok {
-		t.Error("AdvanceToNext with no waiters reported one")
-	}
-}
-
 func TestFakeClockAutoAdvance(t *testing.T) {
 	c := NewFakeClock(simEpoch)
-	c.SetAutoAdvance(true)
 	if err := Sleep(context.Background(), c, time.Minute); err != nil {
 		t.Fatal(err)
 	}
 	if got := c.Now().Sub(simEpoch); got != time.Minute {
 		t.Errorf("clock moved %s, want 1m", got)
 	}
-	if n := c.Waiters(); n != 0 {
-		t.Errorf("Waiters = %d after auto advance", n)
+	if err := Sleep(context.Background(), c, time.Second); err != nil || c.Now().Sub(simEpoch) != time.Minute+time.Second {
+		t.Errorf("a second Sleep: %v, clock moved %s in all, want 1m1s", err, c.Now().Sub(simEpoch))
 	}
 }

@@ -41,9 +41,9 @@ type Policy struct {
 	Clock Clock
 	// Rand returns values in [0,1) for jitter (default math/rand/v2).
 	Rand func() float64
-	// Logf, if set, receives debug events: unknown statuses, transient
+	// Log, if set, receives debug events: unknown statuses, transient
 	// errors and each chosen wait.
-	Logf func(ctx context.Context, msg string, fields map[string]any)
+	Log func(ctx context.Context, msg string, fields map[string]any)
 	// KnownStatuses, if set, lists the statuses the caller recognises;
 	// any other status is logged once and treated as not final.
 	KnownStatuses []string

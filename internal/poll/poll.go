@@ -32,11 +32,11 @@ func Until(ctx context.Context, p Policy, check CheckFunc) (Observation, error) 
 	return until(ctx, p, nil, check)
 }
 
-// UntilAfter is Until for a caller that already holds a fresh observation,
+// UntilFrom is Until for a caller that already holds a fresh observation,
 // such as the answer that started the job: first stands for the first
 // check, so the first request waits for the scheduler's first wait, and none
 // is made at all when first is final.
-func UntilAfter(ctx context.Context, p Policy, first Observation, check CheckFunc) (Observation, error) {
+func UntilFrom(ctx context.Context, p Policy, first Observation, check CheckFunc) (Observation, error) {
 	return until(ctx, p, &first, check)
 }
 
@@ -76,7 +76,7 @@ func until(ctx context.Context, p Policy, first *Observation, check CheckFunc) (
 		default:
 			w.lastErr = err
 			d = s.DecideError()
-			w.logf("poll failed", map[string]any{"error": err.Error(), "consecutive_errors": s.errors, "wait": d.Wait.String()})
+			w.log("poll failed", map[string]any{"error": err.Error(), "consecutive_errors": s.errors, "wait": d.Wait.String()})
 			if s.errors >= w.p.MaxConsecutiveErrors {
 				return w.last, &ErrorBudgetError{Last: w.last, Seen: w.seen, Errors: s.errors, Err: err, Waited: w.waited()}
 			}
@@ -124,11 +124,11 @@ func (w *wait) noteStatus(status string) {
 		w.unknown = map[string]bool{}
 	}
 	w.unknown[status] = true
-	w.logf("unknown status, treated as not final", map[string]any{"status": status, "known_statuses": w.p.KnownStatuses})
+	w.log("unknown status, treated as not final", map[string]any{"status": status, "known_statuses": w.p.KnownStatuses})
 }
 
 func (w *wait) logDecision(obs Observation, d Decision) {
-	if w.p.Logf == nil {
+	if w.p.Log == nil {
 		return
 	}
 	fields := map[string]any{"poll": w.polls, "status": obs.Status, "mode": string(d.Mode), "wait": d.Wait.String()}
@@ -140,11 +140,11 @@ func (w *wait) logDecision(obs Observation, d Decision) {
 		fields["estimated_completion_in"] = d.ETA.Sub(w.p.Clock.Now()).Round(time.Millisecond).String()
 		fields["erratic"] = d.Erratic
 	}
-	w.logf("waiting before next poll", fields)
+	w.log("waiting before next poll", fields)
 }
 
-func (w *wait) logf(msg string, fields map[string]any) {
-	if w.p.Logf != nil {
-		w.p.Logf(w.ctx, msg, fields)
+func (w *wait) log(msg string, fields map[string]any) {
+	if w.p.Log != nil {
+		w.p.Log(w.ctx, msg, fields)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 )
 
@@ -16,7 +17,6 @@ var errFlaky = errors.New("503 service unavailable")
 // autoPolicy runs on a fake clock that jumps through every wait at once.
 func autoPolicy() (Policy, *FakeClock) {
 	c := NewFakeClock(simEpoch)
-	c.SetAutoAdvance(true)
 	return Policy{Clock: c, Rand: noJitter}, c
 }
 
@@ -42,14 +42,14 @@ func failing(err error) func() (Observation, error) {
 	return func() (Observation, error) { return Observation{}, err }
 }
 
-// logRecorder collects Logf calls.
+// logRecorder collects Log calls.
 type logRecorder struct {
 	mu      sync.Mutex
 	entries []string
 	fields  []map[string]any
 }
 
-func (l *logRecorder) logf(_ context.Context, msg string, fields map[string]any) {
+func (l *logRecorder) log(_ context.Context, msg string, fields map[string]any) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.entries = append(l.entries, msg)
@@ -117,7 +117,7 @@ func TestUntilMatchesSimulation(t *testing.T) {
 func TestUntilUnknownStatusIsLoggedOnceAndNotFinal(t *testing.T) {
 	p, _ := autoPolicy()
 	logs := &logRecorder{}
-	p.Logf = logs.logf
+	p.Log = logs.log
 	p.KnownStatuses = []string{"queued", "running", "completed", "failed"}
 	unknown := func() (Observation, error) { return Observation{Status: "archiving"}, nil }
 	check, calls := script(running(10), unknown, unknown, unknown, completed)
@@ -137,7 +137,10 @@ func TestUntilUnknownStatusIsLoggedOnceAndNotFinal(t *testing.T) {
 }
 
 func TestUntilCancellationIsPrompt(t *testing.T) {
-	c := NewFakeClock(simEpoch)
+	synctest.Test(t, testUntilCancellationIsPrompt)
+}
+
+func testUntilCancellationIsPrompt(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	type result struct {
@@ -146,17 +149,19 @@ func TestUntilCancellationIsPrompt(t *testing.T) {
 	}
 	done := make(chan result, 1)
 	go func() {
-		obs, err := Until(ctx, Policy{Clock: c}, func(context.Context) (Observation, error) {
+		obs, err := Until(ctx, Policy{}, func(context.Context) (Observation, error) {
 			return Observation{Status: "running", Progress: ptr(42.0)}, nil
 		})
 		done <- result{obs, err}
 	}()
-	within(t, "first wait", func() { c.BlockUntilWaiters(1) })
-	c.Advance(3 * time.Second)
+	time.Sleep(3 * time.Second)
 	cancel()
+	cancelled := time.Now()
 
-	var r result
-	within(t, "Until", func() { r = <-done })
+	r := <-done
+	if waited := time.Since(cancelled); waited != 0 {
+		t.Errorf("Until returned %s after the cancellation, want at once", waited)
+	}
 	var te *TimeoutError
 	if !errors.As(r.err, &te) || !errors.Is(r.err, context.Canceled) {
 		t.Fatalf("err = %v, want a *TimeoutError wrapping context.Canceled", r.err)
@@ -172,7 +177,13 @@ func TestUntilCancellationIsPrompt(t *testing.T) {
 	}
 }
 
+// In a synctest bubble the deadline and the wait share one virtual clock, so
+// the time waited is exact however loaded the machine is.
 func TestUntilDeadlineReportsLastState(t *testing.T) {
+	synctest.Test(t, testUntilDeadlineReportsLastState)
+}
+
+func testUntilDeadlineReportsLastState(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
 	defer cancel()
 	start := time.Now()
@@ -238,7 +249,7 @@ func TestUntilErrorBudget(t *testing.T) {
 	p, _ := autoPolicy()
 	p.MaxConsecutiveErrors = 4
 	logs := &logRecorder{}
-	p.Logf = logs.logf
+	p.Log = logs.log
 	check, calls := script(running(10), failing(errFlaky))
 	obs, err := Until(context.Background(), p, check)
 	var be *ErrorBudgetError
@@ -302,7 +313,7 @@ func TestUntilWrappedPermanentErrorIsReturnedAsIs(t *testing.T) {
 func TestUntilLogsChosenWaits(t *testing.T) {
 	p, _ := autoPolicy()
 	logs := &logRecorder{}
-	p.Logf = logs.logf
+	p.Log = logs.log
 	check, _ := script(running(0), running(10), running(20), completed)
 	if _, err := Until(context.Background(), p, check); err != nil {
 		t.Fatal(err)
@@ -315,16 +326,16 @@ func TestUntilLogsChosenWaits(t *testing.T) {
 	}
 }
 
-func TestUntilAfterStartsFromTheObservationInHand(t *testing.T) {
+func TestUntilFromStartsFromTheObservationInHand(t *testing.T) {
 	p, c := autoPolicy()
 	var checkedAt []time.Duration
 	check, calls := script(running(50), completed)
-	obs, err := UntilAfter(context.Background(), p, Observation{Status: "queued", Progress: ptr(0.0)}, func(ctx context.Context) (Observation, error) {
+	obs, err := UntilFrom(context.Background(), p, Observation{Status: "queued", Progress: ptr(0.0)}, func(ctx context.Context) (Observation, error) {
 		checkedAt = append(checkedAt, c.Now().Sub(simEpoch))
 		return check(ctx)
 	})
 	if err != nil || !obs.Final {
-		t.Fatalf("UntilAfter = %+v, %v", obs, err)
+		t.Fatalf("UntilFrom = %+v, %v", obs, err)
 	}
 	if *calls != 2 {
 		t.Errorf("checks = %d, want 2: the observation in hand replaces the first", *calls)
@@ -336,7 +347,7 @@ func TestUntilAfterStartsFromTheObservationInHand(t *testing.T) {
 	// A final observation in hand ends the wait without a check.
 	done, _ := completed()
 	check, calls = script(running(50))
-	if obs, err := UntilAfter(context.Background(), p, done, check); err != nil || !obs.Final || *calls != 0 {
-		t.Errorf("UntilAfter(final) = %+v, %v after %d checks, want it back at once", obs, err, *calls)
+	if obs, err := UntilFrom(context.Background(), p, done, check); err != nil || !obs.Final || *calls != 0 {
+		t.Errorf("UntilFrom(final) = %+v, %v after %d checks, want it back at once", obs, err, *calls)
 	}
 }

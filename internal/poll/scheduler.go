@@ -140,12 +140,8 @@ func NewScheduler(p Policy) *Scheduler {
 // Policy returns the effective policy, defaults applied.
 func (s *Scheduler) Policy() Policy { return s.p }
 
-// Next records obs, seen at now, and returns the wait before the next poll.
-func (s *Scheduler) Next(now time.Time, obs Observation) time.Duration {
-	return s.Decide(now, obs).Wait
-}
-
-// Decide is Next with the reasoning attached.
+// Decide records obs, seen at now, and returns the wait before the next
+// poll with the reasoning behind it.
 func (s *Scheduler) Decide(now time.Time, obs Observation) Decision {
 	s.errors = 0
 	if s.first.IsZero() {

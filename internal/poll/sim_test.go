@@ -118,7 +118,7 @@ func simulate(j job, p Policy) simResult {
 		if obs.Final {
 			return simResult{polls: polls, latency: (t - j.done()).Seconds()}
 		}
-		t += s.Next(simEpoch.Add(t), obs)
+		t += s.Decide(simEpoch.Add(t), obs).Wait
 	}
 }
 

@@ -66,20 +66,19 @@ func Strategies() []Strategy {
 
 var epoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 
-// WaitOurs waits as the provider's resource does: poll.UntilAfter with the
+// WaitOurs waits as the provider's resource does: poll.UntilFrom with the
 // default policy (jitter included), the answer that started the job standing
 // for the first poll, and a check that reads the job model as the resource
 // reads the API; on a fake clock that jumps through every wait.
 func WaitOurs(j Job, rnd *rand.Rand) Result {
 	clock := poll.NewFakeClock(epoch)
-	clock.SetAutoAdvance(true)
 	// The provider's deadline runs on the wall clock; here it must run on
 	// the simulated one, so the check enforces it.
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	var gets int
 	started := observation(j.state(0))
-	_, err := poll.UntilAfter(ctx, poll.Policy{Clock: clock, Rand: rnd.Float64}, started, func(ctx context.Context) (poll.Observation, error) {
+	_, err := poll.UntilFrom(ctx, poll.Policy{Clock: clock, Rand: rnd.Float64}, started, func(ctx context.Context) (poll.Observation, error) {
 		elapsed := clock.Now().Sub(epoch)
 		if elapsed > CreateTimeout {
 			cancel()

@@ -28,7 +28,7 @@ func Report(w io.Writer, c Config, cells []Cell, strategies []Strategy) bool {
 	fmt.Fprintf(w, "Job durations are spread uniformly over ±%.0f%% of the nominal one, so that completion falls at every phase of\n", 100*c.Spread)
 	fmt.Fprintln(w, "a fixed polling cycle, as it does for real jobs (with exact durations a fixed cadence lines up the same way with every job).")
 	fmt.Fprintln(w, "Latency: from the job's completion to the GET that sees it. Given-up jobs count in GETs, not in latency.")
-	fmt.Fprintf(w, "  ours:       the provider's wait (poll.UntilAfter, default policy, jitter included): the answer that started\n")
+	fmt.Fprintf(w, "  ours:       the provider's wait (poll.UntilFrom, default policy, jitter included): the answer that started\n")
 	fmt.Fprintf(w, "              the job counts as the first poll, so the first GET waits; %s limit\n", durationLabel(CreateTimeout))
 	fmt.Fprintln(w, "  shell loop: GET at once, then after every 10s sleep, at most 60 tries (gives up at 9m50s)")
 	fmt.Fprintf(w, "  sdk waiter: GET at once, then after waits of 100ms doubling to 10s (Terraform SDK default), %s limit\n", durationLabel(CreateTimeout))

@@ -2,13 +2,14 @@ package provider
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/datasource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -19,7 +20,10 @@ import (
 
 const defaultAgentJobWait = 10 * time.Minute
 
-var _ datasource.DataSourceWithConfigure = (*agentJobDataSource)(nil)
+var (
+	_ datasource.DataSourceWithConfigure      = (*agentJobDataSource)(nil)
+	_ datasource.DataSourceWithValidateConfig = (*agentJobDataSource)(nil)
+)
 
 // NewAgentJobDataSource is the docsadmin_agent_job data source.
 func NewAgentJobDataSource() datasource.DataSource { return &agentJobDataSource{} }
@@ -29,16 +33,16 @@ type agentJobDataSource struct {
 }
 
 type agentJobModel struct {
-	ID                 types.String `tfsdk:"id"`
-	ProjectID          types.String `tfsdk:"project_id"`
-	WaitForFinalStatus types.Bool   `tfsdk:"wait_for_final_status"`
-	Timeout            types.String `tfsdk:"timeout"`
-	Status             types.String `tfsdk:"status"`
-	Source             types.Object `tfsdk:"source"`
-	Model              types.String `tfsdk:"model"`
-	PRLink             types.String `tfsdk:"pr_link"`
-	CreatedAt          types.String `tfsdk:"created_at"`
-	ArchivedAt         types.String `tfsdk:"archived_at"`
+	ID                 types.String   `tfsdk:"id"`
+	ProjectID          types.String   `tfsdk:"project_id"`
+	WaitForFinalStatus types.Bool     `tfsdk:"wait_for_final_status"`
+	Timeouts           timeouts.Value `tfsdk:"timeouts"`
+	Status             types.String   `tfsdk:"status"`
+	Source             types.Object   `tfsdk:"source"`
+	Model              types.String   `tfsdk:"model"`
+	PRLink             types.String   `tfsdk:"pr_link"`
+	CreatedAt          types.String   `tfsdk:"created_at"`
+	ArchivedAt         types.String   `tfsdk:"archived_at"`
 }
 
 var agentJobSourceTypes = map[string]attr.Type{
@@ -50,7 +54,7 @@ func (d *agentJobDataSource) Metadata(_ context.Context, req datasource.Metadata
 	resp.TypeName = req.ProviderTypeName + "_agent_job"
 }
 
-func (d *agentJobDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
+func (d *agentJobDataSource) Schema(ctx context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "Reads an AI agent job: its status and, once it finished, the pull request it opened. " +
 			"Reading a `failed` or `archived` job is not an error: the status is reported, and a `postcondition` can turn it into one.",
@@ -67,13 +71,8 @@ func (d *agentJobDataSource) Schema(_ context.Context, _ datasource.SchemaReques
 				Validators:          []validator.String{notBlankValidator()},
 			},
 			"wait_for_final_status": schema.BoolAttribute{
-				MarkdownDescription: "When true, the read waits until the job is `completed`, `archived` or `failed`, up to `timeout`. Default: `false` (read once).",
+				MarkdownDescription: "When true, the read waits until the job is `completed`, `archived` or `failed`, up to `timeouts.read`. Default: `false` (read once).",
 				Optional:            true,
-			},
-			"timeout": schema.StringAttribute{
-				MarkdownDescription: "Longest wait when `wait_for_final_status` is true, as a duration of at least 1s such as `30m`. Default: `10m`.",
-				Optional:            true,
-				Validators:          []validator.String{durationValidator(time.Second)},
 			},
 			"status": schema.StringAttribute{
 				MarkdownDescription: "Status of the job: `active`, `completed`, `archived` or `failed` (other values the API may add are passed through).",
@@ -95,7 +94,17 @@ func (d *agentJobDataSource) Schema(_ context.Context, _ datasource.SchemaReques
 			"created_at":  schema.StringAttribute{MarkdownDescription: "When the job was created (RFC 3339); null when not reported.", Computed: true},
 			"archived_at": schema.StringAttribute{MarkdownDescription: "When the job was archived (RFC 3339); null unless archived.", Computed: true},
 		},
+		Blocks: map[string]schema.Block{
+			"timeouts": timeouts.BlockWithOpts(ctx, timeouts.Opts{
+				ReadDescription: "Longest wait when `wait_for_final_status` is true, as a duration of at least 1s such as `30m`. Default: `10m`.",
+			}),
+		},
 	}
+}
+
+// ValidateConfig refuses a zero or negative read timeout at plan time.
+func (d *agentJobDataSource) ValidateConfig(ctx context.Context, req datasource.ValidateConfigRequest, resp *datasource.ValidateConfigResponse) {
+	resp.Diagnostics.Append(validateTimeouts[timeouts.Value](ctx, req.Config)...)
 }
 
 func (d *agentJobDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
@@ -128,13 +137,21 @@ func (d *agentJobDataSource) Read(ctx context.Context, req datasource.ReadReques
 
 	var job *client.AgentJob
 	var err error
+	wait := waitFailure{subject: subject, timeout: timeoutRead, limit: defaultAgentJobWait,
+		onTimeout: "It did not reach a final status (completed, archived or failed): raise " + timeoutRead.String() + ", or read without wait_for_final_status"}
 	if cfg.WaitForFinalStatus.ValueBool() {
-		job, err = d.waitForFinalStatus(ctx, projectID, jobID, cfg.Timeout)
+		var diags diag.Diagnostics
+		wait.limit, diags = cfg.Timeouts.Read(ctx, defaultAgentJobWait)
+		resp.Diagnostics.Append(diags...)
+		if resp.Diagnostics.HasError() {
+			return
+		}
+		job, err = d.waitForFinalStatus(ctx, projectID, jobID, wait.limit)
 	} else {
 		job, err = d.data.client.GetAgentJob(ctx, projectID, jobID)
 	}
 	if err != nil {
-		resp.Diagnostics.AddError("Cannot read the agent job", agentJobErrorDetail(subject, err))
+		resp.Diagnostics.AddError("Cannot read the agent job", agentJobErrorDetail(wait, err))
 		return
 	}
 
@@ -143,11 +160,7 @@ func (d *agentJobDataSource) Read(ctx context.Context, req datasource.ReadReques
 	resp.Diagnostics.Append(resp.State.Set(ctx, &cfg)...)
 }
 
-func (d *agentJobDataSource) waitForFinalStatus(ctx context.Context, projectID, jobID string, timeoutSetting types.String) (*client.AgentJob, error) {
-	limit := defaultAgentJobWait
-	if !timeoutSetting.IsNull() {
-		limit, _ = time.ParseDuration(timeoutSetting.ValueString()) // validated at plan time
-	}
+func (d *agentJobDataSource) waitForFinalStatus(ctx context.Context, projectID, jobID string, limit time.Duration) (*client.AgentJob, error) {
 	ctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
 
@@ -155,41 +168,25 @@ func (d *agentJobDataSource) waitForFinalStatus(ctx context.Context, projectID, 
 	_, err := poll.Until(ctx, d.data.pollPolicy(client.KnownAgentStatuses), func(ctx context.Context) (poll.Observation, error) {
 		job, err := d.data.client.GetAgentJob(ctx, projectID, jobID)
 		if err != nil {
-			if client.IsTransient(err) {
-				return poll.Observation{}, err
-			}
-			return poll.Observation{}, poll.Permanent(err)
+			return poll.Observation{}, transientOrPermanent(err)
 		}
 		last = job
 		return poll.Observation{Status: string(job.Status), Final: job.Status.Final()}, nil
 	})
-	if err == nil {
-		return last, nil
+	if err != nil {
+		return nil, err
 	}
-	if timeout, ok := err.(*poll.TimeoutError); ok && errors.Is(err, context.Canceled) {
-		return nil, waitTimeoutError{fmt.Sprintf("waiting for agent job %s in project %s was interrupted after %s; last seen: %s",
-			jobID, projectID, timeout.Waited.Round(time.Second), lastSeen(timeout.Last, timeout.Seen))}
-	}
-	if timeout, ok := err.(*poll.TimeoutError); ok {
-		return nil, waitTimeoutError{fmt.Sprintf("agent job %s in project %s did not reach a final status (completed, archived or failed) within %s (timeout = %q); last seen: %s. "+
-			"Raise timeout, or read without wait_for_final_status", jobID, projectID, timeout.Waited.Round(time.Second), limit.String(), lastSeen(timeout.Last, timeout.Seen))}
-	}
-	return nil, err
+	return last, nil
 }
 
-// waitTimeoutError is a complete explanation of a wait that ran out of time.
-type waitTimeoutError struct{ message string }
-
-func (e waitTimeoutError) Error() string { return e.message }
-
-func agentJobErrorDetail(subject string, err error) string {
-	if timeout, ok := err.(waitTimeoutError); ok {
-		return timeout.Error()
+func agentJobErrorDetail(wait waitFailure, err error) string {
+	if text, ok := wait.explain(err); ok {
+		return text
 	}
 	if client.IsNotFound(err) {
-		return fmt.Sprintf("There is no %s: %s. Check the job id and the project id (shown on the dashboard's API keys page).", subject, err)
+		return fmt.Sprintf("There is no %s: %s. Check the job id and the project id (shown on the dashboard's API keys page).", wait.subject, err)
 	}
-	return fmt.Sprintf("Reading %s failed: %s", subject, withHint(err))
+	return fmt.Sprintf("Reading %s failed: %s", wait.subject, withHint(err))
 }
 
 func (m *agentJobModel) setJob(job *client.AgentJob) {

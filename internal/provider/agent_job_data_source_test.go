@@ -202,7 +202,9 @@ func TestAccAgentJob_waitsForFinalStatus(t *testing.T) {
   id                    = "job_1"
   project_id            = "proj_1"
   wait_for_final_status = true
-  timeout               = "1m"`),
+  timeouts {
+    read = "1m"
+  }`),
 			ConfigStateChecks: []statecheck.StateCheck{
 				statecheck.ExpectKnownValue(agentJobAddress, tfjsonpath.New("status"), knownvalue.StringExact("completed")),
 				statecheck.ExpectKnownValue(agentJobAddress, tfjsonpath.New("pr_link"), knownvalue.StringExact(repo+"/pull/9")),
@@ -227,8 +229,10 @@ func TestAccAgentJob_waitTimesOut(t *testing.T) {
   id                    = "job_1"
   project_id            = "proj_1"
   wait_for_final_status = true
-  timeout               = "2s"`),
-			ExpectError: regexp.MustCompile(`(?s)agent\s+job\s+job_1\s+in\s+project\s+proj_1\s+did\s+not\s+reach\s+a\s+final\s+status.*within\s+2s.*status\s+"active"`),
+  timeouts {
+    read = "2s"
+  }`),
+			ExpectError: regexp.MustCompile(`(?s)waiting\s+for\s+agent\s+job\s+job_1\s+in\s+project\s+proj_1\s+timed\s+out\s+after\s+2s.*limit\s+timeouts\.read\s+=\s+2s.*status\s+"active".*did\s+not\s+reach\s+a\s+final\s+status`),
 		}},
 	})
 }
@@ -262,9 +266,11 @@ func TestAccAgentJob_invalidTimeout(t *testing.T) {
   id                    = "job_1"
   project_id            = "proj_1"
   wait_for_final_status = true
-  timeout               = "0s"`),
+  timeouts {
+    read = "0s"
+  }`),
 			PlanOnly:    true,
-			ExpectError: regexp.MustCompile(`(?s)timeout.*below the minimum of 1s`),
+			ExpectError: regexp.MustCompile(`(?s)timeouts\.read.*below the minimum of 1s`),
 		}},
 	})
 	if n := mock.TotalRequests(); n != 0 {

@@ -131,9 +131,12 @@ func (e *staticExportBundleEphemeralResource) Open(ctx context.Context, req ephe
 		return
 	}
 
-	bundle, err := e.generate(ctx, jobID)
+	// The link endpoint may answer 409 for a short while after a job completes.
+	linkCtx, cancel := context.WithTimeout(ctx, bundleReadyTimeout)
+	defer cancel()
+	bundle, err := e.data.requestLink(linkCtx, jobID)
 	if err != nil {
-		resp.Diagnostics.AddError("Cannot generate the export's bundle link", err.Error())
+		resp.Diagnostics.AddError("Cannot generate the export's bundle link", linkError(jobID, err).Error())
 		return
 	}
 
@@ -154,23 +157,18 @@ func (e *staticExportBundleEphemeralResource) Open(ctx context.Context, req ephe
 	}
 }
 
-// generate asks for a link, riding out the 409 that the bundle endpoint may
-// answer for a short while after a job completes.
-func (e *staticExportBundleEphemeralResource) generate(ctx context.Context, jobID string) (*client.StaticExportBundle, error) {
-	ctx, cancel := context.WithTimeout(ctx, bundleReadyTimeout)
-	defer cancel()
-	bundle, conflict, err := e.data.requestBundle(ctx, jobID)
+// linkError explains a failed request for the link of this run.
+func linkError(jobID string, err error) error {
 	var timeout *poll.TimeoutError
+	var notReady *linkNotReadyError
 	switch {
-	case err == nil:
-		return bundle, nil
-	case errors.As(err, &timeout) && errors.Is(err, context.DeadlineExceeded) && conflict != nil:
-		return nil, fmt.Errorf("export job %s is completed, but the API still answered that its bundle is not ready after %s: %s. Run Terraform again in a few minutes",
-			jobID, timeout.Waited.Round(time.Second), conflict)
+	case errors.As(err, &timeout) && errors.Is(err, context.DeadlineExceeded) && errors.As(err, &notReady):
+		return fmt.Errorf("export job %s is completed, but the API still answered that its bundle is not ready after %s: %s. Run Terraform again in a few minutes",
+			jobID, timeout.Waited.Round(time.Second), notReady.answer)
 	case client.IsNotFound(err):
-		return nil, fmt.Errorf("export job %s disappeared before its link was generated: %s. The API may have stopped retaining it; start a new export", jobID, err)
+		return fmt.Errorf("export job %s disappeared before its link was generated: %s. The API may have stopped retaining it; start a new export", jobID, err)
 	}
-	return nil, fmt.Errorf("generating a link for export job %s failed: %s", jobID, withHint(err))
+	return fmt.Errorf("generating a link for export job %s failed: %s", jobID, withHint(err))
 }
 
 // Renew is called by Terraform at RenewAt, shortly before the link expires,

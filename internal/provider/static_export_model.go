@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -15,6 +16,25 @@ import (
 // privateBundleIssuedAt records when the link in state was generated, so the
 // renewal window can be capped at half the link's lifetime.
 const privateBundleIssuedAt = "bundle_issued_at"
+
+type staticExportModel struct {
+	ID              types.String   `tfsdk:"id"`
+	Domain          types.String   `tfsdk:"domain"`
+	Version         types.String   `tfsdk:"version"`
+	Paths           types.List     `tfsdk:"paths"`
+	Triggers        types.Map      `tfsdk:"triggers"`
+	RenewBefore     types.String   `tfsdk:"renew_before"`
+	JobID           types.String   `tfsdk:"job_id"`
+	Status          types.String   `tfsdk:"status"`
+	Progress        types.Float64  `tfsdk:"progress"`
+	PageCount       types.Int64    `tfsdk:"page_count"`
+	CreatedAt       types.String   `tfsdk:"created_at"`
+	BundleURL       types.String   `tfsdk:"bundle_url"`
+	BundleSizeBytes types.Int64    `tfsdk:"bundle_size_bytes"`
+	BundleExpiresAt types.String   `tfsdk:"bundle_expires_at"`
+	ReadyForRenewal types.Bool     `tfsdk:"ready_for_renewal"`
+	Timeouts        timeouts.Value `tfsdk:"timeouts"`
+}
 
 // exportInputs are the settings that define an export.
 type exportInputs struct {
@@ -82,7 +102,7 @@ func (m *staticExportModel) clearBundle() {
 
 // setBundle records a fresh link and its expiry: the API's expiresAt, else
 // what the presigned query says, else unknown (and so never renewed).
-func (m *staticExportModel) setBundle(b *client.StaticExportBundle) {
+func (m *staticExportModel) setBundle(b *client.StaticExportLink) {
 	m.BundleURL = types.StringValue(b.BundleURL)
 	m.BundleSizeBytes = types.Int64PointerValue(b.SizeBytes)
 	m.BundleExpiresAt = types.StringNull()
@@ -92,7 +112,7 @@ func (m *staticExportModel) setBundle(b *client.StaticExportBundle) {
 	m.ReadyForRenewal = types.BoolValue(false)
 }
 
-func bundleExpiry(b *client.StaticExportBundle) (time.Time, bool) {
+func bundleExpiry(b *client.StaticExportLink) (time.Time, bool) {
 	if b.ExpiresAt != nil {
 		return b.ExpiresAt.UTC(), true
 	}

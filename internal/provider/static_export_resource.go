@@ -48,25 +48,6 @@ type staticExportResource struct {
 	data *providerData
 }
 
-type staticExportModel struct {
-	ID              types.String   `tfsdk:"id"`
-	Domain          types.String   `tfsdk:"domain"`
-	Version         types.String   `tfsdk:"version"`
-	Paths           types.List     `tfsdk:"paths"`
-	Triggers        types.Map      `tfsdk:"triggers"`
-	RenewBefore     types.String   `tfsdk:"renew_before"`
-	JobID           types.String   `tfsdk:"job_id"`
-	Status          types.String   `tfsdk:"status"`
-	Progress        types.Float64  `tfsdk:"progress"`
-	PageCount       types.Int64    `tfsdk:"page_count"`
-	CreatedAt       types.String   `tfsdk:"created_at"`
-	BundleURL       types.String   `tfsdk:"bundle_url"`
-	BundleSizeBytes types.Int64    `tfsdk:"bundle_size_bytes"`
-	BundleExpiresAt types.String   `tfsdk:"bundle_expires_at"`
-	ReadyForRenewal types.Bool     `tfsdk:"ready_for_renewal"`
-	Timeouts        timeouts.Value `tfsdk:"timeouts"`
-}
-
 func (r *staticExportResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
 	resp.TypeName = req.ProviderTypeName + "_static_export"
 }
@@ -186,26 +167,9 @@ func (r *staticExportResource) Schema(ctx context.Context, _ resource.SchemaRequ
 	}
 }
 
-// ValidateConfig refuses zero and negative timeouts at plan time: the
-// timeouts block itself only checks that they parse, and a wait with no time
-// left would fail at apply with a misleading error.
+// ValidateConfig refuses zero and negative timeouts at plan time.
 func (r *staticExportResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
-	var t timeouts.Value
-	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("timeouts"), &t)...)
-	if resp.Diagnostics.HasError() || t.IsNull() || t.IsUnknown() {
-		return
-	}
-	for name, value := range t.Attributes() {
-		s, ok := value.(types.String)
-		if !ok || s.IsNull() || s.IsUnknown() {
-			continue
-		}
-		// A value that does not parse is reported by the timeouts block itself.
-		if d, err := time.ParseDuration(s.ValueString()); err == nil && d < time.Second {
-			resp.Diagnostics.AddAttributeError(path.Root("timeouts").AtName(name), "Invalid timeout",
-				"timeouts."+name+": "+durationProblem(s.ValueString(), time.Second))
-		}
-	}
+	resp.Diagnostics.Append(validateTimeouts[timeouts.Value](ctx, req.Config)...)
 }
 
 func (r *staticExportResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
@@ -253,7 +217,7 @@ func (r *staticExportResource) Create(ctx context.Context, req resource.CreateRe
 	plan.clearBundle()
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 
-	job, err = r.waitForCompletion(ctx, job.JobID, job, "timeouts.create", timeout)
+	job, err = r.waitForCompletion(ctx, job.JobID, job, timeoutCreate, timeout)
 	if job != nil {
 		plan.setJob(job)
 		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
@@ -263,9 +227,9 @@ func (r *staticExportResource) Create(ctx context.Context, req resource.CreateRe
 		return
 	}
 
-	bundle, err := r.generateBundle(ctx, job.JobID, "timeouts.create", timeout)
+	bundle, err := r.data.requestLink(ctx, job.JobID)
 	if err != nil {
-		resp.Diagnostics.AddError("Cannot generate the export's bundle", err.Error())
+		resp.Diagnostics.AddError("Cannot generate the export's bundle", exportWait("the bundle of export job "+job.JobID, timeoutCreate, timeout).exportError(err).Error())
 		return
 	}
 	plan.setBundle(bundle)
@@ -360,7 +324,7 @@ func (r *staticExportResource) Update(ctx context.Context, req resource.UpdateRe
 	plan.copyBundleFrom(state)
 	jobID := state.JobID.ValueString()
 	if state.Status.ValueString() != string(client.ExportCompleted) {
-		job, err := r.waitForCompletion(ctx, jobID, nil, "timeouts.update", timeout)
+		job, err := r.waitForCompletion(ctx, jobID, nil, timeoutUpdate, timeout)
 		if job != nil {
 			plan.setJob(job)
 		}
@@ -370,11 +334,11 @@ func (r *staticExportResource) Update(ctx context.Context, req resource.UpdateRe
 			return
 		}
 	}
-	bundle, err := r.generateBundle(ctx, jobID, "timeouts.update", timeout)
+	bundle, err := r.data.requestLink(ctx, jobID)
 	if err != nil {
 		// The old link stays in state: still usable until it expires.
 		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
-		resp.Diagnostics.AddError("Cannot renew the export's bundle link", err.Error())
+		resp.Diagnostics.AddError("Cannot renew the export's bundle link", exportWait("the bundle of export job "+jobID, timeoutUpdate, timeout).exportError(err).Error())
 		return
 	}
 	plan.setBundle(bundle)
@@ -438,7 +402,7 @@ func (r *staticExportResource) ImportState(ctx context.Context, req resource.Imp
 	// Import hands over a usable link at once: the job's files are kept, so a
 	// completed export can be bundled without exporting again.
 	if job.Status == client.ExportCompleted {
-		bundle, err := r.data.client.CreateStaticExportBundle(ctx, jobID)
+		bundle, err := r.data.client.CreateStaticExportLink(ctx, jobID)
 		if err != nil {
 			resp.Diagnostics.AddError("Cannot generate the imported export's bundle", fmt.Sprintf("Export job %s: %s", jobID, withHint(err)))
 			return

@@ -7,7 +7,9 @@ variable "agent_job_id" {
 data "docsadmin_agent_job" "fix_typos" {
   id                    = var.agent_job_id
   wait_for_final_status = true
-  timeout               = "30m"
+  timeouts {
+    read = "30m"
+  }
 
   lifecycle {
     postcondition {

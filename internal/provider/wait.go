@@ -1,0 +1,123 @@
+package provider
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/client"
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/poll"
+)
+
+// timeoutName is an attribute of a timeouts block.
+type timeoutName string
+
+const (
+	timeoutCreate timeoutName = "create"
+	timeoutRead   timeoutName = "read"
+	timeoutUpdate timeoutName = "update"
+)
+
+// String names the attribute as a user writes it in a message.
+func (n timeoutName) String() string { return "timeouts." + string(n) }
+
+// pollPolicy is the provider's polling policy for one kind of wait.
+func (d *providerData) pollPolicy(knownStatuses []string) poll.Policy {
+	p := d.policy
+	p.Clock = d.clock
+	p.KnownStatuses = knownStatuses
+	p.Log = tflogLogger{}.Debug
+	return p
+}
+
+// waitFailure words a wait that ended before its final state, for every
+// resource and data source that waits.
+type waitFailure struct {
+	subject     string        // what was awaited, e.g. "export job se_1"
+	timeout     timeoutName   // the timeouts attribute that bounds the wait
+	limit       time.Duration // its value
+	onTimeout   string        // what to do when the limit was reached
+	onInterrupt string        // what to do after an interrupt; may be empty
+}
+
+// explain describes err when it ended the wait itself: the limit was reached,
+// Terraform interrupted it, or too many polls failed in a row. It reports
+// false for any other error, which the caller words.
+func (w waitFailure) explain(err error) (string, bool) {
+	var timeout *poll.TimeoutError
+	var budget *poll.ErrorBudgetError
+	switch {
+	case errors.As(err, &timeout) && errors.Is(err, context.DeadlineExceeded):
+		return fmt.Sprintf("waiting for %s timed out after %s (limit %s = %s); last seen: %s. %s",
+			w.subject, timeout.Waited.Round(time.Second), w.timeout, w.limit, lastSeen(timeout.Last, timeout.Seen), w.onTimeout), true
+	case errors.As(err, &timeout):
+		text := fmt.Sprintf("waiting for %s was interrupted after %s; last seen: %s",
+			w.subject, timeout.Waited.Round(time.Second), lastSeen(timeout.Last, timeout.Seen))
+		if w.onInterrupt != "" {
+			text += ". " + w.onInterrupt
+		}
+		return text, true
+	case errors.As(err, &budget):
+		return fmt.Sprintf("reading %s failed %d times in a row over %s; last seen: %s; last error: %s",
+			w.subject, budget.Errors, budget.Waited.Round(time.Second), lastSeen(budget.Last, budget.Seen), withHint(budget.Err)), true
+	}
+	return "", false
+}
+
+func lastSeen(obs poll.Observation, seen bool) string {
+	if !seen {
+		return "nothing (no poll succeeded)"
+	}
+	text := fmt.Sprintf("status %q", obs.Status)
+	if obs.Progress != nil {
+		text += fmt.Sprintf(", progress %.1f%%", *obs.Progress)
+	}
+	if obs.PageCount != nil {
+		text += fmt.Sprintf(", %d pages", *obs.PageCount)
+	}
+	return text
+}
+
+// transientOrPermanent marks a failed poll: errors worth trying again later
+// count against the wait's error budget, any other ends the wait.
+func transientOrPermanent(err error) error {
+	if client.IsTransient(err) {
+		return err
+	}
+	return poll.Permanent(err)
+}
+
+// validateTimeouts refuses zero and negative values in a configuration's
+// timeouts block: the block itself only checks that they parse, and a wait
+// with no time left would fail at apply with a misleading error.
+// Block is the timeouts.Value of a resource or of a data source.
+func validateTimeouts[Block interface {
+	IsNull() bool
+	IsUnknown() bool
+	Attributes() map[string]attr.Value
+}](ctx context.Context, config tfsdk.Config) diag.Diagnostics {
+	var block Block
+	diags := config.GetAttribute(ctx, path.Root("timeouts"), &block)
+	if diags.HasError() || block.IsNull() || block.IsUnknown() {
+		return diags
+	}
+	for name, value := range block.Attributes() {
+		s, ok := value.(types.String)
+		if !ok || s.IsNull() || s.IsUnknown() {
+			continue
+		}
+		// A value that does not parse is reported by the timeouts block itself.
+		if d, err := time.ParseDuration(s.ValueString()); err == nil && d < time.Second {
+			diags.AddAttributeError(path.Root("timeouts").AtName(name), "Invalid timeout",
+				timeoutName(name).String()+": "+durationProblem(s.ValueString(), time.Second))
+		}
+	}
+	return diags
+}
