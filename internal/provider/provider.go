@@ -235,6 +235,7 @@ func (p *docsadminProvider) EphemeralResources(context.Context) []func() ephemer
 func (p *docsadminProvider) Functions(context.Context) []func() function.Function {
 	return []func() function.Function{
 		NewHelmValuesFunction,
+		NewPodAnnotationsFunction,
 		NewPresignedURLExpiryFunction,
 	}
 }

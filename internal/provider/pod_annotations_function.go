@@ -1,0 +1,92 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/function"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+)
+
+var _ function.Function = (*podAnnotationsFunction)(nil)
+
+// archiveSHA256Annotation is the pod-template annotation that carries the
+// digest of the archive the pods serve.
+const archiveSHA256Annotation = "docsadmin.io/archive-sha256"
+
+// NewPodAnnotationsFunction is the pod_annotations provider function.
+func NewPodAnnotationsFunction() function.Function { return &podAnnotationsFunction{} }
+
+// podAnnotationsFunction builds the pod-template annotation that changes
+// with the archive's content and with nothing else, so that pods roll onto a
+// new export but not onto a renewed link to the same one.
+type podAnnotationsFunction struct{}
+
+func (f *podAnnotationsFunction) Metadata(_ context.Context, _ function.MetadataRequest, resp *function.MetadataResponse) {
+	resp.Name = "pod_annotations"
+}
+
+func (f *podAnnotationsFunction) Definition(_ context.Context, _ function.DefinitionRequest, resp *function.DefinitionResponse) {
+	resp.Definition = function.Definition{
+		Summary: "Pod annotations that roll a deployment onto new export content",
+		MarkdownDescription: "Returns the annotations to put on the pod template of the deployment that serves a static export:\n\n" +
+			"```\n{ \"" + archiveSHA256Annotation + "\" = <archive_sha256> }\n```\n\n" +
+			"Pass the result as the chart's `podAnnotations` (in `values` of a `helm_release`, through `yamlencode`). " +
+			"The digest is the same for every link to the same export, so a renewed link leaves the pod template as it was " +
+			"and no pod restarts, while a new export changes it and Kubernetes rolls the pods onto the new content. " +
+			"The digest is not a secret: plans show it, and it may sit in the pod template. " +
+			"Pure: no request is made (Terraform 1.8 or later).",
+		Parameters: []function.Parameter{
+			function.StringParameter{
+				Name: "archive_sha256",
+				MarkdownDescription: "SHA-256 digest of the export's archive, 64 lowercase hexadecimal characters, " +
+					"such as `docsadmin_static_export.docs.archive_sha256`.",
+			},
+		},
+		Return: function.MapReturn{ElementType: types.StringType},
+	}
+}
+
+func (f *podAnnotationsFunction) Run(ctx context.Context, req function.RunRequest, resp *function.RunResponse) {
+	var digest string
+	resp.Error = function.ConcatFuncErrors(resp.Error, req.Arguments.Get(ctx, &digest))
+	if resp.Error != nil {
+		return
+	}
+	if problem := archiveSHA256Problem(digest); problem != "" {
+		resp.Error = function.NewArgumentFuncError(0, problem)
+		return
+	}
+	annotations, diags := types.MapValue(types.StringType, map[string]attr.Value{
+		archiveSHA256Annotation: types.StringValue(digest),
+	})
+	if diags.HasError() {
+		resp.Error = function.FuncErrorFromDiags(ctx, diags)
+		return
+	}
+	resp.Error = function.ConcatFuncErrors(resp.Error, resp.Result.Set(ctx, annotations))
+}
+
+// archiveSHA256Problem accepts a hex SHA-256 digest in lower case, the form
+// archive_sha256 has. Messages end without a period, which Terraform adds.
+func archiveSHA256Problem(digest string) string {
+	const accepted = "Accepted: a SHA-256 digest as 64 lowercase hexadecimal characters, such as the archive_sha256 of docsadmin_static_export"
+	shown := digest
+	if len(shown) > 80 {
+		shown = shown[:80] + "..."
+	}
+	switch {
+	case digest == "":
+		return "archive_sha256 is empty. " + accepted
+	case len(digest) != 64:
+		return fmt.Sprintf("archive_sha256 %q has %d characters, not 64. %s", shown, len(digest), accepted)
+	case strings.Trim(digest, "0123456789abcdef") == "":
+		return ""
+	case strings.Trim(digest, "0123456789abcdefABCDEF") == "":
+		return fmt.Sprintf("archive_sha256 %q has upper-case letters. %s; wrap the value in lower() if it comes from elsewhere", shown, accepted)
+	default:
+		return fmt.Sprintf("archive_sha256 %q is not hexadecimal. %s", shown, accepted)
+	}
+}

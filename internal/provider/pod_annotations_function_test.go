@@ -1,0 +1,94 @@
+package provider
+
+import (
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/tfversion"
+)
+
+const archiveDigest = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
+
+func TestPodAnnotationsFunction_run(t *testing.T) {
+	resp := runFunction(t, NewPodAnnotationsFunction(), types.MapUnknown(types.StringType), types.StringValue(archiveDigest))
+	if resp.Error != nil {
+		t.Fatalf("unexpected error: %s", resp.Error)
+	}
+	want, diags := types.MapValue(types.StringType, map[string]attr.Value{
+		"docsadmin.io/archive-sha256": types.StringValue(archiveDigest),
+	})
+	if diags.HasError() {
+		t.Fatalf("building the expected map: %v", diags)
+	}
+	if got := resp.Result.Value(); !got.Equal(want) {
+		t.Fatalf("got  %s\nwant %s", got, want)
+	}
+}
+
+func TestPodAnnotationsFunction_runErrors(t *testing.T) {
+	cases := []struct {
+		name, digest, want string
+	}{
+		{"empty", "", "archive_sha256 is empty"},
+		{"too short", archiveDigest[:63], "has 63 characters, not 64"},
+		{"too long", archiveDigest + "0", "has 65 characters, not 64"},
+		{"upper case", strings.ToUpper(archiveDigest), "has upper-case letters"},
+		{"not hexadecimal", "z" + archiveDigest[1:], "is not hexadecimal"},
+		{"surrounding space", " " + archiveDigest[1:], "is not hexadecimal"},
+		{"a link instead of a digest", s3Link, "not 64"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			resp := runFunction(t, NewPodAnnotationsFunction(), types.MapUnknown(types.StringType), types.StringValue(tc.digest))
+			assertArgumentError(t, resp, 0, tc.want)
+			if !strings.Contains(resp.Error.Text, "64 lowercase hexadecimal characters") {
+				t.Errorf("error %q does not say what is accepted", resp.Error.Text)
+			}
+			if len(resp.Error.Text) > 400 {
+				t.Errorf("error is %d characters long; a long argument must be cut: %q", len(resp.Error.Text), resp.Error.Text)
+			}
+		})
+	}
+}
+
+func TestAccPodAnnotationsFunction(t *testing.T) {
+	resource.UnitTest(t, resource.TestCase{
+		TerraformVersionChecks:   []tfversion.TerraformVersionCheck{tfversion.SkipBelow(tfversion.Version1_8_0)},
+		ProtoV6ProviderFactories: testFactories(Options{}),
+		Steps: []resource.TestStep{
+			{
+				Config: `
+output "annotations" {
+  value = provider::docsadmin::pod_annotations("` + archiveDigest + `")
+}
+
+# What the chart receives in values.
+output "values_yaml" {
+  value = yamlencode({ podAnnotations = provider::docsadmin::pod_annotations("` + archiveDigest + `") })
+}
+`,
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownOutputValue("annotations", knownvalue.MapExact(map[string]knownvalue.Check{
+						"docsadmin.io/archive-sha256": knownvalue.StringExact(archiveDigest),
+					})),
+					statecheck.ExpectKnownOutputValue("values_yaml", knownvalue.StringExact(
+						"\"podAnnotations\":\n  \"docsadmin.io/archive-sha256\": \""+archiveDigest+"\"\n")),
+				},
+			},
+			{
+				Config: `
+output "annotations" {
+  value = provider::docsadmin::pod_annotations(upper("` + archiveDigest + `"))
+}
+`,
+				ExpectError: regexp.MustCompile(`(?s)archive_sha256.*has\s+upper-case\s+letters`),
+			},
+		},
+	})
+}
