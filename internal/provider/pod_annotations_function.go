@@ -42,7 +42,9 @@ func (f *podAnnotationsFunction) Definition(_ context.Context, _ function.Defini
 			function.StringParameter{
 				Name: "archive_sha256",
 				MarkdownDescription: "SHA-256 digest of the export's archive, 64 lowercase hexadecimal characters, " +
-					"such as `docsadmin_static_export.docs.archive_sha256`.",
+					"such as `docsadmin_static_export.docs.archive_sha256`. Null is refused: the export's `archive_sha256` is null when " +
+					"`verify_archive` is `false`, and then nothing tells new content from a renewed link.",
+				AllowNullValue: true,
 			},
 		},
 		Return: function.MapReturn{ElementType: types.StringType},
@@ -50,11 +52,17 @@ func (f *podAnnotationsFunction) Definition(_ context.Context, _ function.Defini
 }
 
 func (f *podAnnotationsFunction) Run(ctx context.Context, req function.RunRequest, resp *function.RunResponse) {
-	var digest string
-	resp.Error = function.ConcatFuncErrors(resp.Error, req.Arguments.Get(ctx, &digest))
+	var arg types.String
+	resp.Error = function.ConcatFuncErrors(resp.Error, req.Arguments.Get(ctx, &arg))
 	if resp.Error != nil {
 		return
 	}
+	if arg.IsNull() {
+		resp.Error = function.NewArgumentFuncError(0, "archive_sha256 is null. The export's archive_sha256 is null when verify_archive is false: "+
+			"set verify_archive = true so that the provider records the digest, or pass a digest computed elsewhere")
+		return
+	}
+	digest := arg.ValueString()
 	if problem := archiveSHA256Problem(digest); problem != "" {
 		resp.Error = function.NewArgumentFuncError(0, problem)
 		return

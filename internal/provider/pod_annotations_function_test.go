@@ -57,6 +57,11 @@ func TestPodAnnotationsFunction_runErrors(t *testing.T) {
 	}
 }
 
+func TestPodAnnotationsFunction_runNull(t *testing.T) {
+	resp := runFunction(t, NewPodAnnotationsFunction(), types.MapUnknown(types.StringType), types.StringNull())
+	assertArgumentError(t, resp, 0, "verify_archive")
+}
+
 func TestAccPodAnnotationsFunction(t *testing.T) {
 	resource.UnitTest(t, resource.TestCase{
 		TerraformVersionChecks:   []tfversion.TerraformVersionCheck{tfversion.SkipBelow(tfversion.Version1_8_0)},
