@@ -32,9 +32,11 @@ func (f *helmValuesFunction) Definition(_ context.Context, _ function.Definition
 		MarkdownDescription: "Returns the values a self-hosted deployment's Helm chart reads to serve a static export, shaped exactly like the chart's values:\n\n" +
 			"```\n{ staticExport = { enabled = true, bundleUrl = <bundle_url>, version = <version> } }\n```\n\n" +
 			"`version` is present only when the `version` argument is not null, so the chart's own default applies otherwise. " +
-			"Pass the result through `yamlencode` into `values` of a `helm_release`. Because the values contain the link, " +
-			"a renewed link or a new export changes them, and the release is upgraded with the new link. " +
 			"When `bundle_url` is sensitive, Terraform marks the result sensitive too. Pure: no request is made (Terraform 1.8 or later).\n\n" +
+			"The result contains the link: write it where secrets belong, such as a values file kept in a Secret. " +
+			"Do not pass it in `values` of a `helm_release`: the helm provider echoes `values` in clear into its `metadata.values`. " +
+			"There, pass the link through `set_sensitive` or `set_wo` and the other values through `values`, " +
+			"with `provider::docsadmin::pod_annotations` so that pods roll on new content only (see the guide \"Deploying with Helm\").\n\n" +
 			"OpenTofu (as of 1.11) sends a `null` argument of a provider function without a value, which the provider cannot decode: " +
 			"there a null `version` fails with \"DynamicValue had no JSON or msgpack data set\" before the function runs. " +
 			"With OpenTofu, pass a version, or write `{ staticExport = { enabled = true, bundleUrl = ... } }` yourself to leave it out.",
