@@ -61,17 +61,19 @@ variable "chart_version" {
 }
 
 # Re-exporting: every new docs_commit replaces this resource, which starts a
-# new export and generates a link to it. The link changes, so the release
-# below is upgraded and its pods roll onto the new content.
+# new export, checks its archive and records its digest (archive_sha256). The
+# digest is in the pod template (podAnnotations below), so the release is
+# upgraded and its pods roll onto the new content.
 #
 # Renewal: links expire. When less than renew_before remains, the next plan
-# shows an in-place update of bundle_url for the same export (no new export).
-# The new link changes the release's values, so the same apply runs a
-# `helm upgrade` that rolls the pods onto the new link while the old one still
-# works. Pods fetch the bundle on startup only, and one that restarts after its
-# link expired cannot fetch it: keep the renewal window (the smaller of
-# renew_before and half the link's lifetime) well above the time between two
-# scheduled applies.
+# shows an in-place update of bundle_url for the same export (no new export,
+# same archive_sha256). Only set_sensitive changes, so the same apply runs a
+# `helm upgrade` that rewrites the Secret holding the link and rolls nothing
+# (with a chart that keeps the link in a Secret; see the guide "Deploying with
+# Helm" for charts that put it in the pod template). A pod that restarts later
+# reads the renewed link. Keep the renewal window (the smaller of renew_before
+# and half the link's lifetime) well above the time between two scheduled
+# applies, so that the link in the Secret is always valid.
 resource "docsadmin_static_export" "docs" {
   domain  = var.docs_domain
   version = var.docs_version
@@ -95,15 +97,39 @@ resource "helm_release" "docs" {
   chart            = "docs-site"
   version          = var.chart_version
 
-  # staticExport.enabled, staticExport.bundleUrl and, when set,
-  # staticExport.version. The link is sensitive: Terraform hides the values in
-  # plans, but the release's state holds them (see write-only/ to avoid that).
+  # Everything but the link. helm_release echoes values in clear into its
+  # computed metadata.values, which is not marked sensitive, so the link must
+  # never be part of them. A null version is sent as YAML null, which leaves
+  # the chart's default in place.
   values = [
-    yamlencode(provider::docsadmin::helm_values(docsadmin_static_export.docs.bundle_url, var.docs_version)),
+    yamlencode({
+      staticExport = {
+        enabled = true
+        version = var.docs_version
+      }
+      # Changes with the archive's content only: a new export rolls the pods,
+      # a renewed link does not.
+      podAnnotations = provider::docsadmin::pod_annotations(docsadmin_static_export.docs.archive_sha256)
+    }),
   ]
 
-  # A new link only helps once the pods have restarted with it: wait for the
-  # rollout, and roll back when it fails so that the old pods keep serving.
+  # The link. set_sensitive entries are cloaked in metadata.values and hidden
+  # in plans; the helm_release's state still holds them (see write-only/ to
+  # avoid that), and so does every release record Helm keeps in the cluster.
+  set_sensitive = [
+    {
+      name  = "staticExport.bundleUrl"
+      value = docsadmin_static_export.docs.bundle_url
+    },
+  ]
+
+  # Helm keeps each revision's values, link included, in a Secret of the
+  # release's namespace; the default keeps every revision forever. Ten
+  # revisions are enough to roll back and bound how many old links are kept.
+  max_history = 10
+
+  # Wait for the rollout, and roll back when it fails so that the old pods
+  # keep serving.
   wait   = true
   atomic = true
 }
@@ -111,4 +137,15 @@ resource "helm_release" "docs" {
 output "bundle_expires_at" {
   description = "When the link the pods use stops working; the next apply after expiry minus renew_before renews it."
   value       = docsadmin_static_export.docs.bundle_expires_at
+}
+
+output "archive_sha256" {
+  description = "SHA-256 of the archive the pods serve; compare it with a download (see the guide's runbook)."
+  value       = docsadmin_static_export.docs.archive_sha256
+}
+
+output "bundle_url" {
+  description = "The link itself, for checks by hand: `URL=$(terraform output -raw bundle_url)`. Never print it."
+  value       = docsadmin_static_export.docs.bundle_url
+  sensitive   = true
 }

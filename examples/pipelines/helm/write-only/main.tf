@@ -62,6 +62,47 @@ ephemeral "docsadmin_static_export_bundle" "docs" {
   job_id = docsadmin_static_export.docs.job_id
 }
 
+locals {
+  # Every value of the release except the link: chart settings and the
+  # non-secret values.
+  release_values = yamlencode({
+    staticExport = {
+      enabled = true
+    }
+    # Changes with the archive's content only: a new export rolls the pods.
+    podAnnotations = provider::docsadmin::pod_annotations(docsadmin_static_export.docs.archive_sha256)
+  })
+}
+
+# The revision of the write-only values. Terraform cannot compare write-only
+# values, and the helm provider applies set_wo only when set_wo_revision is
+# higher than before: an upgrade for any other reason (a new chart version,
+# other values) would ship the release without the link. So the revision
+# changes whenever any input of the release changes, and never goes down.
+#
+# terraform_data is replaced whenever one of triggers_replace changes, and
+# then records the plan's timestamp; ignore_changes keeps the recorded one
+# otherwise (plantimestamp() differs on every plan). Reading `input`, not
+# `output`, makes the new revision known in the plan.
+resource "terraform_data" "release_revision" {
+  triggers_replace = {
+    chart_repository = var.chart_repository
+    chart_version    = var.chart_version
+    values           = local.release_values
+    # A new export, and each renewal of its link.
+    job_id            = docsadmin_static_export.docs.job_id
+    archive_sha256    = docsadmin_static_export.docs.archive_sha256
+    created_at        = docsadmin_static_export.docs.created_at
+    bundle_expires_at = docsadmin_static_export.docs.bundle_expires_at
+  }
+
+  input = plantimestamp()
+
+  lifecycle {
+    ignore_changes = [input]
+  }
+}
+
 resource "helm_release" "docs" {
   name             = "docs"
   namespace        = "docs"
@@ -72,22 +113,17 @@ resource "helm_release" "docs" {
   wait             = true
   atomic           = true
 
-  set = [
-    { name = "staticExport.enabled", value = "true" },
-  ]
+  # Helm keeps each revision's values, the write-only link included, in a
+  # Secret of the release's namespace: bound how many.
+  max_history = 10
+
+  values = [local.release_values]
 
   set_wo = [
     { name = "staticExport.bundleUrl", value = ephemeral.docsadmin_static_export_bundle.docs.bundle_url },
   ]
 
-  # Terraform cannot compare write-only values, so the release is upgraded
-  # with a new link only when this number changes. Deriving it from the
-  # export's link expiry changes it after every re-export and every renewal,
-  # and each time the upgrade rolls the pods onto a link fresh from this run.
-  # Where the API reports no expiry, the export's creation time (one value per
-  # export) stands in.
-  set_wo_revision = tonumber(formatdate("YYYYMMDDhhmmss", coalesce(
-    docsadmin_static_export.docs.bundle_expires_at,
-    docsadmin_static_export.docs.created_at,
-  )))
+  # The time of the plan that last changed an input, as a number such as
+  # 20261123061238: higher after every change, the same otherwise.
+  set_wo_revision = tonumber(formatdate("YYYYMMDDhhmmss", terraform_data.release_revision.input))
 }
