@@ -16,6 +16,12 @@
 # Prints the snapshot version (e.g. 0.0.1-dev-1a2b3c4) on stdout, alone;
 # goreleaser's log goes to stderr. A prerelease version is only installed when
 # a configuration asks for exactly it: version = "<version>".
+#
+# Installing from a filesystem mirror records only an h1: hash of the local
+# platform in .terraform.lock.hcl. To have zh: hashes as well, write the lock
+# file before `terraform init` with "zh:<sha256>" entries taken from
+# dist/terraform-provider-docsadmin_<version>_SHA256SUMS: init checks the
+# archive against them and adds its h1: hash.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
