@@ -9,12 +9,14 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/archive"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/bundlelink"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/client"
 )
 
 // privateBundleIssuedAt records when the link in state was generated, so the
-// renewal window can be capped at half the link's lifetime.
+// default renewal window can be capped at half the link's lifetime and an
+// explicit one that outlasts it draws a warning.
 const privateBundleIssuedAt = "bundle_issued_at"
 
 type staticExportModel struct {
@@ -24,6 +26,8 @@ type staticExportModel struct {
 	Paths           types.List     `tfsdk:"paths"`
 	Triggers        types.Map      `tfsdk:"triggers"`
 	RenewBefore     types.String   `tfsdk:"renew_before"`
+	RenewTriggers   types.Map      `tfsdk:"renew_triggers"`
+	VerifyArchive   types.Bool     `tfsdk:"verify_archive"`
 	JobID           types.String   `tfsdk:"job_id"`
 	Status          types.String   `tfsdk:"status"`
 	Progress        types.Float64  `tfsdk:"progress"`
@@ -33,6 +37,9 @@ type staticExportModel struct {
 	BundleSizeBytes types.Int64    `tfsdk:"bundle_size_bytes"`
 	BundleExpiresAt types.String   `tfsdk:"bundle_expires_at"`
 	ReadyForRenewal types.Bool     `tfsdk:"ready_for_renewal"`
+	ArchiveSHA256   types.String   `tfsdk:"archive_sha256"`
+	ArchiveSize     types.Int64    `tfsdk:"archive_size_bytes"`
+	ArchiveFiles    types.Int64    `tfsdk:"archive_file_count"`
 	Timeouts        timeouts.Value `tfsdk:"timeouts"`
 }
 
@@ -128,6 +135,31 @@ func (m *staticExportModel) copyBundleFrom(s staticExportModel) {
 	m.BundleURL, m.BundleSizeBytes, m.BundleExpiresAt, m.ReadyForRenewal = s.BundleURL, s.BundleSizeBytes, s.BundleExpiresAt, s.ReadyForRenewal
 }
 
+// setArchive records the identity of the archive a download verified.
+func (m *staticExportModel) setArchive(sum archive.Summary) {
+	m.ArchiveSHA256 = types.StringValue(sum.SHA256)
+	m.ArchiveSize = types.Int64Value(sum.Size)
+	m.ArchiveFiles = types.Int64Value(int64(sum.Files))
+}
+
+// clearArchive forgets the archive's identity: nothing verified it (yet).
+func (m *staticExportModel) clearArchive() {
+	m.ArchiveSHA256 = types.StringNull()
+	m.ArchiveSize = types.Int64Null()
+	m.ArchiveFiles = types.Int64Null()
+}
+
+// copyArchiveFrom keeps the identity of the archive in s: a renewed link
+// serves the same files.
+func (m *staticExportModel) copyArchiveFrom(s staticExportModel) {
+	m.ArchiveSHA256, m.ArchiveSize, m.ArchiveFiles = s.ArchiveSHA256, s.ArchiveSize, s.ArchiveFiles
+}
+
+// verifies tells whether completed exports are downloaded and checked.
+func (m staticExportModel) verifies() bool {
+	return m.VerifyArchive.IsNull() || m.VerifyArchive.IsUnknown() || m.VerifyArchive.ValueBool()
+}
+
 // privateGetter is the read side of a resource's private state.
 type privateGetter interface {
 	GetKey(ctx context.Context, key string) ([]byte, diag.Diagnostics)
@@ -157,28 +189,47 @@ func bundleIssuedAt(ctx context.Context, private privateGetter) *time.Time {
 	return &t
 }
 
-// renewalDue tells whether the link in m has expired or expires within the
-// renewal window at now. The window is renew_before, capped at half the
+// renewalWindow is how long before expiry a link is renewed: renew_before as
+// written when the user set it; otherwise the default, capped at half the
 // link's lifetime when its issue time is known, so that a link that lives
-// shorter than renew_before is not renewed on every plan.
-func renewalDue(m staticExportModel, now time.Time, issuedAt *time.Time) bool {
+// shorter than the default is not renewed on every plan.
+func renewalWindow(m staticExportModel, lifetime time.Duration) time.Duration {
+	if window, err := time.ParseDuration(m.RenewBefore.ValueString()); err == nil && !m.RenewBefore.IsNull() && !m.RenewBefore.IsUnknown() {
+		return window
+	}
+	if half := lifetime / 2; half > 0 && half < defaultRenewBefore {
+		return half
+	}
+	return defaultRenewBefore
+}
+
+// linkExpiry is when the link in m stops working, if known.
+func linkExpiry(m staticExportModel) (time.Time, bool) {
 	if m.BundleExpiresAt.IsNull() || m.BundleExpiresAt.IsUnknown() {
-		return false
+		return time.Time{}, false
 	}
 	expiry, err := time.Parse(time.RFC3339, m.BundleExpiresAt.ValueString())
-	if err != nil {
+	return expiry, err == nil
+}
+
+// linkLifetime is how long the link in m lives from issue to expiry, or 0
+// when either end is unknown.
+func linkLifetime(m staticExportModel, issuedAt *time.Time) time.Duration {
+	expiry, ok := linkExpiry(m)
+	if !ok || issuedAt == nil {
+		return 0
+	}
+	return max(expiry.Sub(*issuedAt), 0)
+}
+
+// renewalDue tells whether the link in m has expired or expires within the
+// renewal window at now.
+func renewalDue(m staticExportModel, now time.Time, issuedAt *time.Time) bool {
+	expiry, ok := linkExpiry(m)
+	if !ok {
 		return false
 	}
-	window, err := time.ParseDuration(m.RenewBefore.ValueString())
-	if err != nil || m.RenewBefore.IsNull() || m.RenewBefore.IsUnknown() {
-		window, _ = time.ParseDuration(defaultRenewBefore)
-	}
-	if issuedAt != nil {
-		if half := expiry.Sub(*issuedAt) / 2; half > 0 && half < window {
-			window = half
-		}
-	}
-	return !now.Before(expiry.Add(-window))
+	return !now.Before(expiry.Add(-renewalWindow(m, linkLifetime(m, issuedAt))))
 }
 
 // timeoutsAttrTypes is the shape of the resource's timeouts block, for state

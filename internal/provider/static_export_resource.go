@@ -9,16 +9,17 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/mapvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/boolplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/float64planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/listplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/mapplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -31,7 +32,7 @@ const (
 	defaultCreateTimeout = 60 * time.Minute
 	defaultReadTimeout   = 5 * time.Minute
 	defaultUpdateTimeout = 30 * time.Minute
-	defaultRenewBefore   = "1h"
+	defaultRenewBefore   = time.Hour
 )
 
 var (
@@ -98,12 +99,27 @@ func (r *staticExportResource) Schema(ctx context.Context, _ resource.SchemaRequ
 			},
 			"renew_before": schema.StringAttribute{
 				MarkdownDescription: "How long before `bundle_expires_at` a plan renews the link in place (same export, new link), as a duration such as `30m` or `12h`; " +
-					"`0s` renews only expired links. The window is capped at half the link's lifetime so that short-lived links do not renew on every plan. " +
-					"Default: `" + defaultRenewBefore + "`.",
+					"`0s` renews only expired links. A value you set is honoured as written; a plan warns when it is at least the link's lifetime, because then every plan renews. " +
+					"Unset: `" + defaultRenewBefore.String() + "`, capped at half the link's lifetime so that short-lived links do not renew on every plan.",
 				Optional:   true,
-				Computed:   true,
-				Default:    stringdefault.StaticString(defaultRenewBefore),
 				Validators: []validator.String{durationValidator(0)},
+			},
+			"renew_triggers": schema.MapAttribute{
+				MarkdownDescription: "Arbitrary strings whose change renews the link now, in place, for the same export: the counterpart of `triggers`, which exports again. " +
+					"For example `{ rotated = \"2026-11-23\" }` to replace a link that leaked. Not sent to the API.",
+				ElementType: types.StringType,
+				Optional:    true,
+				Validators:  []validator.Map{mapvalidator.SizeAtLeast(1)},
+			},
+			"verify_archive": schema.BoolAttribute{
+				MarkdownDescription: "Whether the provider downloads the archive once when an export completes (create, re-export, import, resume) and refuses one a " +
+					"deployment could not serve: truncated or corrupt, not a gzip'd tar, no `index.html` at its root, or entries that would escape the directory they are " +
+					"unpacked into. The download streams with bounded memory and records `archive_sha256`, `archive_size_bytes` and `archive_file_count`; a link renewal " +
+					"does not download again. Set `false` on runners that cannot reach object storage, or for very large sites: then nothing is checked and the three " +
+					"attributes stay null, so nothing can tell a new export's content from a renewal's. Default: `true`.",
+				Optional: true,
+				Computed: true,
+				Default:  booldefault.StaticBool(true),
 			},
 			"job_id": schema.StringAttribute{
 				MarkdownDescription: "Identifier of the export job, such as `se_3f9a2c1b8e7d4a06`.",
@@ -152,6 +168,22 @@ func (r *staticExportResource) Schema(ctx context.Context, _ resource.SchemaRequ
 				MarkdownDescription: "True when the link has expired or expires within the renewal window (see `renew_before`): the next apply renews it.",
 				Computed:            true,
 				PlanModifiers:       []planmodifier.Bool{boolplanmodifier.UseStateForUnknown()},
+			},
+			"archive_sha256": schema.StringAttribute{
+				MarkdownDescription: "SHA-256 (hex) of the archive as served, recorded by the verifying download (see `verify_archive`): the identity of the export's " +
+					"content. A link renewal keeps it; a new export changes it. Use it to roll pods on new content only, or to check a copy. Null when not verified.",
+				Computed:      true,
+				PlanModifiers: keep(),
+			},
+			"archive_size_bytes": schema.Int64Attribute{
+				MarkdownDescription: "Size in bytes of the archive the verifying download read. Null when not verified.",
+				Computed:            true,
+				PlanModifiers:       []planmodifier.Int64{int64planmodifier.UseStateForUnknown()},
+			},
+			"archive_file_count": schema.Int64Attribute{
+				MarkdownDescription: "Number of files in the archive the verifying download read. Null when not verified.",
+				Computed:            true,
+				PlanModifiers:       []planmodifier.Int64{int64planmodifier.UseStateForUnknown()},
 			},
 		},
 		Blocks: map[string]schema.Block{
@@ -231,6 +263,18 @@ func (r *staticExportResource) Create(ctx context.Context, req resource.CreateRe
 	if err != nil {
 		resp.Diagnostics.AddError("Cannot generate the export's bundle", exportWait("the bundle of export job "+job.JobID, timeoutCreate, timeout).exportError(err).Error())
 		return
+	}
+	plan.clearArchive()
+	if plan.verifies() {
+		sum, err := verifyArchive(ctx, job.JobID, bundle.BundleURL)
+		if err != nil {
+			// No link in state: the replacement that the next apply plans
+			// takes this job over (see Delete) instead of exporting again.
+			resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+			resp.Diagnostics.AddError("The export's archive failed verification", err.Error())
+			return
+		}
+		plan.setArchive(sum)
 	}
 	plan.setBundle(bundle)
 	resp.Diagnostics.Append(recordBundleIssued(ctx, resp.Private, r.data.now())...)
@@ -320,8 +364,10 @@ func (r *staticExportResource) Update(ctx context.Context, req resource.UpdateRe
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 
+	verify := plan.ArchiveSHA256.IsUnknown() // set by ModifyPlan when no download verified this export yet
 	plan.copyJobFrom(state)
 	plan.copyBundleFrom(state)
+	plan.copyArchiveFrom(state)
 	jobID := state.JobID.ValueString()
 	if state.Status.ValueString() != string(client.ExportCompleted) {
 		job, err := r.waitForCompletion(ctx, jobID, nil, timeoutUpdate, timeout)
@@ -340,6 +386,17 @@ func (r *staticExportResource) Update(ctx context.Context, req resource.UpdateRe
 		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 		resp.Diagnostics.AddError("Cannot renew the export's bundle link", exportWait("the bundle of export job "+jobID, timeoutUpdate, timeout).exportError(err).Error())
 		return
+	}
+	// A renewed link serves the same files: only an export that no download
+	// verified yet is downloaded.
+	if verify {
+		sum, err := verifyArchive(ctx, jobID, bundle.BundleURL)
+		if err != nil {
+			resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+			resp.Diagnostics.AddError("The export's archive failed verification", err.Error())
+			return
+		}
+		plan.setArchive(sum)
 	}
 	plan.setBundle(bundle)
 	resp.Diagnostics.Append(recordBundleIssued(ctx, resp.Private, r.data.now())...)
@@ -390,15 +447,18 @@ func (r *staticExportResource) ImportState(ctx context.Context, req resource.Imp
 		return
 	}
 	model := staticExportModel{
-		Domain:      types.StringValue(domain),
-		Version:     types.StringNull(),
-		Paths:       types.ListNull(types.StringType),
-		Triggers:    types.MapNull(types.StringType),
-		RenewBefore: types.StringValue(defaultRenewBefore),
-		Timeouts:    timeouts.Value{Object: types.ObjectNull(timeoutsAttrTypes)},
+		Domain:        types.StringValue(domain),
+		Version:       types.StringNull(),
+		Paths:         types.ListNull(types.StringType),
+		Triggers:      types.MapNull(types.StringType),
+		RenewBefore:   types.StringNull(),
+		RenewTriggers: types.MapNull(types.StringType),
+		VerifyArchive: types.BoolValue(true),
+		Timeouts:      timeouts.Value{Object: types.ObjectNull(timeoutsAttrTypes)},
 	}
 	model.setJob(job)
 	model.clearBundle()
+	model.clearArchive()
 	// Import hands over a usable link at once: the job's files are kept, so a
 	// completed export can be bundled without exporting again.
 	if job.Status == client.ExportCompleted {
@@ -407,6 +467,12 @@ func (r *staticExportResource) ImportState(ctx context.Context, req resource.Imp
 			resp.Diagnostics.AddError("Cannot generate the imported export's bundle", fmt.Sprintf("Export job %s: %s", jobID, withHint(err)))
 			return
 		}
+		sum, err := verifyArchive(ctx, jobID, bundle.BundleURL)
+		if err != nil {
+			resp.Diagnostics.AddError("Cannot import the static export", err.Error()+" To import without the check, import and then set verify_archive = false.")
+			return
+		}
+		model.setArchive(sum)
 		model.setBundle(bundle)
 		resp.Diagnostics.Append(recordBundleIssued(ctx, resp.Private, r.data.now())...)
 	}
@@ -436,8 +502,14 @@ func (r *staticExportResource) ModifyPlan(ctx context.Context, req resource.Modi
 		return
 	}
 
+	issuedAt := bundleIssuedAt(ctx, req.Private)
+	warnIfEveryPlanRenews(plan, linkLifetime(state, issuedAt), &resp.Diagnostics)
+
 	unfinished := state.Status.ValueString() != string(client.ExportCompleted)
-	if !unfinished && !state.BundleURL.IsNull() && !renewalDue(plan, r.clockNow(), bundleIssuedAt(ctx, req.Private)) && !state.ReadyForRenewal.ValueBool() {
+	unverified := !unfinished && plan.verifies() && state.ArchiveSHA256.IsNull()
+	renewNow := !plan.RenewTriggers.Equal(state.RenewTriggers)
+	due := state.BundleURL.IsNull() || state.ReadyForRenewal.ValueBool() || renewalDue(plan, r.clockNow(), issuedAt)
+	if !unfinished && !unverified && !renewNow && !due {
 		return
 	}
 	if unfinished {
@@ -445,6 +517,11 @@ func (r *staticExportResource) ModifyPlan(ctx context.Context, req resource.Modi
 		plan.Progress = types.Float64Unknown()
 		plan.PageCount = types.Int64Unknown()
 		plan.CreatedAt = types.StringUnknown()
+	}
+	if (unfinished || unverified) && plan.verifies() {
+		plan.ArchiveSHA256 = types.StringUnknown()
+		plan.ArchiveSize = types.Int64Unknown()
+		plan.ArchiveFiles = types.Int64Unknown()
 	}
 	plan.BundleURL = types.StringUnknown()
 	plan.BundleSizeBytes = types.Int64Unknown()
@@ -458,4 +535,20 @@ func (r *staticExportResource) clockNow() time.Time {
 		return time.Now()
 	}
 	return r.data.now()
+}
+
+// warnIfEveryPlanRenews warns when a renew_before the user set is at least
+// the link's lifetime: the link is due as soon as it is issued.
+func warnIfEveryPlanRenews(plan staticExportModel, lifetime time.Duration, diags *diag.Diagnostics) {
+	if plan.RenewBefore.IsNull() || plan.RenewBefore.IsUnknown() || lifetime <= 0 {
+		return
+	}
+	window := renewalWindow(plan, lifetime)
+	if window < lifetime {
+		return
+	}
+	diags.AddAttributeWarning(path.Root("renew_before"), "Every plan will renew the link",
+		fmt.Sprintf("renew_before = %q is at least the link's lifetime (%s), so the link is due for renewal as soon as it is issued and every plan "+
+			"renews it in place. Set renew_before below %s, or leave it unset for the default (%s, capped at half the link's lifetime).",
+			plan.RenewBefore.ValueString(), lifetime, lifetime, defaultRenewBefore))
 }

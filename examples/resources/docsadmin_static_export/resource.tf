@@ -10,6 +10,12 @@ variable "docs_commit" {
   description = "Commit of the docs repository that was just published."
 }
 
+variable "link_rotation" {
+  type        = string
+  description = "Change to hand out a fresh link for the same export, for example after a link leaked."
+  default     = "1"
+}
+
 resource "docsadmin_static_export" "release" {
   domain  = "docs.example.com"
   version = "v2"
@@ -19,8 +25,10 @@ resource "docsadmin_static_export" "release" {
     docs_commit = var.docs_commit
   }
 
-  # Renew the link when less than 12 hours remain.
-  renew_before = "12h"
+  # Renew the link when less than 12 hours remain, and whenever
+  # link_rotation changes (same export, new link).
+  renew_before   = "12h"
+  renew_triggers = { rotation = var.link_rotation }
 
   timeouts {
     create = "90m"
@@ -30,4 +38,10 @@ resource "docsadmin_static_export" "release" {
 output "bundle_url" {
   value     = docsadmin_static_export.release.bundle_url
   sensitive = true
+}
+
+# Changes only when the content does: a renewal keeps it. Feed it to a
+# pod-template annotation so that pods roll on new content only.
+output "archive_sha256" {
+  value = docsadmin_static_export.release.archive_sha256
 }

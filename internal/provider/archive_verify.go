@@ -1,0 +1,40 @@
+package provider
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/archive"
+)
+
+// downloadClient fetches archives from object storage. It has no overall
+// timeout: a download is bounded by the operation's context, and a large
+// archive may take longer than any fixed limit. Proxies and extra CAs come
+// from the environment, as for API requests.
+var downloadClient = &http.Client{}
+
+// verifyArchive downloads the archive behind link once, streaming, and
+// checks that a deployment could serve it. Its errors name the job and the
+// link's host, never the link itself, and say that the job is kept: the next
+// apply uses the same export once the server serves a good archive.
+func verifyArchive(ctx context.Context, jobID, link string) (archive.Summary, error) {
+	sum, err := archive.Fetch(ctx, downloadClient, link, nil)
+	if err == nil {
+		tflog.Info(ctx, "verified the export's archive", map[string]any{
+			"job_id": jobID, "sha256": sum.SHA256, "size_bytes": sum.Size, "files": sum.Files,
+		})
+		return sum, nil
+	}
+	const next = "Export job %s is kept: once the server serves a good archive, run terraform apply again and the same export is used, " +
+		"no second export is started."
+	var unservable *archive.Error
+	if errors.As(err, &unservable) && !errors.Is(err, archive.ErrRead) {
+		return sum, fmt.Errorf("the archive of export job %s cannot be served to a deployment: %s. "+next, jobID, err, jobID)
+	}
+	return sum, fmt.Errorf("downloading the archive of export job %s to verify it failed: %s. "+next+
+		" If this runner cannot reach the object storage that serves the archive, set verify_archive = false (nothing is checked then).", jobID, err, jobID)
+}

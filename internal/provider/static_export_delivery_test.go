@@ -1,0 +1,257 @@
+package provider
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"net/http"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/mockapi"
+)
+
+// An explicit renew_before is honoured as written, even when it is more
+// than half the link's lifetime.
+func TestAccStaticExport_explicitRenewBeforeIsHonoured(t *testing.T) {
+	clock := &shiftedClock{}
+	mock := newMock(t, mockapi.Config{LinkTTL: 40 * time.Second, Now: clock.Now})
+	config := exportConfig(mock, `
+  domain       = "docs.example.com"
+  renew_before = "35s"`)
+	var jobID string
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testFactories(Options{Clock: clock}),
+		Steps: []resource.TestStep{
+			{Config: config, Check: captureAttr(exportAddress, "job_id", &jobID)},
+			{
+				// 7 s after the link was issued, 33 s remain: inside 35 s.
+				PreConfig: func() { clock.Advance(7 * time.Second) },
+				Config:    config,
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{
+						plancheck.ExpectResourceAction(exportAddress, plancheck.ResourceActionUpdate),
+						plancheck.ExpectUnknownValue(exportAddress, tfjsonpath.New("bundle_url")),
+					},
+				},
+				Check: func(*terraform.State) error {
+					if err := expectCount("exports started", 1, func() int { return mock.ExportsStarted("docs.example.com") })(nil); err != nil {
+						return err
+					}
+					return expectCount("links generated", 2, func() int { return mock.BundlesGenerated(jobID) })(nil)
+				},
+			},
+		},
+	})
+}
+
+// Without renew_before, the default window is capped at half a short
+// link's lifetime, so such links do not renew on every plan.
+func TestAccStaticExport_defaultRenewalWindowIsCappedForShortLinks(t *testing.T) {
+	clock := &shiftedClock{}
+	mock := newMock(t, mockapi.Config{LinkTTL: 40 * time.Second, Now: clock.Now})
+	config := exportConfig(mock, `domain = "docs.example.com"`)
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testFactories(Options{Clock: clock}),
+		Steps: []resource.TestStep{
+			{Config: config},
+			{
+				PreConfig:        func() { clock.Advance(7 * time.Second) },
+				Config:           config,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+			},
+			{
+				PreConfig: func() { clock.Advance(15 * time.Second) }, // 18 s left: inside half of 40 s
+				Config:    config,
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(exportAddress, plancheck.ResourceActionUpdate)},
+				},
+			},
+		},
+	})
+}
+
+// A change of renew_triggers renews the link now, in place, for the same
+// export; the content's identity stays and the archive is not downloaded
+// again.
+func TestAccStaticExport_renewTriggersRenewInPlace(t *testing.T) {
+	mock := newMock(t, mockapi.Config{})
+	config := func(rotation string) string {
+		return exportConfig(mock, fmt.Sprintf(`
+  domain         = "docs.example.com"
+  renew_triggers = { rotation = %q }`, rotation))
+	}
+	var jobID, sha, firstURL string
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testFactories(Options{}),
+		Steps: []resource.TestStep{
+			{
+				Config: config("1"),
+				Check: resource.ComposeTestCheckFunc(
+					captureAttr(exportAddress, "job_id", &jobID),
+					captureAttr(exportAddress, "archive_sha256", &sha),
+					captureAttr(exportAddress, "bundle_url", &firstURL),
+				),
+			},
+			{
+				Config: config("2"),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{
+						plancheck.ExpectResourceAction(exportAddress, plancheck.ResourceActionUpdate),
+						plancheck.ExpectUnknownValue(exportAddress, tfjsonpath.New("bundle_url")),
+					},
+					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+				Check: func(s *terraform.State) error {
+					attrs := s.RootModule().Resources[exportAddress].Primary.Attributes
+					switch {
+					case attrs["job_id"] != jobID:
+						return fmt.Errorf("renewal changed the job from %s to %s", jobID, attrs["job_id"])
+					case attrs["archive_sha256"] != sha:
+						return fmt.Errorf("renewal changed archive_sha256 from %s to %s", sha, attrs["archive_sha256"])
+					case attrs["bundle_url"] == firstURL:
+						return fmt.Errorf("the link was not renewed")
+					}
+					if err := expectCount("exports started", 1, func() int { return mock.ExportsStarted("docs.example.com") })(nil); err != nil {
+						return err
+					}
+					if err := expectCount("links generated", 2, func() int { return mock.BundlesGenerated(jobID) })(nil); err != nil {
+						return err
+					}
+					return expectCount("archive downloads", 1, func() int { return mock.Requests(mockapi.EndpointDownload) })(nil)
+				},
+			},
+		},
+	})
+}
+
+// A completed export's archive is downloaded once and its identity recorded:
+// the SHA-256, size and file count of exactly what the link serves.
+func TestAccStaticExport_recordsVerifiedArchiveIdentity(t *testing.T) {
+	mock := newMock(t, mockapi.Config{})
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testFactories(Options{}),
+		Steps: []resource.TestStep{
+			{
+				Config: exportConfig(mock, `domain = "docs.example.com"`),
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(exportAddress, tfjsonpath.New("verify_archive"), knownvalue.Bool(true)),
+					statecheck.ExpectKnownValue(exportAddress, tfjsonpath.New("archive_file_count"), knownvalue.Int64Exact(mockapi.DefaultPageCount+3)),
+				},
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+				Check: func(s *terraform.State) error {
+					attrs := s.RootModule().Resources[exportAddress].Primary.Attributes
+					sum, size := fetchDigest(t, attrs["bundle_url"])
+					if attrs["archive_sha256"] != sum {
+						return fmt.Errorf("archive_sha256 = %s, the link serves %s", attrs["archive_sha256"], sum)
+					}
+					if attrs["archive_size_bytes"] != fmt.Sprint(size) {
+						return fmt.Errorf("archive_size_bytes = %s, the link serves %d bytes", attrs["archive_size_bytes"], size)
+					}
+					// One download by the provider, one by this check.
+					return expectCount("archive downloads", 2, func() int { return mock.Requests(mockapi.EndpointDownload) })(nil)
+				},
+			},
+		},
+	})
+}
+
+// verify_archive = false downloads nothing and leaves the identity null.
+func TestAccStaticExport_verificationCanBeTurnedOff(t *testing.T) {
+	mock := newMock(t, mockapi.Config{})
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testFactories(Options{}),
+		Steps: []resource.TestStep{
+			{
+				Config: exportConfig(mock, `
+  domain         = "docs.example.com"
+  verify_archive = false`),
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(exportAddress, tfjsonpath.New("archive_sha256"), knownvalue.Null()),
+					statecheck.ExpectKnownValue(exportAddress, tfjsonpath.New("archive_size_bytes"), knownvalue.Null()),
+					statecheck.ExpectKnownValue(exportAddress, tfjsonpath.New("archive_file_count"), knownvalue.Null()),
+				},
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+				Check: expectCount("archive downloads", 0, func() int { return mock.Requests(mockapi.EndpointDownload) }),
+			},
+			{
+				// Turning it on verifies the existing export in place.
+				Config: exportConfig(mock, `domain = "docs.example.com"`),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{
+						plancheck.ExpectResourceAction(exportAddress, plancheck.ResourceActionUpdate),
+						plancheck.ExpectUnknownValue(exportAddress, tfjsonpath.New("archive_sha256")),
+					},
+				},
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(exportAddress, tfjsonpath.New("archive_sha256"), knownvalue.StringRegexp(sha256Hex)),
+				},
+				Check: resource.ComposeTestCheckFunc(
+					expectCount("exports started", 1, func() int { return mock.ExportsStarted("docs.example.com") }),
+					expectCount("archive downloads", 1, func() int { return mock.Requests(mockapi.EndpointDownload) }),
+				),
+			},
+		},
+	})
+}
+
+var sha256Hex = regexp.MustCompile(`^[0-9a-f]{64}$`)
+
+// fetchDigest downloads link and returns the SHA-256 and size of its body.
+func fetchDigest(t *testing.T, link string) (string, int64) {
+	t.Helper()
+	resp, err := http.Get(link) //nolint:gosec,noctx // a loopback link the mock issued
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("download: %s", resp.Status)
+	}
+	h := sha256.New()
+	n, err := io.Copy(h, resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return hex.EncodeToString(h.Sum(nil)), n
+}
+
+func TestWarnIfEveryPlanRenews(t *testing.T) {
+	cases := []struct {
+		renewBefore types.String
+		lifetime    time.Duration
+		warn        bool
+	}{
+		{types.StringValue("35s"), 40 * time.Second, false},
+		{types.StringValue("40s"), 40 * time.Second, true},
+		{types.StringValue("2h"), time.Hour, true},
+		{types.StringNull(), 10 * time.Second, false}, // the default is capped, never outlasts
+		{types.StringValue("2h"), 0, false},           // lifetime unknown
+	}
+	for _, c := range cases {
+		var diags diag.Diagnostics
+		warnIfEveryPlanRenews(staticExportModel{RenewBefore: c.renewBefore}, c.lifetime, &diags)
+		if got := diags.WarningsCount() > 0; got != c.warn {
+			t.Errorf("renew_before %s, lifetime %s: warned %v, want %v (%v)", c.renewBefore, c.lifetime, got, c.warn, diags)
+		}
+		if c.warn && !strings.Contains(diags[0].Detail(), c.renewBefore.ValueString()) {
+			t.Errorf("warning does not name the value: %s", diags[0].Detail())
+		}
+	}
+}
