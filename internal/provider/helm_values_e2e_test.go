@@ -1,8 +1,8 @@
 package provider
 
 import (
-	"bufio"
 	"crypto/sha256"
+	"encoding/base64"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -101,17 +100,17 @@ func buildHelm() (string, time.Duration, error) {
 	return bin, time.Since(start), nil
 }
 
-// rendering is what `helm template` made of the fixture chart.
+// rendering is what `helm template` made of the fixture chart, one manifest
+// per kind (the fixture renders at most one of each).
 type rendering struct {
 	manifest string
-	env      map[string]string
-	checksum string
+	byKind   map[string]string
 }
 
-var checksumAnnotation = regexp.MustCompile(`(?m)^\s+checksum/static-export: ([0-9a-f]{64})$`)
-
-// helmTemplate renders the fixture chart with the given values file content.
-func helmTemplate(t *testing.T, helm, values string) (rendering, error) {
+// helmTemplate renders the fixture chart as helm_release would install it:
+// values holds the non-secret values (helm_release's values) and bundleURL
+// arrives separately, like set_sensitive or set_wo.
+func helmTemplate(t *testing.T, helm, values, bundleURL string) (rendering, error) {
 	dir := t.TempDir()
 	valuesFile := filepath.Join(dir, "values.yaml")
 	if err := os.WriteFile(valuesFile, []byte(values), 0o600); err != nil {
@@ -121,7 +120,8 @@ func helmTemplate(t *testing.T, helm, values string) (rendering, error) {
 	if err != nil {
 		return rendering{}, err
 	}
-	cmd := exec.Command(helm, "template", "docs", chart, "--namespace", "docs", "--values", valuesFile)
+	cmd := exec.Command(helm, "template", "docs", chart, "--namespace", "docs", "--values", valuesFile,
+		"--set-string", "staticExport.bundleUrl="+bundleURL)
 	// Keep helm away from the user's configuration and repositories.
 	cmd.Env = append(os.Environ(),
 		"HELM_CACHE_HOME="+filepath.Join(dir, "cache"),
@@ -132,63 +132,87 @@ func helmTemplate(t *testing.T, helm, values string) (rendering, error) {
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {
-		return rendering{}, fmt.Errorf("helm template: %v: %s", err, stderr.String())
+		// stderr may quote values; the link is not printed as such.
+		return rendering{}, fmt.Errorf("helm template: %v: %s", err, strings.ReplaceAll(stderr.String(), bundleURL, "<bundle_url>"))
 	}
-	r := rendering{manifest: string(out), env: containerEnv(string(out))}
-	if m := checksumAnnotation.FindStringSubmatch(r.manifest); m != nil {
-		r.checksum = m[1]
+	r := rendering{manifest: string(out), byKind: map[string]string{}}
+	for _, doc := range strings.Split(r.manifest, "\n---\n") {
+		if m := manifestKind.FindStringSubmatch(doc); m != nil {
+			r.byKind[m[1]] = doc
+		}
 	}
 	return r, nil
 }
 
-// containerEnv reads the name/value pairs of the rendered container env.
-func containerEnv(manifest string) map[string]string {
-	env := map[string]string{}
-	var name string
-	scanner := bufio.NewScanner(strings.NewReader(manifest))
-	for scanner.Scan() {
-		line := strings.TrimSpace(scanner.Text())
+var (
+	manifestKind     = regexp.MustCompile(`(?m)^kind: (\S+)$`)
+	secretBundleURL  = regexp.MustCompile(`(?m)^  bundleUrl: "([A-Za-z0-9+/=]*)"$`)
+	archiveDigestAnn = regexp.MustCompile(`(?m)^ +docsadmin\.io/archive-sha256: "?([0-9a-f]{64})"?$`)
+	versionEnv       = regexp.MustCompile(`(?m)^ +- name: STATIC_EXPORT_VERSION\n +value: "([^"]*)"$`)
+)
+
+// podTemplate is the Deployment's spec.template block, as rendered.
+func (r rendering) podTemplate() string {
+	var block []string
+	inside := false
+	for _, line := range strings.Split(r.byKind["Deployment"], "\n") {
 		switch {
-		case strings.HasPrefix(line, "- name: "):
-			name = strings.TrimPrefix(line, "- name: ")
-		case strings.HasPrefix(line, "value: ") && name != "":
-			value := strings.TrimPrefix(line, "value: ")
-			if unquoted, err := strconv.Unquote(value); err == nil {
-				value = unquoted
-			}
-			env[name] = value
-			name = ""
-		default:
-			name = ""
+		case line == "  template:":
+			inside = true
+		case inside && line != "" && !strings.HasPrefix(line, "   "):
+			inside = false
+		}
+		if inside {
+			block = append(block, line)
 		}
 	}
-	return env
+	return strings.Join(block, "\n")
 }
 
-func TestAccHelmValues_renderedChartFollowsLinkAndExport(t *testing.T) {
+// secretBundleURL is the link the Secret hands to the pods.
+func (r rendering) secretBundleURL() (string, error) {
+	m := secretBundleURL.FindStringSubmatch(r.byKind["Secret"])
+	if m == nil {
+		return "", fmt.Errorf("no bundleUrl in the rendered Secret:\n%s", r.byKind["Secret"])
+	}
+	decoded, err := base64.StdEncoding.DecodeString(m[1])
+	return string(decoded), err
+}
+
+// TestAccHelmValues_renderedChartRollsOnContentNotOnRenewal applies an export
+// and the non-secret chart values the Helm example passes in values, renders
+// the fixture chart with the link passed on its own (as set_sensitive does),
+// and checks that a renewed link changes the Secret only, while a new export
+// changes the pod template and so rolls the pods.
+func TestAccHelmValues_renderedChartRollsOnContentNotOnRenewal(t *testing.T) {
 	helm := helmBinary(t)
 	clock := &shiftedClock{}
 	mock := newMock(t, mockapi.Config{LinkTTL: 2 * time.Hour, Now: clock.Now})
-	config := func(docsCommit string) string {
+	// The output is not marked sensitive: Terraform refuses the
+	// configuration if the values ever take in the link.
+	config := func(docsCommit, rotation string) string {
 		return exportConfig(mock, fmt.Sprintf(`
-  domain       = "docs.example.com"
-  version      = "v2"
-  renew_before = "30m"
-  triggers     = { docs_commit = %q }`, docsCommit)) + `
+  domain         = "docs.example.com"
+  version        = "v2"
+  renew_before   = "30m"
+  triggers       = { docs_commit = %q }
+  renew_triggers = { rotation = %q }`, docsCommit, rotation)) + `
 output "values" {
-  value     = yamlencode(provider::docsadmin::helm_values(docsadmin_static_export.site.bundle_url, "v2"))
-  sensitive = true
+  value = yamlencode({
+    staticExport   = { enabled = true, version = "v2" }
+    podAnnotations = provider::docsadmin::pod_annotations(docsadmin_static_export.site.archive_sha256)
+  })
 }
 `
 	}
 
 	type observed struct {
 		rendering
-		jobID, bundleURL string
+		jobID, bundleURL, archiveSHA256 string
 	}
 	var seen []observed
-	// render reads the values output from state, renders the chart with it
-	// and checks that the Deployment carries the link and version in state.
+	// render renders the chart with the values output and the link in
+	// state, and checks where each landed.
 	render := func(s *terraform.State) error {
 		output, ok := s.RootModule().Outputs["values"]
 		if !ok {
@@ -198,21 +222,29 @@ output "values" {
 		if !ok {
 			return fmt.Errorf("output values is a %T, want a YAML string", output.Value)
 		}
-		r, err := helmTemplate(t, helm, values)
+		attrs := s.RootModule().Resources[exportAddress].Primary.Attributes
+		o := observed{jobID: attrs["job_id"], bundleURL: attrs["bundle_url"], archiveSHA256: attrs["archive_sha256"]}
+		if o.bundleURL == "" || o.archiveSHA256 == "" {
+			return fmt.Errorf("the export has no bundle_url or no archive_sha256 (%q)", o.archiveSHA256)
+		}
+		r, err := helmTemplate(t, helm, values, o.bundleURL)
 		if err != nil {
 			return err
 		}
-		attrs := s.RootModule().Resources[exportAddress].Primary.Attributes
-		if got, want := r.env["STATIC_EXPORT_BUNDLE_URL"], attrs["bundle_url"]; got != want || want == "" {
-			return fmt.Errorf("the Deployment fetches %q; the export's link is %q", got, want)
+		o.rendering = r
+		if got, err := r.secretBundleURL(); err != nil || got != o.bundleURL {
+			return fmt.Errorf("the Secret does not hold the export's link (decoding: %v)", err)
 		}
-		if got := r.env["STATIC_EXPORT_VERSION"]; got != "v2" {
-			return fmt.Errorf("the Deployment pins version %q, want v2", got)
+		if strings.Contains(r.byKind["Deployment"], o.bundleURL) {
+			return errors.New("the link is in the Deployment; it belongs in the Secret only")
 		}
-		if r.checksum == "" {
-			return fmt.Errorf("no checksum/static-export annotation in:\n%s", r.manifest)
+		if m := archiveDigestAnn.FindStringSubmatch(r.podTemplate()); m == nil || m[1] != o.archiveSHA256 {
+			return fmt.Errorf("the pod template does not carry archive_sha256 %s:\n%s", o.archiveSHA256, r.podTemplate())
 		}
-		seen = append(seen, observed{rendering: r, jobID: attrs["job_id"], bundleURL: attrs["bundle_url"]})
+		if m := versionEnv.FindStringSubmatch(r.podTemplate()); m == nil || m[1] != "v2" {
+			return fmt.Errorf("the pod template does not pin version v2:\n%s", r.podTemplate())
+		}
+		seen = append(seen, o)
 		return nil
 	}
 	last := func(back int) observed { return seen[len(seen)-1-back] }
@@ -222,64 +254,71 @@ output "values" {
 		}
 		return nil
 	}
-	rolled := func(why string) func(*terraform.State) error {
-		return func(*terraform.State) error {
-			now, before := last(0), last(1)
-			if now.bundleURL == before.bundleURL {
-				return fmt.Errorf("%s kept the link", why)
-			}
-			if now.checksum == before.checksum {
-				return fmt.Errorf("%s left the pod template's checksum at %s: pods would not roll", why, now.checksum)
-			}
-			return nil
+	// renewed: a new link to the same content reaches the Secret and
+	// nothing else, so no pod restarts.
+	renewed := func(*terraform.State) error {
+		now, before := last(0), last(1)
+		switch {
+		case now.bundleURL == before.bundleURL:
+			return errors.New("the renewal kept the link")
+		case now.jobID != before.jobID:
+			return fmt.Errorf("the renewal changed the job from %s to %s", before.jobID, now.jobID)
+		case now.archiveSHA256 != before.archiveSHA256:
+			return fmt.Errorf("the renewal changed archive_sha256 from %s to %s", before.archiveSHA256, now.archiveSHA256)
+		case now.podTemplate() != before.podTemplate():
+			return fmt.Errorf("the renewal changed the pod template, which rolls the pods:\n%s\nbecame\n%s", before.podTemplate(), now.podTemplate())
+		case now.byKind["Deployment"] != before.byKind["Deployment"]:
+			return errors.New("the renewal changed the Deployment")
+		case now.byKind["Secret"] == before.byKind["Secret"]:
+			return errors.New("the renewal left the Secret as it was: restarted pods would read the old link")
 		}
+		return expectCount("exports started", 1, func() int { return mock.ExportsStarted("docs.example.com") })(nil)
+	}
+	// reexported: new content changes the pod template, so the pods roll.
+	reexported := func(*terraform.State) error {
+		now, before := last(0), last(1)
+		switch {
+		case now.jobID == before.jobID:
+			return fmt.Errorf("changing triggers kept job %s", now.jobID)
+		case now.archiveSHA256 == before.archiveSHA256:
+			return fmt.Errorf("the new export kept archive_sha256 %s", now.archiveSHA256)
+		case now.podTemplate() == before.podTemplate():
+			return errors.New("the new export left the pod template as it was: pods would not roll onto the new content")
+		}
+		return expectCount("exports started", 2, func() int { return mock.ExportsStarted("docs.example.com") })(nil)
+	}
+	emptyPlan := resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}}
+	expect := func(action plancheck.ResourceActionType) resource.ConfigPlanChecks {
+		return resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(exportAddress, action)}}
 	}
 
 	resource.UnitTest(t, resource.TestCase{
 		TerraformVersionChecks:   []tfversion.TerraformVersionCheck{tfversion.SkipBelow(tfversion.Version1_8_0)},
 		ProtoV6ProviderFactories: testFactories(Options{Clock: clock}),
 		Steps: []resource.TestStep{
+			{Config: config("a1b2c3", "r1"), Check: render},
+			{Config: config("a1b2c3", "r1"), ConfigPlanChecks: emptyPlan, Check: resource.ComposeTestCheckFunc(render, unchanged)},
 			{
-				Config: config("a1b2c3"),
-				Check:  render,
+				// A renewal forced through renew_triggers.
+				Config:           config("a1b2c3", "r2"),
+				ConfigPlanChecks: expect(plancheck.ResourceActionUpdate),
+				Check:            resource.ComposeTestCheckFunc(render, renewed),
+			},
+			{Config: config("a1b2c3", "r2"), ConfigPlanChecks: emptyPlan, Check: resource.ComposeTestCheckFunc(render, unchanged)},
+			{
+				// A renewal that fell due: 1h40m into a 2h link.
+				PreConfig:        func() { clock.Advance(100 * time.Minute) },
+				Config:           config("a1b2c3", "r2"),
+				ConfigPlanChecks: expect(plancheck.ResourceActionUpdate),
+				Check:            resource.ComposeTestCheckFunc(render, renewed),
 			},
 			{
-				Config:           config("a1b2c3"),
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
-				Check:            resource.ComposeTestCheckFunc(render, unchanged),
+				// New content published: a new export, a new pod template.
+				Config:           config("d4e5f6", "r2"),
+				ConfigPlanChecks: expect(plancheck.ResourceActionReplace),
+				Check:            resource.ComposeTestCheckFunc(render, reexported),
 			},
-			{
-				// 1h40m into a 2h link: renewed in place, same export.
-				PreConfig: func() { clock.Advance(100 * time.Minute) },
-				Config:    config("a1b2c3"),
-				ConfigPlanChecks: resource.ConfigPlanChecks{
-					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(exportAddress, plancheck.ResourceActionUpdate)},
-				},
-				Check: resource.ComposeTestCheckFunc(render, rolled("a link renewal"), func(*terraform.State) error {
-					if last(0).jobID != last(1).jobID {
-						return fmt.Errorf("renewal changed the job from %s to %s", last(1).jobID, last(0).jobID)
-					}
-					return expectCount("exports started", 1, func() int { return mock.ExportsStarted("docs.example.com") })(nil)
-				}),
-			},
-			{
-				Config:           config("a1b2c3"),
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
-				Check:            resource.ComposeTestCheckFunc(render, unchanged),
-			},
-			{
-				// New content published: a new export, a new link, a new rollout.
-				Config: config("d4e5f6"),
-				ConfigPlanChecks: resource.ConfigPlanChecks{
-					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(exportAddress, plancheck.ResourceActionReplace)},
-				},
-				Check: resource.ComposeTestCheckFunc(render, rolled("a re-export"), func(*terraform.State) error {
-					if last(0).jobID == last(1).jobID {
-						return fmt.Errorf("changing triggers kept job %s", last(0).jobID)
-					}
-					return expectCount("exports started", 2, func() int { return mock.ExportsStarted("docs.example.com") })(nil)
-				}),
-			},
+			{Config: config("d4e5f6", "r2"), ConfigPlanChecks: emptyPlan, Check: resource.ComposeTestCheckFunc(render, unchanged)},
 		},
 	})
 }
