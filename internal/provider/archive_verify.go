@@ -19,8 +19,7 @@ var downloadClient = &http.Client{}
 
 // verifyArchive downloads the archive behind link once, streaming, and
 // checks that a deployment could serve it. Its errors name the job and the
-// link's host, never the link itself, and say that the job is kept: the next
-// apply uses the same export once the server serves a good archive.
+// link's host, never the link itself; the caller says what happens next.
 func verifyArchive(ctx context.Context, jobID, link string) (archive.Summary, error) {
 	sum, err := archive.Fetch(ctx, downloadClient, link, nil)
 	if err == nil {
@@ -29,12 +28,17 @@ func verifyArchive(ctx context.Context, jobID, link string) (archive.Summary, er
 		})
 		return sum, nil
 	}
-	const next = "Export job %s is kept: once the server serves a good archive, run terraform apply again and the same export is used, " +
-		"no second export is started."
 	var unservable *archive.Error
 	if errors.As(err, &unservable) && !errors.Is(err, archive.ErrRead) {
-		return sum, fmt.Errorf("the archive of export job %s cannot be served to a deployment: %s. "+next, jobID, err, jobID)
+		return sum, fmt.Errorf("the archive of export job %s cannot be served to a deployment: %w", jobID, err)
 	}
-	return sum, fmt.Errorf("downloading the archive of export job %s to verify it failed: %s. "+next+
-		" If this runner cannot reach the object storage that serves the archive, set verify_archive = false (nothing is checked then).", jobID, err, jobID)
+	return sum, fmt.Errorf("downloading the archive of export job %s to verify it failed: %w. "+
+		"If this runner cannot reach the object storage that serves the archive, set verify_archive = false (nothing is checked then)", jobID, err)
+}
+
+// verificationFailed words a failed verification of an export that state
+// keeps: the next apply uses the same export.
+func verificationFailed(jobID string, err error) string {
+	return fmt.Sprintf("%s. Export job %s is kept: once the server serves a good archive, run terraform apply again and the same export is used, "+
+		"no second export is started.", err, jobID)
 }

@@ -271,7 +271,7 @@ func (r *staticExportResource) Create(ctx context.Context, req resource.CreateRe
 			// No link in state: the replacement that the next apply plans
 			// takes this job over (see Delete) instead of exporting again.
 			resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
-			resp.Diagnostics.AddError("The export's archive failed verification", err.Error())
+			resp.Diagnostics.AddError("The export's archive failed verification", verificationFailed(job.JobID, err))
 			return
 		}
 		plan.setArchive(sum)
@@ -393,7 +393,7 @@ func (r *staticExportResource) Update(ctx context.Context, req resource.UpdateRe
 		sum, err := verifyArchive(ctx, jobID, bundle.BundleURL)
 		if err != nil {
 			resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
-			resp.Diagnostics.AddError("The export's archive failed verification", err.Error())
+			resp.Diagnostics.AddError("The export's archive failed verification", verificationFailed(jobID, err))
 			return
 		}
 		plan.setArchive(sum)
@@ -469,7 +469,7 @@ func (r *staticExportResource) ImportState(ctx context.Context, req resource.Imp
 		}
 		sum, err := verifyArchive(ctx, jobID, bundle.BundleURL)
 		if err != nil {
-			resp.Diagnostics.AddError("Cannot import the static export", err.Error()+" To import without the check, import and then set verify_archive = false.")
+			resp.Diagnostics.AddError("Cannot import the static export", err.Error()+". Nothing was imported: import again once the server serves a good archive.")
 			return
 		}
 		model.setArchive(sum)
