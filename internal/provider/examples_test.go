@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	tfjson "github.com/hashicorp/terraform-json"
+	"github.com/hashicorp/terraform-plugin-testing/tfversion"
 
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/tfrunner"
 )
@@ -32,6 +33,7 @@ func TestExamplesValidate(t *testing.T) {
 		t.Fatal("no examples found")
 	}
 	runner := cliRunner(t)
+	identityImports := acceptsIdentityImports(t, runner)
 
 	validated := 0
 	for _, dir := range dirs {
@@ -40,36 +42,91 @@ func TestExamplesValidate(t *testing.T) {
 			t.Logf("%s: not validated offline, it also needs %v", rel, others)
 			continue
 		}
-		t.Run(rel, func(t *testing.T) {
-			work := t.TempDir()
-			copyTerraformFiles(t, dir, work)
-			if !declaresDocsadminSource(work) {
-				// Examples that show one block rely on the provider page's
-				// required_providers; give them the same source.
-				writeFile(t, filepath.Join(work, "zz_providers.tf"), `terraform {
-  required_providers {
-    docsadmin = { source = "docsadmin/docsadmin" }
-  }
-}
-`)
+		for _, variant := range importVariants(t, dir) {
+			if variant == identityImportExample && !identityImports {
+				t.Logf("%s: not validated, it needs Terraform 1.12 or later", filepath.Join(rel, variant))
+				continue
 			}
-			tf, err := runner.Workdir(work, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			result, err := tf.Validate(t.Context())
-			if err != nil {
-				t.Fatalf("terraform validate failed: %v", err)
-			}
-			if !result.Valid {
-				t.Fatalf("terraform validate: the example is not valid:\n%s", diagnostics(result.Diagnostics))
-			}
-		})
+			validateExample(t, runner, dir, filepath.Join(rel, variant), variant)
+		}
 		validated++
 	}
 	if validated == 0 {
 		t.Fatal("no example was validated")
 	}
+}
+
+// validateExample validates the files of dir, leaving out every import
+// example but importVariant (all of them when it is empty).
+func validateExample(t *testing.T, runner *tfrunner.Runner, dir, name, importVariant string) {
+	t.Helper()
+	t.Run(name, func(t *testing.T) {
+		work := t.TempDir()
+		copyTerraformFiles(t, dir, work, func(file string) bool { return isImportExample(file) && file != importVariant })
+		if !declaresDocsadminSource(work) {
+			// Examples that show one block rely on the provider page's
+			// required_providers; give them the same source.
+			writeFile(t, filepath.Join(work, "zz_providers.tf"), `terraform {
+  required_providers {
+    docsadmin = { source = "docsadmin/docsadmin" }
+  }
+}
+`)
+		}
+		tf, err := runner.Workdir(work, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		result, err := tf.Validate(t.Context())
+		if err != nil {
+			t.Fatalf("terraform validate failed: %v", err)
+		}
+		if !result.Valid {
+			t.Fatalf("terraform validate: the example is not valid:\n%s", diagnostics(result.Diagnostics))
+		}
+	})
+}
+
+// identityImportExample is an import block that names a resource by
+// identity, which Terraform accepts from 1.12 on. It avoids tfplugindocs'
+// import-by-identity.tf: docs are generated with a Terraform that may not
+// report identity schemas, and tfplugindocs refuses that file then.
+const identityImportExample = "import-by-identity-block.tf"
+
+// isImportExample tells the files that show one way to import a resource.
+// They are alternatives, each validated with the rest of its directory: two
+// import blocks for one resource would not be valid together.
+func isImportExample(name string) bool { return strings.HasPrefix(name, "import-by-") }
+
+// importVariants lists the import examples of dir, or "" when it has none.
+func importVariants(t *testing.T, dir string) []string {
+	t.Helper()
+	var variants []string
+	for name := range terraformFiles(t, dir) {
+		if isImportExample(name) {
+			variants = append(variants, name)
+		}
+	}
+	if len(variants) == 0 {
+		return []string{""}
+	}
+	sort.Strings(variants)
+	return variants
+}
+
+// acceptsIdentityImports tells whether the runner's Terraform accepts import
+// blocks by identity.
+func acceptsIdentityImports(t *testing.T, runner *tfrunner.Runner) bool {
+	t.Helper()
+	tf, err := runner.Workdir(t.TempDir(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, _, err := tf.Version(t.Context(), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return !v.LessThan(tfversion.Version1_12_0)
 }
 
 // diagnostics prints what terraform validate -json found, one line each.
@@ -143,9 +200,12 @@ func terraformFiles(t *testing.T, dir string) map[string]string {
 	return contents
 }
 
-func copyTerraformFiles(t *testing.T, from, to string) {
+func copyTerraformFiles(t *testing.T, from, to string, skip func(name string) bool) {
 	t.Helper()
 	for name, content := range terraformFiles(t, from) {
+		if skip(name) {
+			continue
+		}
 		writeFile(t, filepath.Join(to, name), content)
 	}
 }

@@ -3,7 +3,6 @@ package provider
 import (
 	"context"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
@@ -248,6 +247,7 @@ func (r *staticExportResource) Create(ctx context.Context, req resource.CreateRe
 	plan.setJob(job)
 	plan.clearBundle()
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	resp.Diagnostics.Append(setExportIdentity(ctx, resp.Identity, plan)...)
 
 	job, err = r.waitForCompletion(ctx, job.JobID, job, timeoutCreate, timeout)
 	if job != nil {
@@ -310,6 +310,7 @@ func (r *staticExportResource) resumableJob(ctx context.Context, inputs exportIn
 func (r *staticExportResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
 	var state staticExportModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	resp.Diagnostics.Append(setExportIdentity(ctx, resp.Identity, state)...)
 	if resp.Diagnostics.HasError() || !requireConfigured(r.data, &resp.Diagnostics, "the export cannot be managed yet") {
 		return
 	}
@@ -345,6 +346,7 @@ func (r *staticExportResource) Update(ctx context.Context, req resource.UpdateRe
 	var plan, state staticExportModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	resp.Diagnostics.Append(setExportIdentity(ctx, resp.Identity, state)...)
 	if resp.Diagnostics.HasError() || !requireConfigured(r.data, &resp.Diagnostics, "the export cannot be managed yet") {
 		return
 	}
@@ -422,17 +424,9 @@ func (r *staticExportResource) Delete(ctx context.Context, req resource.DeleteRe
 }
 
 func (r *staticExportResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	domain, jobID, found := strings.Cut(req.ID, "/")
-	if !found || jobID == "" || strings.Contains(jobID, "/") {
-		resp.Diagnostics.AddError("Invalid import identifier",
-			fmt.Sprintf("%q is not of the form <domain>/<job_id>, for example docs.example.com/se_3f9a2c1b8e7d4a06.", req.ID))
-		return
-	}
-	if problem := domainProblem(domain); problem != "" {
-		resp.Diagnostics.AddError("Invalid import identifier", "The domain part of the identifier is not valid. "+problem)
-		return
-	}
-	if !requireConfigured(r.data, &resp.Diagnostics, "the export cannot be managed yet") {
+	domain, jobID, diags := importTarget(ctx, req)
+	resp.Diagnostics.Append(diags...)
+	if diags.HasError() || !requireConfigured(r.data, &resp.Diagnostics, "the export cannot be managed yet") {
 		return
 	}
 	ctx = r.data.maskSecrets(ctx)
@@ -477,6 +471,7 @@ func (r *staticExportResource) ImportState(ctx context.Context, req resource.Imp
 		resp.Diagnostics.Append(recordBundleIssued(ctx, resp.Private, r.data.now())...)
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &model)...)
+	resp.Diagnostics.Append(setExportIdentity(ctx, resp.Identity, model)...)
 }
 
 // ModifyPlan plans a link renewal (in place, same export) when the link is
