@@ -2,15 +2,185 @@ package mockapi
 
 import (
 	"archive/tar"
-	"bytes"
 	"compress/gzip"
+	"encoding/binary"
 	"fmt"
 	"html"
+	"io"
+	"math/rand/v2"
 	"path"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 )
+
+// ArchiveKind is what a job's download serves: its site, or one of the
+// broken archives a deployment must refuse.
+type ArchiveKind int
+
+const (
+	// ArchiveGood is the job's site as a valid gzip'd tar.
+	ArchiveGood ArchiveKind = iota
+	// ArchiveTruncated is the good archive cut off in the middle.
+	ArchiveTruncated
+	// ArchiveCorrupt is the good archive with bytes in its middle damaged.
+	ArchiveCorrupt
+	// ArchiveHTML is an HTML error page served in place of the archive.
+	ArchiveHTML
+	// ArchiveZip is a zip file served in place of the gzip'd tar.
+	ArchiveZip
+	// ArchiveNoIndex is the site packed with its parent directory
+	// (site/index.html): no index.html at the root.
+	ArchiveNoIndex
+	// ArchiveAbsolutePath holds an entry named with an absolute path.
+	ArchiveAbsolutePath
+	// ArchiveDotDot holds an entry whose name climbs out with "..".
+	ArchiveDotDot
+	// ArchiveSymlinkOut holds a symbolic link pointing outside the root.
+	ArchiveSymlinkOut
+)
+
+// archiveModTime is fixed so that a job's archive has the same bytes at
+// every download.
+var archiveModTime = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// jobArchive is what a job's download serves, generated anew at each
+// download (never held whole in memory) and measured once by a dry run.
+type jobArchive struct {
+	write func(io.Writer) error // deterministic
+	size  func() int64
+}
+
+func newJobArchive(write func(io.Writer) error) *jobArchive {
+	return &jobArchive{write: write, size: sync.OnceValue(func() int64 { return measure(write) })}
+}
+
+func measure(write func(io.Writer) error) int64 {
+	var n countWriter
+	_ = write(&n) // writing to a counter fails only on a bug, seen at download
+	return int64(n)
+}
+
+type countWriter int64
+
+func (c *countWriter) Write(p []byte) (int, error) {
+	*c += countWriter(len(p))
+	return len(p), nil
+}
+
+// archiveFor returns the archive of kind for a job's site, padded with
+// poorly compressible bytes so that its files hold size bytes in all.
+func archiveFor(kind ArchiveKind, site func() []siteFile, size int64, seed int64) *jobArchive {
+	good := func(w io.Writer) error { return writeSite(w, site(), size, seed, nil) }
+	switch kind {
+	case ArchiveTruncated:
+		return newJobArchive(func(w io.Writer) error {
+			return good(&editWriter{w: w, end: measure(good) / 2})
+		})
+	case ArchiveCorrupt:
+		return newJobArchive(func(w io.Writer) error {
+			at := measure(good) / 2
+			return good(&editWriter{w: w, end: -1, flipFrom: at, flipTo: at + 16})
+		})
+	case ArchiveHTML:
+		return newJobArchive(func(w io.Writer) error {
+			_, err := io.WriteString(w, "<!DOCTYPE html>\n<html><head><title>503 Service Unavailable</title></head><body><h1>Service Unavailable</h1></body></html>\n")
+			return err
+		})
+	case ArchiveZip: // an empty zip: its end-of-central-directory record alone
+		return newJobArchive(func(w io.Writer) error {
+			_, err := w.Write(append([]byte("PK\x05\x06"), make([]byte, 18)...))
+			return err
+		})
+	case ArchiveNoIndex:
+		return newJobArchive(func(w io.Writer) error {
+			var nested []siteFile
+			for _, f := range site() {
+				nested = append(nested, siteFile{"site/" + f.name, f.body})
+			}
+			return writeSite(w, nested, size, seed, nil)
+		})
+	}
+	extra := map[ArchiveKind]*tar.Header{
+		ArchiveAbsolutePath: {Typeflag: tar.TypeReg, Name: "/etc/docsadmin/index.html"},
+		ArchiveDotDot:       {Typeflag: tar.TypeReg, Name: "guides/../../outside.html"},
+		ArchiveSymlinkOut:   {Typeflag: tar.TypeSymlink, Name: "assets/shared", Linkname: "../../../etc"},
+	}[kind]
+	return newJobArchive(func(w io.Writer) error { return writeSite(w, site(), size, seed, extra) })
+}
+
+// editWriter passes bytes to w up to end (all when end < 0) and swallows
+// the rest; it inverts the bytes at offsets [flipFrom, flipTo).
+type editWriter struct {
+	w                io.Writer
+	n, end           int64
+	flipFrom, flipTo int64
+}
+
+func (e *editWriter) Write(p []byte) (int, error) {
+	q := slices.Clone(p)
+	for i := range q {
+		if off := e.n + int64(i); off >= e.flipFrom && off < e.flipTo {
+			q[i] ^= 0xff
+		}
+	}
+	if e.end >= 0 {
+		q = q[:max(0, min(int64(len(q)), e.end-e.n))]
+	}
+	e.n += int64(len(p))
+	if _, err := e.w.Write(q); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+// writeSite writes a gzip'd tar of the site's files, then extra (an empty
+// entry) if not nil, then when the files hold less than size bytes a padding
+// file of pseudo-random bytes from seed up to size. A padded archive is
+// stored uncompressed: random bytes do not compress, and it streams at once.
+func writeSite(w io.Writer, site []siteFile, size int64, seed int64, extra *tar.Header) error {
+	level := gzip.BestCompression
+	if size > 0 {
+		level = gzip.NoCompression
+	}
+	gz, _ := gzip.NewWriterLevel(w, level) // a valid level: no error
+	gz.ModTime, gz.Name = archiveModTime, "bundle.tar"
+	tw := tar.NewWriter(gz)
+	add := func(hdr *tar.Header, body io.Reader) error {
+		hdr.Mode, hdr.ModTime = 0o644, archiveModTime
+		if err := tw.WriteHeader(hdr); err != nil {
+			return err
+		}
+		_, err := io.CopyN(tw, body, hdr.Size)
+		return err
+	}
+	for _, f := range site {
+		if err := add(&tar.Header{Typeflag: tar.TypeReg, Name: f.name, Size: int64(len(f.body))}, strings.NewReader(f.body)); err != nil {
+			return err
+		}
+		size -= int64(len(f.body))
+	}
+	if extra != nil {
+		if err := add(extra, strings.NewReader("")); err != nil {
+			return err
+		}
+	}
+	if size > 0 {
+		var key [32]byte
+		binary.LittleEndian.PutUint64(key[:], uint64(seed))
+		if err := add(&tar.Header{Typeflag: tar.TypeReg, Name: "assets/padding.bin", Size: size}, rand.NewChaCha8(key)); err != nil {
+			return err
+		}
+	}
+	if err := tw.Close(); err != nil {
+		return err
+	}
+	return gz.Close()
+}
+
+// siteFile is one file of an exported site.
+type siteFile struct{ name, body string }
 
 // sitePage is one page of the exported documentation site.
 type sitePage struct {
@@ -26,74 +196,37 @@ var defaultSite = []sitePage{
 	{"changelog", "Changelog"},
 }
 
-// siteAssets are included in every archive, whatever paths were requested.
-var siteAssets = []struct{ name, body string }{
+// siteAssets are included in every site, whatever paths were requested.
+var siteAssets = []siteFile{
 	{"assets/site.css", "body{font-family:system-ui,sans-serif;margin:0 auto;max-width:48rem;padding:1rem}\nnav a{margin-right:1rem}\n"},
 	{"assets/site.js", "document.addEventListener('DOMContentLoaded',function(){document.body.dataset.ready='1';});\n"},
 	{"assets/logo.svg", `<svg xmlns="http://www.w3.org/2000/svg" width="32" height="32"><rect width="32" height="32" rx="6" fill="#2b6cb0"/></svg>` + "\n"},
 }
 
-// sitePages are the pages of an export: the requested paths (the named
-// default pages when none were requested), cut or padded with generated
-// pages to count, so that an archive holds as many pages as the job reports.
-func sitePages(paths []string, count int) []sitePage {
+// siteFiles are the files of an export: a page for each requested path (the
+// named default pages when none were requested), cut or padded with
+// generated pages to count, so that an archive holds as many pages as the
+// job reports, then the assets.
+func siteFiles(domain, version string, paths []string, count int) []siteFile {
 	pages := defaultSite
 	if len(paths) > 0 {
-		pages = make([]sitePage, 0, len(paths))
-		for _, p := range paths {
-			title := path.Base(p)
-			if i := slices.IndexFunc(defaultSite, func(d sitePage) bool { return d.path == p }); i >= 0 {
-				title = defaultSite[i].title
+		pages = make([]sitePage, len(paths))
+		for i, p := range paths {
+			pages[i] = sitePage{p, path.Base(p)}
+			if d := slices.IndexFunc(defaultSite, func(d sitePage) bool { return d.path == p }); d >= 0 {
+				pages[i].title = defaultSite[d].title
 			}
-			pages = append(pages, sitePage{path: p, title: title})
 		}
 	}
 	pages = slices.Clip(pages[:min(count, len(pages))])
 	for n := len(pages) + 1; n <= count; n++ {
-		pages = append(pages, sitePage{path: fmt.Sprintf("topics/topic-%02d", n), title: fmt.Sprintf("Topic %d", n)})
+		pages = append(pages, sitePage{fmt.Sprintf("topics/topic-%02d", n), fmt.Sprintf("Topic %d", n)})
 	}
-	return pages
-}
-
-// buildSiteArchive renders a small static site as a gzip'd tar. It is
-// deterministic for its inputs (timestamps come from the job) so sizes and
-// checksums are stable across bundle calls.
-func buildSiteArchive(domain, version string, pages []sitePage, modTime time.Time) []byte {
-	var buf bytes.Buffer
-	gz, _ := gzip.NewWriterLevel(&buf, gzip.BestCompression) // a valid level: no error
-	gz.ModTime, gz.Name = modTime.UTC(), "bundle.tar"
-	tw := tar.NewWriter(gz)
-	dirs := map[string]bool{}
-	add := func(name, body string) {
-		var parents []string
-		for d := path.Dir(name); d != "." && !dirs[d]; d = path.Dir(d) {
-			parents = append(parents, d)
-		}
-		for _, d := range slices.Backward(parents) {
-			dirs[d] = true
-			mustWrite(tw.WriteHeader(&tar.Header{Typeflag: tar.TypeDir, Name: d + "/", Mode: 0o755, ModTime: modTime}))
-		}
-		mustWrite(tw.WriteHeader(&tar.Header{Typeflag: tar.TypeReg, Name: name, Mode: 0o644, Size: int64(len(body)), ModTime: modTime}))
-		_, err := tw.Write([]byte(body))
-		mustWrite(err)
-	}
+	files := make([]siteFile, 0, len(pages)+len(siteAssets))
 	for _, p := range pages {
-		add(p.path+".html", renderPage(p, pages, domain, version))
+		files = append(files, siteFile{p.path + ".html", renderPage(p, pages, domain, version)})
 	}
-	for _, a := range siteAssets {
-		add(a.name, a.body)
-	}
-	mustWrite(tw.Close())
-	mustWrite(gz.Close())
-	return buf.Bytes()
-}
-
-// mustWrite panics on an error of writing the archive to memory, which only a
-// bug can cause (a header the tar format cannot hold).
-func mustWrite(err error) {
-	if err != nil {
-		panic(fmt.Sprintf("mockapi: building the site archive: %v", err))
-	}
+	return append(files, siteAssets...)
 }
 
 func renderPage(p sitePage, all []sitePage, domain, version string) string {

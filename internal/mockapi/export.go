@@ -64,6 +64,14 @@ type ExportBehavior struct {
 	// PageCount is the total number of pages. 0 means the number of
 	// requested paths if any, else DefaultPageCount.
 	PageCount int
+	// Archive is what the job's download serves, its site by default.
+	// SetArchive changes it for a job already started.
+	Archive ArchiveKind
+	// ArchiveSize pads the site with a file of poorly compressible bytes so
+	// that its files hold this many bytes in all (0: the site alone). Such
+	// an archive is stored uncompressed, generated as it is downloaded and
+	// never held in memory.
+	ArchiveSize int64
 }
 
 // JobState is the observable state of an export job at some instant.
@@ -182,8 +190,8 @@ func noisyCurve(f float64, seed int64) float64 {
 	return 100 * f / (f + (1-f)*(1+e))
 }
 
-// exportJob is one static export. All fields but forcedAt are immutable
-// after creation; forcedAt is guarded by Server.mu.
+// exportJob is one static export. All fields but forcedAt and archive are
+// immutable after creation; those two are guarded by Server.mu.
 type exportJob struct {
 	id       string
 	seq      int64
@@ -193,7 +201,8 @@ type exportJob struct {
 	behavior ExportBehavior // resolved at creation
 	created  time.Time
 	forcedAt *time.Time
-	archive  func() []byte // built once, on first use
+	site     func() []siteFile // rendered once, on first use
+	archive  *jobArchive
 }
 
 // ExportJobSnapshot is the state of an export job as the API would report it.
@@ -263,6 +272,19 @@ func (s *Server) SetExportBehavior(domain string, b ExportBehavior) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.behaviors[domain] = b
+}
+
+// SetArchive makes the downloads of a started job serve an archive of kind
+// from now on, e.g. a good one after a bad one, and reports whether the job
+// exists.
+func (s *Server) SetArchive(jobID string, kind ArchiveKind) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	j, ok := s.jobs[jobID]
+	if ok {
+		j.archive = archiveFor(kind, j.site, j.behavior.ArchiveSize, j.seq)
+	}
+	return ok
 }
 
 // DeleteExportJob forgets a job, as when its retention expires: GET, bundle
@@ -369,9 +391,8 @@ func (s *Server) handleStartExport(w http.ResponseWriter, r *http.Request) {
 		behavior: b.resolved(),
 		created:  now,
 	}
-	j.archive = sync.OnceValue(func() []byte {
-		return buildSiteArchive(domain, version, sitePages(paths, j.behavior.PageCount), now)
-	})
+	j.site = sync.OnceValue(func() []siteFile { return siteFiles(domain, version, paths, j.behavior.PageCount) })
+	j.archive = archiveFor(b.Archive, j.site, b.ArchiveSize, j.seq)
 	s.jobs[j.id] = j
 	s.exportsStarted[domain]++
 	snap := j.snapshot(now)

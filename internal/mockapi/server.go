@@ -95,7 +95,7 @@ type Server struct {
 	requests       map[Endpoint]int
 	total          int
 	rateLimited    int
-	downloads      int
+	downloads      map[string]int // by job
 	faults         map[Endpoint][]Fault
 	agents         map[agentKey]*agentEntry
 	agentCreations map[string][]time.Time
@@ -126,6 +126,7 @@ func NewHandler(cfg Config) *Server {
 		behaviors:      map[string]ExportBehavior{},
 		exportsStarted: map[string]int{},
 		bundles:        map[string]int{},
+		downloads:      map[string]int{},
 		requests:       map[Endpoint]int{},
 		faults:         map[Endpoint][]Fault{},
 		agents:         map[agentKey]*agentEntry{},
@@ -228,8 +229,21 @@ func (s *Server) TotalRequests() int { return locked(s, func() int { return s.to
 // RateLimited is the number of requests the rate limiter answered with 429.
 func (s *Server) RateLimited() int { return locked(s, func() int { return s.rateLimited }) }
 
-// Downloads is the number of bundle archives successfully served.
-func (s *Server) Downloads() int { return locked(s, func() int { return s.downloads }) }
+// Downloads is the number of archive downloads served, over all jobs.
+func (s *Server) Downloads() int {
+	return locked(s, func() (n int) {
+		for _, d := range s.downloads {
+			n += d
+		}
+		return n
+	})
+}
+
+// ArchiveDownloads is the number of archive downloads served for jobID: a
+// link renewal alone does not count.
+func (s *Server) ArchiveDownloads(jobID string) int {
+	return locked(s, func() int { return s.downloads[jobID] })
+}
 
 // writeBody answers with body. Headers already set (by a fault) win: a
 // Content-Length larger than the body makes a truncated answer.
