@@ -170,18 +170,16 @@ func run(ictx context.Context, args []string, stdout, stderr io.Writer) (err err
 	d.printSummary(out)
 
 	d.step(6, "Downloading the bundle")
-	data, err := downloadBundle(ctx, stdout, out.bundleURL, d.mock.URL)
+	data, sum, err := downloadBundle(ctx, stdout, out.BundleURL, d.mock.URL)
 	if err != nil {
 		return err
 	}
-	files, err := inspectBundle(data)
-	if err != nil {
-		return fmt.Errorf("the downloaded bundle is not a valid gzip'd tar: %w", err)
+	if out.BundleSize != nil && *out.BundleSize != sum.Size {
+		fmt.Fprintf(stdout, "Note: bundle_size_bytes says %d bytes but %d were downloaded.\n", *out.BundleSize, sum.Size)
 	}
-	if out.bundleSize != nil && *out.bundleSize != int64(len(data)) {
-		fmt.Fprintf(stdout, "Note: bundle_size_bytes says %d bytes but %d were downloaded.\n", *out.bundleSize, len(data))
+	if err := printListing(stdout, data, sum); err != nil {
+		return fmt.Errorf("listing the bundle: %w", err)
 	}
-	printListing(stdout, data, files)
 
 	d.step(7, "Cleaning up")
 	if err := d.destroy(ctx); err != nil {

@@ -127,10 +127,15 @@ func stopped(ctx context.Context) string {
 	return fmt.Sprintf(" (stopped: %v)", context.Cause(ctx))
 }
 
-// outputs are the example's outputs the demo uses.
+// outputs are the example's outputs the demo uses; a number the API did not
+// report is null.
 type outputs struct {
-	jobID, status, expiresAt, bundleURL string
-	pageCount, bundleSize               *int64
+	JobID      string `json:"job_id"`
+	Status     string `json:"status"`
+	ExpiresAt  string `json:"bundle_expires_at"`
+	BundleURL  string `json:"bundle_url"`
+	PageCount  *int64 `json:"page_count"`
+	BundleSize *int64 `json:"bundle_size_bytes"`
 }
 
 // readOutputs reads `terraform output -json`. The bundle link is in it
@@ -141,86 +146,47 @@ func (d *demo) readOutputs(ctx context.Context) (outputs, error) {
 	if err != nil {
 		return out, fmt.Errorf("terraform output: %w", err)
 	}
-	var errs []error
-	str := func(name string, required bool) string {
-		o, ok := all[name]
-		var s *string
-		if ok {
-			if err := json.Unmarshal(o.Value, &s); err != nil {
-				errs = append(errs, fmt.Errorf("output %s is not a string", name))
-				return ""
-			}
-		}
-		if s == nil || *s == "" {
-			if required {
-				errs = append(errs, fmt.Errorf("output %s is missing or empty", name))
-			}
-			return ""
-		}
-		return *s
+	values := map[string]json.RawMessage{}
+	for name, o := range all {
+		values[name] = o.Value
 	}
-	num := func(name string) *int64 {
-		o, ok := all[name]
-		if !ok {
-			errs = append(errs, fmt.Errorf("output %s is missing", name))
-			return nil
-		}
-		var n *json.Number
-		if err := json.Unmarshal(o.Value, &n); err != nil {
-			errs = append(errs, fmt.Errorf("output %s is not a number", name))
-			return nil
-		}
-		if n == nil {
-			return nil // not reported by the API
-		}
-		v, err := n.Int64()
-		if err != nil {
-			errs = append(errs, fmt.Errorf("output %s is not a whole number", name))
-			return nil
-		}
-		return &v
+	raw, _ := json.Marshal(values) // raw JSON values: no error
+	if err := json.Unmarshal(raw, &out); err != nil {
+		return out, fmt.Errorf("the outputs of %s do not have the expected types: %w", exampleDir, err)
 	}
-	out.jobID = str("job_id", true)
-	out.status = str("status", true)
-	out.expiresAt = str("bundle_expires_at", false)
-	out.bundleURL = str("bundle_url", true)
-	out.pageCount = num("page_count")
-	out.bundleSize = num("bundle_size_bytes")
-	if o, ok := all["bundle_url"]; ok && !o.Sensitive {
-		errs = append(errs, fmt.Errorf("output bundle_url must be declared with sensitive = true in %s", exampleDir))
+	switch {
+	case out.JobID == "" || out.BundleURL == "":
+		return out, errors.New("output job_id or bundle_url is missing or empty")
+	case !all["bundle_url"].Sensitive:
+		return out, fmt.Errorf("output bundle_url must be declared with sensitive = true in %s", exampleDir)
+	case out.Status != "completed":
+		return out, fmt.Errorf("the export's status is %q, expected completed", out.Status)
 	}
-	if len(errs) == 0 && out.status != "completed" {
-		errs = append(errs, fmt.Errorf("the export's status is %q, expected completed", out.status))
-	}
-	return out, errors.Join(errs...)
+	return out, nil
 }
 
 func (d *demo) printSummary(o outputs) {
 	w := d.stdout
-	fmt.Fprintf(w, "  job id:        %s\n", o.jobID)
-	fmt.Fprintf(w, "  status:        %s\n", o.status)
-	if o.pageCount != nil {
-		fmt.Fprintf(w, "  page count:    %d\n", *o.pageCount)
-	} else {
-		fmt.Fprintln(w, "  page count:    (not reported)")
+	reported := func(n *int64, format func(int64) string) string {
+		if n == nil {
+			return "(not reported)"
+		}
+		return format(*n)
 	}
-	if o.bundleSize != nil {
-		fmt.Fprintf(w, "  bundle size:   %s\n", sizeString(*o.bundleSize))
-	} else {
-		fmt.Fprintln(w, "  bundle size:   (not reported)")
+	expires := "(unknown)"
+	if t, err := time.Parse(time.RFC3339, o.ExpiresAt); err == nil {
+		expires = fmt.Sprintf("%s (in %s)", o.ExpiresAt, time.Until(t).Round(time.Second))
+	} else if o.ExpiresAt != "" {
+		expires = o.ExpiresAt
 	}
-	switch t, err := time.Parse(time.RFC3339, o.expiresAt); {
-	case o.expiresAt == "":
-		fmt.Fprintln(w, "  link expires:  (unknown)")
-	case err != nil:
-		fmt.Fprintf(w, "  link expires:  %s\n", o.expiresAt)
-	default:
-		fmt.Fprintf(w, "  link expires:  %s (in %s)\n", o.expiresAt, time.Until(t).Round(time.Second))
-	}
-	fmt.Fprintf(w, "  bundle link:   %s\n", redactLink(o.bundleURL))
+	fmt.Fprintf(w, "  job id:        %s\n  status:        %s\n", o.JobID, o.Status)
+	fmt.Fprintf(w, "  page count:    %s\n", reported(o.PageCount, func(n int64) string { return fmt.Sprint(n) }))
+	fmt.Fprintf(w, "  bundle size:   %s\n", reported(o.BundleSize, sizeString))
+	fmt.Fprintf(w, "  link expires:  %s\n", expires)
+	fmt.Fprintf(w, "  bundle link:   %s\n", redactLink(o.BundleURL))
 	fmt.Fprintln(w, "                 (a sensitive output: the signature is redacted here; run with -keep to read it with terraform output -raw bundle_url)")
 	fmt.Fprintf(w, "Mock API: %d export(s) started for %s, %d bundle link(s) generated for %s.\n",
-		d.mock.ExportsStarted(demoDomain), demoDomain, d.mock.BundlesGenerated(o.jobID), o.jobID)
+		d.mock.ExportsStarted(demoDomain), demoDomain, d.mock.BundlesGenerated(o.JobID), o.JobID)
 }
 
 // redactLink shows a link without its signing parameters. If redaction
