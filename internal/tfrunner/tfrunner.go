@@ -147,6 +147,20 @@ func (r *Runner) BuildProvider(ctx context.Context, version string) (Installatio
 	return DevOverrides(dir), nil
 }
 
+// Setup finds terraform (see New), builds the provider reporting version
+// into home/bin (see BuildProvider) and installs that build (see Install).
+func Setup(ctx context.Context, terraform, home, version string) (*Runner, Installation, error) {
+	r, err := New(terraform, home)
+	if err != nil {
+		return nil, Installation{}, err
+	}
+	inst, err := r.BuildProvider(ctx, version)
+	if err == nil {
+		err = r.Install(inst)
+	}
+	return r, inst, err
+}
+
 // Install writes the CLI configuration, home/terraform.rc, that installs the
 // provider as inst for every later command.
 func (r *Runner) Install(inst Installation) error {
@@ -169,6 +183,40 @@ func (r *Runner) Workdir(dir string, env map[string]string) (*tfexec.Terraform, 
 		return nil, errors.New("tfrunner: Install the provider before running Terraform")
 	}
 	return r.workdir(dir, env)
+}
+
+// Module creates the directory dir holding files (name: content) and
+// returns Terraform there, as Workdir does.
+func (r *Runner) Module(dir string, files map[string][]byte, env map[string]string) (*tfexec.Terraform, error) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, err
+	}
+	for name, content := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), content, 0o600); err != nil {
+			return nil, err
+		}
+	}
+	return r.Workdir(dir, env)
+}
+
+// ModuleFiles reads the .tf files of dir, a directory of the repository
+// named relative to its root (ModuleRoot), such as "examples/demo".
+func ModuleFiles(dir string) (map[string][]byte, error) {
+	root, err := ModuleRoot()
+	if err != nil {
+		return nil, err
+	}
+	paths, _ := filepath.Glob(filepath.Join(root, filepath.FromSlash(dir), "*.tf")) // a valid pattern: no error
+	if len(paths) == 0 {
+		return nil, fmt.Errorf("no .tf files in %s", dir)
+	}
+	files := map[string][]byte{}
+	for _, p := range paths {
+		if files[filepath.Base(p)], err = os.ReadFile(p); err != nil {
+			return nil, err
+		}
+	}
+	return files, nil
 }
 
 func (r *Runner) workdir(dir string, extra map[string]string) (*tfexec.Terraform, error) {

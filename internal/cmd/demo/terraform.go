@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -23,79 +22,45 @@ Install Terraform 1.0 or later, then run the demo again:
   - or a package manager: brew install hashicorp/tap/terraform (macOS), choco install terraform (Windows).
 Or point the demo at an executable with -terraform /path/to/terraform.`
 
-// checkTerraform creates the temporary directory, finds Terraform and prints
-// its version.
-func (d *demo) checkTerraform(ctx context.Context) (err error) {
-	if d.tmp, err = os.MkdirTemp("", "docsadmin-demo-"); err != nil {
-		return fmt.Errorf("create a temporary directory: %w", err)
-	}
-	if d.runner, err = tfrunner.New(d.opts.terraform, d.tmp); err != nil {
-		return fmt.Errorf("%w\n\n%s", err, installHelp)
-	}
-	v, err := d.runner.Version(ctx)
-	if err != nil {
-		return fmt.Errorf("%w\nIs %s Terraform?", err, d.runner.Path())
-	}
-	if strings.HasPrefix(v, "0.") {
-		return fmt.Errorf("terraform %s at %s is too old: the demo needs 1.0 or later\n\n%s", v, d.runner.Path(), installHelp)
-	}
-	fmt.Fprintf(d.stdout, "Terraform %s (%s)\n", v, d.runner.Path())
-	return nil
-}
-
-// buildProvider builds the provider into the temporary directory.
-func (d *demo) buildProvider(ctx context.Context) (tfrunner.Installation, error) {
+// setup finds Terraform, checks its version, builds the provider into the
+// temporary directory and writes the CLI configuration that installs it.
+func (d *demo) setup(ctx context.Context) (*tfrunner.Runner, error) {
 	start := time.Now()
-	inst, err := d.runner.BuildProvider(ctx, "demo")
-	if err == nil {
-		fmt.Fprintf(d.stdout, "Built the provider (version \"demo\") in %s\n", time.Since(start).Round(100*time.Millisecond))
+	runner, inst, err := tfrunner.Setup(ctx, d.opts.terraform, d.tmp, "demo")
+	if runner == nil {
+		return nil, fmt.Errorf("%w\n\n%s", err, installHelp)
 	}
-	return inst, err
+	v, verr := runner.Version(ctx)
+	switch {
+	case verr != nil:
+		return nil, fmt.Errorf("%w\nIs %s Terraform?", verr, runner.Path())
+	case strings.HasPrefix(v, "0."):
+		return nil, fmt.Errorf("terraform %s at %s is too old: the demo needs 1.0 or later\n\n%s", v, runner.Path(), installHelp)
+	case err != nil:
+		return nil, err
+	}
+	fmt.Fprintf(d.stdout, "Terraform %s (%s)\n", v, runner.Path())
+	fmt.Fprintf(d.stdout, "Built the provider (version \"demo\") in %s\n", time.Since(start).Round(100*time.Millisecond))
+	fmt.Fprintf(d.stdout, "CLI config %s: %s\n", runner.CLIConfig(), inst)
+	return runner, nil
 }
 
-// prepareTerraform writes the CLI configuration that installs the build and
-// copies the example into the working directory.
-func (d *demo) prepareTerraform(inst tfrunner.Installation) error {
-	if err := d.runner.Install(inst); err != nil {
-		return err
-	}
-	root, err := tfrunner.ModuleRoot()
+// apply copies the example into the working directory and runs terraform
+// apply there, with its output shown as it comes.
+func (d *demo) apply(ctx context.Context, runner *tfrunner.Runner) error {
+	files, err := tfrunner.ModuleFiles(exampleDir)
 	if err != nil {
 		return err
 	}
-	src := filepath.Join(root, filepath.FromSlash(exampleDir))
-	tfFiles, err := filepath.Glob(filepath.Join(src, "*.tf"))
-	if err != nil || len(tfFiles) == 0 {
-		return fmt.Errorf("no .tf files in %s", src)
-	}
-	d.workDir = filepath.Join(d.tmp, "work")
-	if err := os.Mkdir(d.workDir, 0o700); err != nil {
-		return err
-	}
-	for _, f := range tfFiles {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			return err
-		}
-		if err := os.WriteFile(filepath.Join(d.workDir, filepath.Base(f)), b, 0o600); err != nil {
-			return err
-		}
-	}
-	d.tf, err = d.runner.Workdir(d.workDir, map[string]string{
+	workDir := filepath.Join(d.tmp, "work")
+	if d.tf, err = runner.Module(workDir, files, map[string]string{
 		"DOCSADMIN_BASE_URL": d.mock.URL,
 		"DOCSADMIN_API_KEY":  d.mock.APIKey,
-	})
-	if err != nil {
+	}); err != nil {
 		return err
 	}
-	fmt.Fprintf(d.stdout, "CLI config %s: %s\n", d.runner.CLIConfig(), inst)
-	fmt.Fprintf(d.stdout, "Copied %s/*.tf to %s; DOCSADMIN_BASE_URL=%s, DOCSADMIN_API_KEY=(mock key)\n", exampleDir, d.workDir, d.mock.URL)
+	fmt.Fprintf(d.stdout, "Copied %s/*.tf to %s; DOCSADMIN_BASE_URL=%s, DOCSADMIN_API_KEY=(mock key)\n", exampleDir, workDir, d.mock.URL)
 	fmt.Fprintln(d.stdout, "No terraform init: dev_overrides serves the provider (Terraform warns about it below).")
-	return nil
-}
-
-// apply runs terraform apply with its output shown as it comes.
-func (d *demo) apply(ctx context.Context) error {
 	d.tf.SetStdout(d.stdout)
 	d.tf.SetStderr(d.stderr)
 	defer func() { // later commands print nothing: the outputs hold the link
