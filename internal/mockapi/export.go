@@ -378,6 +378,9 @@ func (s *Server) handleStartExport(w http.ResponseWriter, r *http.Request) {
 	if b.Queue <= 0 {
 		b.Queue = s.cfg.QueueDuration
 	}
+	if b.ArchiveSize <= 0 {
+		b.ArchiveSize = s.cfg.ArchiveSize
+	}
 	if b.PageCount <= 0 && len(paths) > 0 {
 		b.PageCount = len(paths)
 	}

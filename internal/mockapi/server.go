@@ -65,6 +65,9 @@ type Config struct {
 	// OmitExpiresAt makes bundle responses omit "expiresAt" so clients must
 	// derive the expiry from the presigned query.
 	OmitExpiresAt bool
+	// ArchiveSize is ExportBehavior.ArchiveSize for the domains that do not
+	// set it. Default 0: the site alone.
+	ArchiveSize int64
 	// ConflictOnRunningExport makes a start for a domain that still has an
 	// unfinished job answer 409, as a later API revision does.
 	ConflictOnRunningExport bool

@@ -11,6 +11,7 @@ package tfrunner
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -147,18 +148,36 @@ func (r *Runner) BuildProvider(ctx context.Context, version string) (Installatio
 	return DevOverrides(dir), nil
 }
 
-// Setup finds terraform (see New), builds the provider reporting version
-// into home/bin (see BuildProvider) and installs that build (see Install).
-func Setup(ctx context.Context, terraform, home, version string) (*Runner, Installation, error) {
+// InstallHelp says how to get Terraform, for a tool that did not find it.
+const InstallHelp = `Terraform 1.0 or later is required, and was not found. Install it, then run again:
+  - a binary from HashiCorp's releases page: https://developer.hashicorp.com/terraform/install
+    (archives at https://releases.hashicorp.com/terraform/), unzipped into a directory on PATH;
+  - on Debian or Ubuntu, HashiCorp's apt repository (https://apt.releases.hashicorp.com):
+    see https://developer.hashicorp.com/terraform/install#linux, then: sudo apt-get install terraform;
+  - or a package manager: brew install hashicorp/tap/terraform (macOS), choco install terraform (Windows).
+Or point at an executable with -terraform /path/to/terraform.`
+
+// Setup finds terraform (see New) and checks that it is 1.0 or later, the
+// first to speak the provider's protocol, then builds the provider reporting
+// version into home/bin (see BuildProvider) and installs that build (see
+// Install). It returns Terraform's version.
+func Setup(ctx context.Context, terraform, home, version string) (*Runner, string, error) {
 	r, err := New(terraform, home)
 	if err != nil {
-		return nil, Installation{}, err
+		return nil, "", fmt.Errorf("%w\n\n%s", err, InstallHelp)
+	}
+	v, err := r.Version(ctx)
+	switch {
+	case err != nil:
+		return nil, "", fmt.Errorf("%w\nIs %s Terraform?", err, r.Path())
+	case strings.HasPrefix(v, "0."):
+		return nil, "", fmt.Errorf("terraform %s at %s is too old\n\n%s", v, r.Path(), InstallHelp)
 	}
 	inst, err := r.BuildProvider(ctx, version)
 	if err == nil {
 		err = r.Install(inst)
 	}
-	return r, inst, err
+	return r, v, err
 }
 
 // Install writes the CLI configuration, home/terraform.rc, that installs the
@@ -217,6 +236,25 @@ func ModuleFiles(dir string) (map[string][]byte, error) {
 		}
 	}
 	return files, nil
+}
+
+// Outputs decodes the values of `terraform output -json` into dst, a
+// pointer to a struct whose json tags name the outputs, and returns the
+// outputs' metadata (sensitive or not) too.
+func Outputs(ctx context.Context, tf *tfexec.Terraform, dst any) (map[string]tfexec.OutputMeta, error) {
+	all, err := tf.Output(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("terraform output: %w", err)
+	}
+	values := map[string]json.RawMessage{}
+	for name, o := range all {
+		values[name] = o.Value
+	}
+	raw, _ := json.Marshal(values) // raw JSON values: no error
+	if err := json.Unmarshal(raw, dst); err != nil {
+		return nil, fmt.Errorf("terraform output: unexpected types: %w", err)
+	}
+	return all, nil
 }
 
 func (r *Runner) workdir(dir string, extra map[string]string) (*tfexec.Terraform, error) {

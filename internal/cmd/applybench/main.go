@@ -129,7 +129,7 @@ func run(ctx context.Context, opts options, stdout io.Writer) (bool, error) {
 
 	fmt.Fprintln(stdout, "Building the provider...")
 	if b.runner, _, err = tfrunner.Setup(ctx, opts.terraform, b.tmp, "bench"); err != nil {
-		return false, fmt.Errorf("%w (Go, and Terraform on PATH or -terraform, are needed)", err)
+		return false, err
 	}
 
 	fmt.Fprintf(stdout, "Floor: the same apply with 1ms jobs, no rate limit and no request budget...\n")

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/archive"
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/bundlelink"
 )
 
 // downloadBundle fetches the archive behind a presigned link, verifying it as
@@ -20,7 +21,7 @@ import (
 func downloadBundle(ctx context.Context, w io.Writer, link, mockURL string) ([]byte, archive.Summary, error) {
 	u, err := url.Parse(link)
 	if mock, _ := url.Parse(mockURL); err != nil || u.Scheme != mock.Scheme || u.Host != mock.Host {
-		return nil, archive.Summary{}, fmt.Errorf("refusing to download %s: it does not point at the mock API (%s)", redactLink(link), mockURL)
+		return nil, archive.Summary{}, fmt.Errorf("refusing to download %s: it does not point at the mock API (%s)", bundlelink.Redact(link), mockURL)
 	}
 	client := &http.Client{
 		Transport: &http.Transport{Proxy: nil}, // loopback only, never through a proxy
@@ -29,7 +30,7 @@ func downloadBundle(ctx context.Context, w io.Writer, link, mockURL string) ([]b
 			return http.ErrUseLastResponse
 		},
 	}
-	fmt.Fprintf(w, "GET %s\n", redactLink(link))
+	fmt.Fprintf(w, "GET %s\n", bundlelink.Redact(link))
 	var data bytes.Buffer // the demo's bundle is a few kilobytes
 	sum, err := archive.Fetch(ctx, client, link, &data)
 	return data.Bytes(), sum, err

@@ -35,9 +35,6 @@ const (
 	demoDomain = "docs.example.com"
 )
 
-// errInterrupted is the cause of a run stopped by Ctrl-C or SIGTERM.
-var errInterrupted = errors.New("interrupted")
-
 type options struct {
 	keep                             bool
 	exportDuration, linkTTL, timeout time.Duration
@@ -46,21 +43,18 @@ type options struct {
 
 func main() {
 	// The interrupt context is cancelled by the first Ctrl-C (or SIGTERM):
-	// the demo stops Terraform and cleans up. A second one quits at once.
-	ictx, interrupt := context.WithCancelCause(context.Background())
-	sigs := make(chan os.Signal, 2)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	// the demo stops Terraform and cleans up. A second one quits at once,
+	// as signals are then no longer caught.
+	ictx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	go func() {
-		fmt.Fprintf(os.Stderr, "\ndemo: %v received: stopping and cleaning up (press Ctrl-C again to quit at once)\n", <-sigs)
-		interrupt(errInterrupted)
-		<-sigs
-		fmt.Fprintln(os.Stderr, "demo: quitting without cleanup")
-		os.Exit(130)
+		<-ictx.Done()
+		stop()
+		fmt.Fprintln(os.Stderr, "\ndemo: interrupted: stopping and cleaning up (press Ctrl-C again to quit at once)")
 	}()
 
 	switch err := run(ictx, os.Args[1:], os.Stdout, os.Stderr); {
 	case err == nil, errors.Is(err, flag.ErrHelp): // -h printed the usage
-	case errors.Is(context.Cause(ictx), errInterrupted):
+	case ictx.Err() != nil:
 		fmt.Fprintf(os.Stderr, "demo: interrupted: %v\n", err)
 		os.Exit(130)
 	default:

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -13,35 +12,16 @@ import (
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/tfrunner"
 )
 
-const installHelp = `Terraform is required to run the demo, and was not found.
-Install Terraform 1.0 or later, then run the demo again:
-  - a binary from HashiCorp's releases page: https://developer.hashicorp.com/terraform/install
-    (archives at https://releases.hashicorp.com/terraform/), unzipped into a directory on PATH;
-  - on Debian or Ubuntu, HashiCorp's apt repository (https://apt.releases.hashicorp.com):
-    see https://developer.hashicorp.com/terraform/install#linux, then: sudo apt-get install terraform;
-  - or a package manager: brew install hashicorp/tap/terraform (macOS), choco install terraform (Windows).
-Or point the demo at an executable with -terraform /path/to/terraform.`
-
-// setup finds Terraform, checks its version, builds the provider into the
-// temporary directory and writes the CLI configuration that installs it.
+// setup finds Terraform, builds the provider into the temporary directory
+// and writes the CLI configuration that installs it.
 func (d *demo) setup(ctx context.Context) (*tfrunner.Runner, error) {
 	start := time.Now()
-	runner, inst, err := tfrunner.Setup(ctx, d.opts.terraform, d.tmp, "demo")
-	if runner == nil {
-		return nil, fmt.Errorf("%w\n\n%s", err, installHelp)
-	}
-	v, verr := runner.Version(ctx)
-	switch {
-	case verr != nil:
-		return nil, fmt.Errorf("%w\nIs %s Terraform?", verr, runner.Path())
-	case strings.HasPrefix(v, "0."):
-		return nil, fmt.Errorf("terraform %s at %s is too old: the demo needs 1.0 or later\n\n%s", v, runner.Path(), installHelp)
-	case err != nil:
+	runner, version, err := tfrunner.Setup(ctx, d.opts.terraform, d.tmp, "demo")
+	if err != nil {
 		return nil, err
 	}
-	fmt.Fprintf(d.stdout, "Terraform %s (%s)\n", v, runner.Path())
-	fmt.Fprintf(d.stdout, "Built the provider (version \"demo\") in %s\n", time.Since(start).Round(100*time.Millisecond))
-	fmt.Fprintf(d.stdout, "CLI config %s: %s\n", runner.CLIConfig(), inst)
+	fmt.Fprintf(d.stdout, "Terraform %s (%s)\n", version, runner.Path())
+	fmt.Fprintf(d.stdout, "Built the provider (version \"demo\") in %s; CLI config %s\n", time.Since(start).Round(100*time.Millisecond), runner.CLIConfig())
 	return runner, nil
 }
 
@@ -107,17 +87,9 @@ type outputs struct {
 // (sensitive outputs are included) and must never be printed whole.
 func (d *demo) readOutputs(ctx context.Context) (outputs, error) {
 	var out outputs
-	all, err := d.tf.Output(ctx)
+	all, err := tfrunner.Outputs(ctx, d.tf, &out)
 	if err != nil {
-		return out, fmt.Errorf("terraform output: %w", err)
-	}
-	values := map[string]json.RawMessage{}
-	for name, o := range all {
-		values[name] = o.Value
-	}
-	raw, _ := json.Marshal(values) // raw JSON values: no error
-	if err := json.Unmarshal(raw, &out); err != nil {
-		return out, fmt.Errorf("the outputs of %s do not have the expected types: %w", exampleDir, err)
+		return out, err
 	}
 	switch {
 	case out.JobID == "" || out.BundleURL == "":
@@ -146,34 +118,10 @@ func (d *demo) printSummary(o outputs) {
 	}
 	fmt.Fprintf(w, "  job id:        %s\n  status:        %s\n", o.JobID, o.Status)
 	fmt.Fprintf(w, "  page count:    %s\n", reported(o.PageCount, func(n int64) string { return fmt.Sprint(n) }))
-	fmt.Fprintf(w, "  bundle size:   %s\n", reported(o.BundleSize, sizeString))
+	fmt.Fprintf(w, "  bundle size:   %s\n", reported(o.BundleSize, func(n int64) string { return fmt.Sprintf("%d bytes", n) }))
 	fmt.Fprintf(w, "  link expires:  %s\n", expires)
-	fmt.Fprintf(w, "  bundle link:   %s\n", redactLink(o.BundleURL))
+	fmt.Fprintf(w, "  bundle link:   %s\n", bundlelink.Redact(o.BundleURL))
 	fmt.Fprintln(w, "                 (a sensitive output: the signature is redacted here; run with -keep to read it with terraform output -raw bundle_url)")
 	fmt.Fprintf(w, "Mock API: %d export(s) started for %s, %d bundle link(s) generated for %s.\n",
 		d.mock.ExportsStarted(demoDomain), demoDomain, d.mock.BundlesGenerated(o.JobID), o.JobID)
-}
-
-// redactLink shows a link without its signing parameters. If redaction
-// somehow left a signature value in place, the query is dropped whole.
-func redactLink(link string) string {
-	r := bundlelink.Redact(link)
-	for _, sig := range bundlelink.Signature(link) {
-		if sig != "" && strings.Contains(r, sig) {
-			base, _, _ := strings.Cut(r, "?")
-			return base + "?(query hidden)"
-		}
-	}
-	return r
-}
-
-func sizeString(n int64) string {
-	switch {
-	case n >= 1<<20:
-		return fmt.Sprintf("%d bytes (%.1f MiB)", n, float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%d bytes (%.1f KiB)", n, float64(n)/(1<<10))
-	default:
-		return fmt.Sprintf("%d bytes", n)
-	}
 }

@@ -16,7 +16,6 @@ import (
 	"log"
 	"net"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"os/signal"
 	"strings"
@@ -47,20 +46,19 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	linkTTL := fs.Duration("link-ttl", mockapi.DefaultLinkTTL, "lifetime of bundle links")
 	rateLimit := fs.Float64("rate-limit", 0, "max API requests per second (0 = unlimited)")
 	omitExpiresAt := fs.Bool("omit-expires-at", false, "leave expiresAt out of bundle answers")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return nil
-		}
+	archiveSize := fs.Int64("archive-size", 0, "pad every export's site to this many bytes of files with poorly compressible content (0 = the site alone)")
+	switch err := fs.Parse(args); {
+	case errors.Is(err, flag.ErrHelp):
+		return nil
+	case err != nil:
 		return err
-	}
-	if fs.NArg() > 0 {
+	case fs.NArg() > 0:
 		return fmt.Errorf("unexpected arguments: %s", strings.Join(fs.Args(), " "))
+	case *rateLimit < 0 || *archiveSize < 0:
+		return errors.New("-rate-limit and -archive-size must not be negative")
 	}
 	if err := checkLoopback(*addr); err != nil {
 		return err
-	}
-	if *rateLimit < 0 {
-		return errors.New("-rate-limit must not be negative")
 	}
 
 	ln, err := net.Listen("tcp", *addr)
@@ -74,21 +72,17 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		LinkTTL:        *linkTTL,
 		RateLimit:      *rateLimit,
 		OmitExpiresAt:  *omitExpiresAt,
+		ArchiveSize:    *archiveSize,
 	})
 	logger := log.New(stderr, "", log.LstdFlags)
-	ts := httptest.NewUnstartedServer(logRequests(logger, srv))
-	_ = ts.Listener.Close()
-	ts.Listener = ln
-	ts.Config.ErrorLog = logger
-	ts.Start()
-	srv.SetURL(ts.URL)
+	hs := &http.Server{Handler: logRequests(logger, srv), ErrorLog: logger}
+	go func() { _ = hs.Serve(ln) }() // ends with Close
+	srv.SetURL("http://" + ln.Addr().String())
 	fmt.Fprintf(stdout, "DOCSADMIN_BASE_URL=%s\nDOCSADMIN_API_KEY=%s\n", srv.URL, srv.APIKey)
 
 	<-ctx.Done()
 	logger.Print("shutting down")
-	ts.CloseClientConnections()
-	ts.Close()
-	return nil
+	return hs.Close()
 }
 
 // checkLoopback refuses addresses reachable from other hosts: the fake
