@@ -4,6 +4,7 @@ import (
 	"archive/tar"
 	"compress/gzip"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"html"
 	"io"
@@ -53,13 +54,11 @@ type jobArchive struct {
 }
 
 func newJobArchive(write func(io.Writer) error) *jobArchive {
-	return &jobArchive{write: write, size: sync.OnceValue(func() int64 { return measure(write) })}
-}
-
-func measure(write func(io.Writer) error) int64 {
-	var n countWriter
-	_ = write(&n) // writing to a counter fails only on a bug, seen at download
-	return int64(n)
+	return &jobArchive{write: write, size: sync.OnceValue(func() int64 {
+		var n countWriter
+		_ = write(&n) // writing to a counter fails only on a bug, seen at download
+		return int64(n)
+	})}
 }
 
 type countWriter int64
@@ -72,74 +71,32 @@ func (c *countWriter) Write(p []byte) (int, error) {
 // archiveFor returns the archive of kind for a job's site, padded with
 // poorly compressible bytes so that its files hold size bytes in all.
 func archiveFor(kind ArchiveKind, site func() []siteFile, size int64, seed int64) *jobArchive {
-	good := func(w io.Writer) error { return writeSite(w, site(), size, seed, nil) }
-	switch kind {
-	case ArchiveTruncated:
+	raw := map[ArchiveKind]string{
+		ArchiveHTML: "<!DOCTYPE html>\n<html><head><title>503 Service Unavailable</title></head><body><h1>Service Unavailable</h1></body></html>\n",
+		ArchiveZip:  "PK\x05\x06" + strings.Repeat("\x00", 18), // an empty zip: its end record alone
+	}
+	if body, ok := raw[kind]; ok {
 		return newJobArchive(func(w io.Writer) error {
-			return good(&editWriter{w: w, end: measure(good) / 2})
-		})
-	case ArchiveCorrupt:
-		return newJobArchive(func(w io.Writer) error {
-			at := measure(good) / 2
-			return good(&editWriter{w: w, end: -1, flipFrom: at, flipTo: at + 16})
-		})
-	case ArchiveHTML:
-		return newJobArchive(func(w io.Writer) error {
-			_, err := io.WriteString(w, "<!DOCTYPE html>\n<html><head><title>503 Service Unavailable</title></head><body><h1>Service Unavailable</h1></body></html>\n")
+			_, err := io.WriteString(w, body)
 			return err
 		})
-	case ArchiveZip: // an empty zip: its end-of-central-directory record alone
-		return newJobArchive(func(w io.Writer) error {
-			_, err := w.Write(append([]byte("PK\x05\x06"), make([]byte, 18)...))
-			return err
-		})
-	case ArchiveNoIndex:
-		return newJobArchive(func(w io.Writer) error {
-			var nested []siteFile
-			for _, f := range site() {
-				nested = append(nested, siteFile{"site/" + f.name, f.body})
-			}
-			return writeSite(w, nested, size, seed, nil)
-		})
 	}
-	extra := map[ArchiveKind]*tar.Header{
-		ArchiveAbsolutePath: {Typeflag: tar.TypeReg, Name: "/etc/docsadmin/index.html"},
-		ArchiveDotDot:       {Typeflag: tar.TypeReg, Name: "guides/../../outside.html"},
-		ArchiveSymlinkOut:   {Typeflag: tar.TypeSymlink, Name: "assets/shared", Linkname: "../../../etc"},
-	}[kind]
-	return newJobArchive(func(w io.Writer) error { return writeSite(w, site(), size, seed, extra) })
+	return newJobArchive(func(w io.Writer) error { return writeSite(w, kind, site(), size, seed) })
 }
 
-// editWriter passes bytes to w up to end (all when end < 0) and swallows
-// the rest; it inverts the bytes at offsets [flipFrom, flipTo).
-type editWriter struct {
-	w                io.Writer
-	n, end           int64
-	flipFrom, flipTo int64
+// badEntries are the entries an archive of a kind adds to the site.
+var badEntries = map[ArchiveKind]*tar.Header{
+	ArchiveAbsolutePath: {Typeflag: tar.TypeReg, Name: "/etc/docsadmin/index.html"},
+	ArchiveDotDot:       {Typeflag: tar.TypeReg, Name: "guides/../../outside.html"},
+	ArchiveSymlinkOut:   {Typeflag: tar.TypeSymlink, Name: "assets/shared", Linkname: "../../../etc"},
 }
 
-func (e *editWriter) Write(p []byte) (int, error) {
-	q := slices.Clone(p)
-	for i := range q {
-		if off := e.n + int64(i); off >= e.flipFrom && off < e.flipTo {
-			q[i] ^= 0xff
-		}
-	}
-	if e.end >= 0 {
-		q = q[:max(0, min(int64(len(q)), e.end-e.n))]
-	}
-	e.n += int64(len(p))
-	if _, err := e.w.Write(q); err != nil {
-		return 0, err
-	}
-	return len(p), nil
-}
-
-// writeSite writes a gzip'd tar of the site's files, then extra (an empty
-// entry) if not nil, then when the files hold less than size bytes a padding
-// file of pseudo-random bytes from seed up to size. A padded archive is
-// stored uncompressed: random bytes do not compress, and it streams at once.
-func writeSite(w io.Writer, site []siteFile, size int64, seed int64, extra *tar.Header) error {
+// writeSite writes the site's files as a gzip'd tar of kind, then when they
+// hold less than size bytes a padding file of pseudo-random bytes from seed
+// up to size. A padded archive is stored uncompressed: random bytes do not
+// compress, and it streams at once. A truncated or corrupt archive breaks off
+// or is damaged after half the site's files.
+func writeSite(w io.Writer, kind ArchiveKind, site []siteFile, size int64, seed int64) error {
 	level := gzip.BestCompression
 	if size > 0 {
 		level = gzip.NoCompression
@@ -155,14 +112,27 @@ func writeSite(w io.Writer, site []siteFile, size int64, seed int64, extra *tar.
 		_, err := io.CopyN(tw, body, hdr.Size)
 		return err
 	}
-	for _, f := range site {
+	for i, f := range site {
+		if i == len(site)/2 && (kind == ArchiveTruncated || kind == ArchiveCorrupt) {
+			if err := errors.Join(tw.Flush(), gz.Flush()); err != nil || kind == ArchiveTruncated {
+				return err // the stream ends without its last block and trailer
+			}
+			// A reserved deflate block type where the next block starts.
+			if _, err := w.Write([]byte{0xff, 0xff, 0xff, 0xff}); err != nil {
+				return err
+			}
+		}
+		if kind == ArchiveNoIndex {
+			f.name = "site/" + f.name
+		}
 		if err := add(&tar.Header{Typeflag: tar.TypeReg, Name: f.name, Size: int64(len(f.body))}, strings.NewReader(f.body)); err != nil {
 			return err
 		}
 		size -= int64(len(f.body))
 	}
-	if extra != nil {
-		if err := add(extra, strings.NewReader("")); err != nil {
+	if bad, ok := badEntries[kind]; ok {
+		hdr := *bad // add fills in the header
+		if err := add(&hdr, strings.NewReader("")); err != nil {
 			return err
 		}
 	}
@@ -173,10 +143,7 @@ func writeSite(w io.Writer, site []siteFile, size int64, seed int64, extra *tar.
 			return err
 		}
 	}
-	if err := tw.Close(); err != nil {
-		return err
-	}
-	return gz.Close()
+	return errors.Join(tw.Close(), gz.Close())
 }
 
 // siteFile is one file of an exported site.

@@ -149,14 +149,5 @@ func (s *Server) handleDownload(w http.ResponseWriter, r *http.Request) {
 		writeS3Error(w, http.StatusNotFound, s3Error{Code: "NoSuchKey", Message: "The specified key does not exist."})
 		return
 	}
-	// Headers already set (by a fault) win: a larger Content-Length makes a
-	// truncated answer.
-	if w.Header().Get("Content-Length") == "" {
-		w.Header().Set("Content-Length", strconv.FormatInt(archive.size(), 10))
-	}
-	if w.Header().Get("Content-Type") == "" {
-		w.Header().Set("Content-Type", "application/gzip")
-	}
-	w.WriteHeader(http.StatusOK)
-	_ = archive.write(w) // a failed write is the client going away
+	writeStream(w, http.StatusOK, "application/gzip", archive.size(), archive.write)
 }

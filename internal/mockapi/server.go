@@ -248,18 +248,27 @@ func (s *Server) ArchiveDownloads(jobID string) int {
 	return locked(s, func() int { return s.downloads[jobID] })
 }
 
-// writeBody answers with body. Headers already set (by a fault) win: a
-// Content-Length larger than the body makes a truncated answer.
+// writeBody answers with body.
 func writeBody(w http.ResponseWriter, status int, contentType string, body []byte) {
+	writeStream(w, status, contentType, int64(len(body)), func(w io.Writer) error {
+		_, err := w.Write(body)
+		return err
+	})
+}
+
+// writeStream answers with the size bytes that write writes. Headers already
+// set (by a fault) win: a Content-Length larger than the body makes a
+// truncated answer.
+func writeStream(w http.ResponseWriter, status int, contentType string, size int64, write func(io.Writer) error) {
 	h := w.Header()
 	if h.Get("Content-Type") == "" && contentType != "" {
 		h.Set("Content-Type", contentType)
 	}
 	if h.Get("Content-Length") == "" {
-		h.Set("Content-Length", strconv.Itoa(len(body)))
+		h.Set("Content-Length", strconv.FormatInt(size, 10))
 	}
 	w.WriteHeader(status)
-	_, _ = w.Write(body)
+	_ = write(w) // a failed write is the client going away
 }
 
 func writeError(w http.ResponseWriter, status int, msg string) {
