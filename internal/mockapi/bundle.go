@@ -29,16 +29,7 @@ func BundlePath(jobID string) string {
 
 func (s *Server) handleBundle(w http.ResponseWriter, r *http.Request) {
 	jobID := r.PathValue("jobId")
-	now := s.now()
-	s.mu.Lock()
-	j, ok := s.jobs[jobID]
-	var snap ExportJobSnapshot
-	var archive *jobArchive
-	if ok {
-		snap, archive = j.snapshot(now), j.archive
-	}
-	s.mu.Unlock()
-
+	snap, archive, ok := s.exportJob(jobID)
 	switch {
 	case !ok:
 		writeError(w, http.StatusNotFound, fmt.Sprintf("static export job %s not found", jobID))
@@ -51,7 +42,7 @@ func (s *Server) handleBundle(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
-	link, expiresAt := s.signLink(s.baseURLFor(r), jobID, now)
+	link, expiresAt := s.signLink(s.baseURLFor(r), jobID, s.now())
 	s.mu.Lock()
 	s.bundles[jobID]++
 	s.mu.Unlock()
@@ -137,17 +128,13 @@ func (s *Server) handleDownload(w http.ResponseWriter, r *http.Request) {
 	}
 
 	jobID := r.PathValue("jobId")
-	s.mu.Lock()
-	j, ok := s.jobs[jobID]
-	var archive *jobArchive
-	if ok {
-		archive = j.archive
-		s.downloads[jobID]++
-	}
-	s.mu.Unlock()
+	_, archive, ok := s.exportJob(jobID)
 	if !ok {
 		writeS3Error(w, http.StatusNotFound, s3Error{Code: "NoSuchKey", Message: "The specified key does not exist."})
 		return
 	}
+	s.mu.Lock()
+	s.downloads[jobID]++
+	s.mu.Unlock()
 	writeStream(w, http.StatusOK, "application/gzip", archive.size(), archive.write)
 }

@@ -1,10 +1,13 @@
 package mockapi
 
 import (
+	"cmp"
 	"fmt"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"net/http"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -248,21 +251,13 @@ type jobJSON struct {
 }
 
 func (snap ExportJobSnapshot) toJSON() jobJSON {
-	out := jobJSON{
-		JobID:     snap.ID,
-		Status:    snap.Status,
-		CreatedAt: formatTime(snap.CreatedAt),
-		UpdatedAt: formatTime(snap.UpdatedAt),
-		Domain:    snap.Domain,
-		Version:   snap.Version,
-	}
-	if snap.HasProgress {
-		p, n := snap.Progress, snap.PageCount
-		out.Progress, out.PageCount = &p, &n
+	out := jobJSON{JobID: snap.ID, Status: snap.Status, CreatedAt: formatTime(snap.CreatedAt),
+		UpdatedAt: formatTime(snap.UpdatedAt), Domain: snap.Domain, Version: snap.Version}
+	if snap.HasProgress { // snap is a copy: its fields can be pointed at
+		out.Progress, out.PageCount = &snap.Progress, &snap.PageCount
 	}
 	if snap.Error != "" {
-		e := snap.Error
-		out.Error = &e
+		out.Error = &snap.Error
 	}
 	return out
 }
@@ -297,30 +292,30 @@ func (s *Server) DeleteExportJob(jobID string) {
 
 // ExportJob returns the current state of a job.
 func (s *Server) ExportJob(jobID string) (ExportJobSnapshot, bool) {
+	snap, _, ok := s.exportJob(jobID)
+	return snap, ok
+}
+
+// exportJob returns the current state of a job and its archive.
+func (s *Server) exportJob(jobID string) (snap ExportJobSnapshot, archive *jobArchive, ok bool) {
 	now := s.now()
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	j, ok := s.jobs[jobID]
-	if !ok {
-		return ExportJobSnapshot{}, false
+	if j, ok := s.jobs[jobID]; ok {
+		return j.snapshot(now), j.archive, true
 	}
-	return j.snapshot(now), true
+	return snap, nil, false
 }
 
 // ExportJobIDs lists the jobs started for domain, oldest first.
 func (s *Server) ExportJobIDs(domain string) []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	var js []*exportJob
-	for _, j := range s.jobs {
+	var ids []string
+	for _, j := range slices.SortedFunc(maps.Values(s.jobs), func(a, b *exportJob) int { return cmp.Compare(a.seq, b.seq) }) {
 		if j.domain == domain {
-			js = append(js, j)
+			ids = append(ids, j.id)
 		}
-	}
-	slices.SortFunc(js, func(a, b *exportJob) int { return int(a.seq - b.seq) })
-	ids := make([]string, len(js))
-	for i, j := range js {
-		ids[i] = j.id
 	}
 	return ids
 }
@@ -424,6 +419,10 @@ func (s *Server) handleGetExport(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, snap.toJSON())
 }
 
+// hostname is a bare DNS name: dot-separated labels of 1 to 63 letters,
+// digits and inner hyphens.
+var hostname = regexp.MustCompile(`^[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$`)
+
 // validateDomain accepts a bare hostname, as the API requires.
 func validateDomain(d string) error {
 	switch {
@@ -431,30 +430,12 @@ func validateDomain(d string) error {
 		return fmt.Errorf("domain is required")
 	case strings.Contains(d, "://"):
 		return fmt.Errorf("domain %q must be a hostname without a scheme (e.g. docs.example.com)", d)
-	case strings.ContainsAny(d, " \t\r\n"):
-		return fmt.Errorf("domain %q must not contain spaces", d)
-	case strings.Contains(d, "/"):
-		return fmt.Errorf("domain %q must be a hostname without a path or trailing slash", d)
-	case strings.Contains(d, ":"):
-		return fmt.Errorf("domain %q must be a hostname without a port", d)
 	case len(d) > 253:
 		return fmt.Errorf("domain %q is longer than 253 characters", d)
-	}
-	for label := range strings.SplitSeq(d, ".") {
-		if label == "" || len(label) > 63 {
-			return fmt.Errorf("domain %q is not a valid hostname: empty or over-long label", d)
-		}
-		if label[0] == '-' || label[len(label)-1] == '-' {
-			return fmt.Errorf("domain %q is not a valid hostname: label %q starts or ends with a hyphen", d, label)
-		}
-		for _, c := range label {
-			if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-') {
-				return fmt.Errorf("domain %q is not a valid hostname: invalid character %q", d, c)
-			}
-		}
-	}
-	// The reserved .invalid TLD plays the documented "unreachable domain" 400.
-	if strings.HasSuffix(strings.ToLower(d), ".invalid") {
+	case !hostname.MatchString(d):
+		return fmt.Errorf("domain %q is not a valid hostname: no port, path or spaces, and labels of 1 to 63 letters, digits and inner hyphens", d)
+	case strings.HasSuffix(strings.ToLower(d), ".invalid"):
+		// The reserved .invalid TLD plays the documented "unreachable domain" 400.
 		return fmt.Errorf("domain %s is unreachable", d)
 	}
 	return nil
