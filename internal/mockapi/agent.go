@@ -110,22 +110,14 @@ func (s *Server) ScheduleAgentJob(projectID, id string, after time.Duration, nex
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	e := s.agentEntry(agentKey{projectID, id})
-	i := len(e.schedule)
-	for i > 0 && e.schedule[i-1].at.After(at) {
-		i--
-	}
-	e.schedule = slices.Insert(e.schedule, i, scheduledAgentJob{at: at, next: n})
+	e.schedule = append(e.schedule, scheduledAgentJob{at: at, next: n})
+	slices.SortStableFunc(e.schedule, func(a, b scheduledAgentJob) int { return a.at.Compare(b.at) })
 }
 
 // AgentJobReads is the number of GET requests for the job, including faulted
 // and unauthorized ones.
 func (s *Server) AgentJobReads(projectID, id string) int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if e, ok := s.agents[agentKey{projectID, id}]; ok {
-		return e.reads
-	}
-	return 0
+	return locked(s, func() int { return s.agentEntry(agentKey{projectID, id}).reads })
 }
 
 // AgentJobState returns the job as it currently stands.

@@ -149,19 +149,8 @@ func writeSite(w io.Writer, kind ArchiveKind, site []siteFile, size int64, seed 
 // siteFile is one file of an exported site.
 type siteFile struct{ name, body string }
 
-// sitePage is one page of the exported documentation site.
-type sitePage struct {
-	path  string // page path as the API names it, e.g. "guides/getting-started"
-	title string
-}
-
-var defaultSite = []sitePage{
-	{"index", "Home"},
-	{"guides/getting-started", "Getting started"},
-	{"guides/configuration", "Configuration"},
-	{"api/reference", "API reference"},
-	{"changelog", "Changelog"},
-}
+// defaultPages are the pages of an export that names none.
+var defaultPages = []string{"index", "guides/getting-started", "guides/configuration", "api/reference", "changelog"}
 
 // siteAssets are included in every site, whatever paths were requested.
 var siteAssets = []siteFile{
@@ -171,47 +160,41 @@ var siteAssets = []siteFile{
 }
 
 // siteFiles are the files of an export: a page for each requested path (the
-// named default pages when none were requested), cut or padded with
-// generated pages to count, so that an archive holds as many pages as the
-// job reports, then the assets.
+// default pages when none were requested), cut or padded with generated
+// pages to count, so that an archive holds as many pages as the job reports,
+// then the assets.
 func siteFiles(domain, version string, paths []string, count int) []siteFile {
-	pages := defaultSite
+	pages := defaultPages
 	if len(paths) > 0 {
-		pages = make([]sitePage, len(paths))
-		for i, p := range paths {
-			pages[i] = sitePage{p, path.Base(p)}
-			if d := slices.IndexFunc(defaultSite, func(d sitePage) bool { return d.path == p }); d >= 0 {
-				pages[i].title = defaultSite[d].title
-			}
-		}
+		pages = paths
 	}
 	pages = slices.Clip(pages[:min(count, len(pages))])
 	for n := len(pages) + 1; n <= count; n++ {
-		pages = append(pages, sitePage{fmt.Sprintf("topics/topic-%02d", n), fmt.Sprintf("Topic %d", n)})
+		pages = append(pages, fmt.Sprintf("topics/topic-%02d", n))
 	}
 	files := make([]siteFile, 0, len(pages)+len(siteAssets))
 	for _, p := range pages {
-		files = append(files, siteFile{p.path + ".html", renderPage(p, pages, domain, version)})
+		files = append(files, siteFile{p + ".html", renderPage(p, pages, domain, version)})
 	}
 	return append(files, siteAssets...)
 }
 
-func renderPage(p sitePage, all []sitePage, domain, version string) string {
+func renderPage(p string, all []string, domain, version string) string {
 	// Links are relative so the site works from any mount point.
-	up := strings.Repeat("../", strings.Count(p.path, "/"))
+	up := strings.Repeat("../", strings.Count(p, "/"))
 	if version == "" {
 		version = "latest"
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>%s - %s</title>\n",
-		html.EscapeString(p.title), html.EscapeString(domain))
+		html.EscapeString(path.Base(p)), html.EscapeString(domain))
 	fmt.Fprintf(&b, "<link rel=\"stylesheet\" href=\"%sassets/site.css\">\n<script src=\"%sassets/site.js\" defer></script>\n</head>\n<body>\n", up, up)
 	fmt.Fprintf(&b, "<header><img src=\"%sassets/logo.svg\" alt=\"\" width=\"32\" height=\"32\"> %s <small>(%s)</small></header>\n<nav>\n",
 		up, html.EscapeString(domain), html.EscapeString(version))
 	for _, o := range all {
-		fmt.Fprintf(&b, "<a href=\"%s%s.html\">%s</a>\n", up, html.EscapeString(o.path), html.EscapeString(o.title))
+		fmt.Fprintf(&b, "<a href=\"%s%s.html\">%s</a>\n", up, html.EscapeString(o), html.EscapeString(path.Base(o)))
 	}
 	fmt.Fprintf(&b, "</nav>\n<main>\n<h1>%s</h1>\n<p>Static export of %s, page %s.</p>\n</main>\n</body>\n</html>\n",
-		html.EscapeString(p.title), html.EscapeString(domain), html.EscapeString(p.path))
+		html.EscapeString(path.Base(p)), html.EscapeString(domain), html.EscapeString(p))
 	return b.String()
 }

@@ -87,9 +87,7 @@ type Server struct {
 	mux     *http.ServeMux
 	httpSrv *httptest.Server
 
-	mu             sync.Mutex
-	baseURL        string
-	apiKey         string
+	mu             sync.Mutex // guards URL and APIKey too
 	jobs           map[string]*exportJob
 	jobSeq         int64
 	behaviors      map[string]ExportBehavior
@@ -124,7 +122,6 @@ func NewHandler(cfg Config) *Server {
 		APIKey:         cfg.APIKey,
 		cfg:            cfg,
 		secret:         randomBytes(32),
-		apiKey:         cfg.APIKey,
 		jobs:           map[string]*exportJob{},
 		behaviors:      map[string]ExportBehavior{},
 		exportsStarted: map[string]int{},
@@ -159,7 +156,6 @@ func (s *Server) SetURL(u string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.URL = u
-	s.baseURL = u
 }
 
 // Close stops a server started by NewServer and drops its connections, so
@@ -177,7 +173,6 @@ func (s *Server) Close() {
 func (s *Server) SetAPIKey(key string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.apiKey = key
 	s.APIKey = key
 }
 
@@ -187,7 +182,7 @@ func (s *Server) authorized(r *http.Request) bool {
 		return false
 	}
 	s.mu.Lock()
-	key := s.apiKey
+	key := s.APIKey
 	s.mu.Unlock()
 	token = strings.TrimSpace(token)
 	return token != "" && subtle.ConstantTimeCompare([]byte(token), []byte(key)) == 1
@@ -199,8 +194,8 @@ func (s *Server) now() time.Time { return s.cfg.Now() }
 func (s *Server) baseURLFor(r *http.Request) string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.baseURL != "" {
-		return s.baseURL
+	if s.URL != "" {
+		return s.URL
 	}
 	return "http://" + r.Host
 }
