@@ -36,14 +36,11 @@ const (
 	Stalling
 )
 
+var progressShapes = []string{Linear: "linear", Noisy: "noisy", Stalling: "stalling"}
+
 func (p ProgressShape) String() string {
-	switch p {
-	case Linear:
-		return "linear"
-	case Noisy:
-		return "noisy"
-	case Stalling:
-		return "stalling"
+	if p >= 0 && int(p) < len(progressShapes) {
+		return progressShapes[p]
 	}
 	return fmt.Sprintf("ProgressShape(%d)", int(p))
 }
@@ -86,19 +83,13 @@ type JobState struct {
 	Error       string // set when Status is failed
 }
 
+// resolved fills in the defaults; a negative duration or count means the
+// default too.
 func (b ExportBehavior) resolved() ExportBehavior {
-	if b.Duration <= 0 {
-		b.Duration = DefaultExportDuration
-	}
-	if b.Queue < 0 {
-		b.Queue = 0
-	}
-	if b.PageCount <= 0 {
-		b.PageCount = DefaultPageCount
-	}
-	if b.FailMessage == "" {
-		b.FailMessage = DefaultFailMessage
-	}
+	b.Duration = cmp.Or(max(b.Duration, 0), DefaultExportDuration)
+	b.Queue = max(b.Queue, 0)
+	b.PageCount = cmp.Or(max(b.PageCount, 0), DefaultPageCount)
+	b.FailMessage = cmp.Or(b.FailMessage, DefaultFailMessage)
 	return b
 }
 
@@ -366,19 +357,11 @@ func (s *Server) handleStartExport(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	}
-	b := s.behaviors[domain]
-	if b.Duration <= 0 {
-		b.Duration = s.cfg.ExportDuration
-	}
-	if b.Queue <= 0 {
-		b.Queue = s.cfg.QueueDuration
-	}
-	if b.ArchiveSize <= 0 {
-		b.ArchiveSize = s.cfg.ArchiveSize
-	}
-	if b.PageCount <= 0 && len(paths) > 0 {
-		b.PageCount = len(paths)
-	}
+	b := s.behaviors[domain] // then the server's defaults, then the package's (resolved)
+	b.Duration = cmp.Or(max(b.Duration, 0), s.cfg.ExportDuration)
+	b.Queue = cmp.Or(max(b.Queue, 0), s.cfg.QueueDuration)
+	b.ArchiveSize = cmp.Or(max(b.ArchiveSize, 0), s.cfg.ArchiveSize)
+	b.PageCount = cmp.Or(max(b.PageCount, 0), len(paths))
 	s.jobSeq++
 	j := &exportJob{
 		id:       s.newJobID(),

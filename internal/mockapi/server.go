@@ -11,6 +11,7 @@ package mockapi
 
 import (
 	"bytes"
+	"cmp"
 	"crypto/rand"
 	"crypto/subtle"
 	"encoding/hex"
@@ -106,15 +107,9 @@ type Server struct {
 // listener and call SetURL so bundle links point at it; until then links are
 // built from the request's Host header.
 func NewHandler(cfg Config) *Server {
-	if cfg.APIKey == "" {
-		cfg.APIKey = DefaultAPIKey
-	}
-	if cfg.ExportDuration <= 0 {
-		cfg.ExportDuration = DefaultExportDuration
-	}
-	if cfg.LinkTTL <= 0 {
-		cfg.LinkTTL = DefaultLinkTTL
-	}
+	cfg.APIKey = cmp.Or(cfg.APIKey, DefaultAPIKey)
+	cfg.ExportDuration = cmp.Or(max(cfg.ExportDuration, 0), DefaultExportDuration)
+	cfg.LinkTTL = cmp.Or(max(cfg.LinkTTL, 0), DefaultLinkTTL)
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
