@@ -104,11 +104,11 @@ func (d *demo) readOutputs(ctx context.Context) (outputs, error) {
 
 func (d *demo) printSummary(o outputs) {
 	w := d.stdout
-	reported := func(n *int64, format func(int64) string) string {
+	reported := func(n *int64) any {
 		if n == nil {
 			return "(not reported)"
 		}
-		return format(*n)
+		return *n
 	}
 	expires := "(unknown)"
 	if t, err := time.Parse(time.RFC3339, o.ExpiresAt); err == nil {
@@ -117,8 +117,7 @@ func (d *demo) printSummary(o outputs) {
 		expires = o.ExpiresAt
 	}
 	fmt.Fprintf(w, "  job id:        %s\n  status:        %s\n", o.JobID, o.Status)
-	fmt.Fprintf(w, "  page count:    %s\n", reported(o.PageCount, func(n int64) string { return fmt.Sprint(n) }))
-	fmt.Fprintf(w, "  bundle size:   %s\n", reported(o.BundleSize, func(n int64) string { return fmt.Sprintf("%d bytes", n) }))
+	fmt.Fprintf(w, "  page count:    %v\n  bundle bytes:  %v\n", reported(o.PageCount), reported(o.BundleSize))
 	fmt.Fprintf(w, "  link expires:  %s\n", expires)
 	fmt.Fprintf(w, "  bundle link:   %s\n", bundlelink.Redact(o.BundleURL))
 	fmt.Fprintln(w, "                 (a sensitive output: the signature is redacted here; run with -keep to read it with terraform output -raw bundle_url)")
