@@ -16,6 +16,7 @@ import (
 	"log"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/signal"
 	"strings"
@@ -68,14 +69,19 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	srv := mockapi.NewHandler(cfg)
 	logger := log.New(stderr, "", log.LstdFlags)
-	hs := &http.Server{Handler: logRequests(logger, srv), ErrorLog: logger}
-	go func() { _ = hs.Serve(ln) }() // ends with Close
-	srv.SetURL("http://" + ln.Addr().String())
+	ts := httptest.NewUnstartedServer(logRequests(logger, srv))
+	_ = ts.Listener.Close()
+	ts.Listener = ln
+	ts.Config.ErrorLog = logger
+	ts.Start()
+	srv.SetURL(ts.URL)
 	fmt.Fprintf(stdout, "DOCSADMIN_BASE_URL=%s\nDOCSADMIN_API_KEY=%s\n", srv.URL, srv.APIKey)
 
 	<-ctx.Done()
 	logger.Print("shutting down")
-	return hs.Close()
+	ts.CloseClientConnections()
+	ts.Close() // waits for the requests in flight, so that all are logged
+	return nil
 }
 
 // checkLoopback refuses addresses reachable from other hosts: the fake
