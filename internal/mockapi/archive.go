@@ -23,9 +23,11 @@ type ArchiveKind int
 const (
 	// ArchiveGood is the job's site as a valid gzip'd tar.
 	ArchiveGood ArchiveKind = iota
-	// ArchiveTruncated is the good archive cut off in the middle.
+	// ArchiveTruncated is the good archive cut off after half the site's
+	// files, in the middle of its gzip stream.
 	ArchiveTruncated
-	// ArchiveCorrupt is the good archive with bytes in its middle damaged.
+	// ArchiveCorrupt is the good archive with damaged bytes after half the
+	// site's files.
 	ArchiveCorrupt
 	// ArchiveHTML is an HTML error page served in place of the archive.
 	ArchiveHTML
