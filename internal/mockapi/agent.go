@@ -110,38 +110,34 @@ func (s *Server) ScheduleAgentJob(projectID, id string, after time.Duration, nex
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	e := s.agentEntry(agentKey{projectID, id})
-	i := len(e.schedule)
-	for i > 0 && e.schedule[i-1].at.After(at) {
-		i--
-	}
-	e.schedule = slices.Insert(e.schedule, i, scheduledAgentJob{at: at, next: n})
+	e.schedule = append(e.schedule, scheduledAgentJob{at: at, next: n})
+	slices.SortStableFunc(e.schedule, func(a, b scheduledAgentJob) int { return a.at.Compare(b.at) })
 }
 
 // AgentJobReads is the number of GET requests for the job, including faulted
 // and unauthorized ones.
 func (s *Server) AgentJobReads(projectID, id string) int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if e, ok := s.agents[agentKey{projectID, id}]; ok {
-		return e.reads
-	}
-	return 0
+	return locked(s, func() int { return s.agentEntry(agentKey{projectID, id}).reads })
 }
 
 // AgentJobState returns the job as it currently stands.
 func (s *Server) AgentJobState(projectID, id string) (AgentJob, bool) {
+	return s.updateAgentJob(projectID, id, func(*AgentJob) {})
+}
+
+// updateAgentJob applies the job's due transitions, then change, and returns
+// a copy of the job.
+func (s *Server) updateAgentJob(projectID, id string, change func(*AgentJob)) (AgentJob, bool) {
 	now := s.now()
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	e, ok := s.agents[agentKey{projectID, id}]
-	if !ok {
-		return AgentJob{}, false
+	if e, ok := s.agents[agentKey{projectID, id}]; ok {
+		if j := e.current(id, now); j != nil {
+			change(j)
+			return j.clone(), true
+		}
 	}
-	j := e.current(id, now)
-	if j == nil {
-		return AgentJob{}, false
-	}
-	return j.clone(), true
+	return AgentJob{}, false
 }
 
 type agentSourceJSON struct {
@@ -254,21 +250,14 @@ func (s *Server) handleAgentMessage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	projectID, id := r.PathValue("projectId"), r.PathValue("id")
-	now := s.now()
-	s.mu.Lock()
-	var j *AgentJob
-	if e, ok := s.agents[agentKey{projectID, id}]; ok {
-		j = e.current(id, now)
-	}
-	if j == nil {
-		s.mu.Unlock()
+	j, ok := s.updateAgentJob(projectID, id, func(j *AgentJob) {
+		if j.Status == AgentCompleted {
+			j.Status = AgentActive
+		}
+	})
+	if !ok {
 		agentNotFound(w, projectID, id)
 		return
 	}
-	if j.Status == AgentCompleted {
-		j.Status = AgentActive
-	}
-	out := j.clone()
-	s.mu.Unlock()
-	writeJSON(w, http.StatusOK, renderAgentJob(out))
+	writeJSON(w, http.StatusOK, renderAgentJob(j))
 }

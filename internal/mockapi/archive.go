@@ -2,116 +2,201 @@ package mockapi
 
 import (
 	"archive/tar"
-	"bytes"
 	"compress/gzip"
+	"encoding/binary"
+	"errors"
 	"fmt"
 	"html"
+	"io"
+	"math/rand/v2"
 	"path"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 )
 
-// sitePage is one page of the exported documentation site.
-type sitePage struct {
-	path  string // page path as the API names it, e.g. "guides/getting-started"
-	title string
+// ArchiveKind is what a job's download serves: its site, or one of the
+// broken archives a deployment must refuse.
+type ArchiveKind int
+
+const (
+	// ArchiveGood is the job's site as a valid gzip'd tar.
+	ArchiveGood ArchiveKind = iota
+	// ArchiveTruncated is the good archive cut off after half the site's
+	// files, in the middle of its gzip stream.
+	ArchiveTruncated
+	// ArchiveCorrupt is the good archive with damaged bytes after half the
+	// site's files.
+	ArchiveCorrupt
+	// ArchiveHTML is an HTML error page served in place of the archive.
+	ArchiveHTML
+	// ArchiveZip is a zip file served in place of the gzip'd tar.
+	ArchiveZip
+	// ArchiveNoIndex is the site packed with its parent directory
+	// (site/index.html): no index.html at the root.
+	ArchiveNoIndex
+	// ArchiveAbsolutePath holds an entry named with an absolute path.
+	ArchiveAbsolutePath
+	// ArchiveDotDot holds an entry whose name climbs out with "..".
+	ArchiveDotDot
+	// ArchiveSymlinkOut holds a symbolic link pointing outside the root.
+	ArchiveSymlinkOut
+)
+
+// archiveModTime is fixed so that a job's archive has the same bytes at
+// every download.
+var archiveModTime = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// jobArchive is what a job's download serves, generated anew at each
+// download (never held whole in memory) and measured once by a dry run.
+type jobArchive struct {
+	write func(io.Writer) error // deterministic
+	size  func() int64
 }
 
-var defaultSite = []sitePage{
-	{"index", "Home"},
-	{"guides/getting-started", "Getting started"},
-	{"guides/configuration", "Configuration"},
-	{"api/reference", "API reference"},
-	{"changelog", "Changelog"},
+func newJobArchive(write func(io.Writer) error) *jobArchive {
+	return &jobArchive{write: write, size: sync.OnceValue(func() int64 {
+		var n countWriter
+		_ = write(&n) // writing to a counter fails only on a bug, seen at download
+		return int64(n)
+	})}
 }
 
-// siteAssets are included in every archive, whatever paths were requested.
-var siteAssets = []struct{ name, body string }{
+type countWriter int64
+
+func (c *countWriter) Write(p []byte) (int, error) {
+	*c += countWriter(len(p))
+	return len(p), nil
+}
+
+// archiveFor returns the archive of kind for a job's site, padded with
+// poorly compressible bytes so that its files hold size bytes in all.
+func archiveFor(kind ArchiveKind, site func() []siteFile, size int64, seed int64) *jobArchive {
+	raw := map[ArchiveKind]string{
+		ArchiveHTML: "<!DOCTYPE html>\n<html><head><title>503 Service Unavailable</title></head><body><h1>Service Unavailable</h1></body></html>\n",
+		ArchiveZip:  "PK\x05\x06" + strings.Repeat("\x00", 18), // an empty zip: its end record alone
+	}
+	if body, ok := raw[kind]; ok {
+		return newJobArchive(func(w io.Writer) error {
+			_, err := io.WriteString(w, body)
+			return err
+		})
+	}
+	return newJobArchive(func(w io.Writer) error { return writeSite(w, kind, site(), size, seed) })
+}
+
+// badEntries are the entries an archive of a kind adds to the site.
+var badEntries = map[ArchiveKind]*tar.Header{
+	ArchiveAbsolutePath: {Typeflag: tar.TypeReg, Name: "/etc/docsadmin/index.html"},
+	ArchiveDotDot:       {Typeflag: tar.TypeReg, Name: "guides/../../outside.html"},
+	ArchiveSymlinkOut:   {Typeflag: tar.TypeSymlink, Name: "assets/shared", Linkname: "../../../etc"},
+}
+
+// writeSite writes the site's files as a gzip'd tar of kind, then when they
+// hold less than size bytes a padding file of pseudo-random bytes from seed
+// up to size. A padded archive is stored uncompressed: random bytes do not
+// compress, and it streams at once. A truncated or corrupt archive breaks off
+// or is damaged after half the site's files.
+func writeSite(w io.Writer, kind ArchiveKind, site []siteFile, size int64, seed int64) error {
+	level := gzip.BestCompression
+	if size > 0 {
+		level = gzip.NoCompression
+	}
+	gz, _ := gzip.NewWriterLevel(w, level) // a valid level: no error
+	gz.ModTime, gz.Name = archiveModTime, "bundle.tar"
+	tw := tar.NewWriter(gz)
+	add := func(hdr *tar.Header, body io.Reader) error {
+		hdr.Mode, hdr.ModTime = 0o644, archiveModTime
+		if err := tw.WriteHeader(hdr); err != nil {
+			return err
+		}
+		_, err := io.CopyN(tw, body, hdr.Size)
+		return err
+	}
+	for i, f := range site {
+		if i == len(site)/2 && (kind == ArchiveTruncated || kind == ArchiveCorrupt) {
+			if err := errors.Join(tw.Flush(), gz.Flush()); err != nil || kind == ArchiveTruncated {
+				return err // the stream ends without its last block and trailer
+			}
+			// A reserved deflate block type where the next block starts.
+			if _, err := w.Write([]byte{0xff, 0xff, 0xff, 0xff}); err != nil {
+				return err
+			}
+		}
+		if kind == ArchiveNoIndex {
+			f.name = "site/" + f.name
+		}
+		if err := add(&tar.Header{Typeflag: tar.TypeReg, Name: f.name, Size: int64(len(f.body))}, strings.NewReader(f.body)); err != nil {
+			return err
+		}
+		size -= int64(len(f.body))
+	}
+	if bad, ok := badEntries[kind]; ok {
+		hdr := *bad // add fills in the header
+		if err := add(&hdr, strings.NewReader("")); err != nil {
+			return err
+		}
+	}
+	if size > 0 {
+		var key [32]byte
+		binary.LittleEndian.PutUint64(key[:], uint64(seed))
+		if err := add(&tar.Header{Typeflag: tar.TypeReg, Name: "assets/padding.bin", Size: size}, rand.NewChaCha8(key)); err != nil {
+			return err
+		}
+	}
+	return errors.Join(tw.Close(), gz.Close())
+}
+
+// siteFile is one file of an exported site.
+type siteFile struct{ name, body string }
+
+// defaultPages are the pages of an export that names none.
+var defaultPages = []string{"index", "guides/getting-started", "guides/configuration", "api/reference", "changelog"}
+
+// siteAssets are included in every site, whatever paths were requested.
+var siteAssets = []siteFile{
 	{"assets/site.css", "body{font-family:system-ui,sans-serif;margin:0 auto;max-width:48rem;padding:1rem}\nnav a{margin-right:1rem}\n"},
 	{"assets/site.js", "document.addEventListener('DOMContentLoaded',function(){document.body.dataset.ready='1';});\n"},
 	{"assets/logo.svg", `<svg xmlns="http://www.w3.org/2000/svg" width="32" height="32"><rect width="32" height="32" rx="6" fill="#2b6cb0"/></svg>` + "\n"},
 }
 
-// sitePages are the pages of an export: the requested paths (the named
+// siteFiles are the files of an export: a page for each requested path (the
 // default pages when none were requested), cut or padded with generated
-// pages to count, so that an archive holds as many pages as the job reports.
-func sitePages(paths []string, count int) []sitePage {
-	pages := defaultSite
+// pages to count, so that an archive holds as many pages as the job reports,
+// then the assets.
+func siteFiles(domain, version string, paths []string, count int) []siteFile {
+	pages := defaultPages
 	if len(paths) > 0 {
-		pages = make([]sitePage, 0, len(paths))
-		for _, p := range paths {
-			title := path.Base(p)
-			if i := slices.IndexFunc(defaultSite, func(d sitePage) bool { return d.path == p }); i >= 0 {
-				title = defaultSite[i].title
-			}
-			pages = append(pages, sitePage{path: p, title: title})
-		}
+		pages = paths
 	}
 	pages = slices.Clip(pages[:min(count, len(pages))])
 	for n := len(pages) + 1; n <= count; n++ {
-		pages = append(pages, sitePage{path: fmt.Sprintf("topics/topic-%02d", n), title: fmt.Sprintf("Topic %d", n)})
+		pages = append(pages, fmt.Sprintf("topics/topic-%02d", n))
 	}
-	return pages
-}
-
-// buildSiteArchive renders a small static site as a gzip'd tar. It is
-// deterministic for its inputs (timestamps come from the job) so sizes and
-// checksums are stable across bundle calls.
-func buildSiteArchive(domain, version string, pages []sitePage, modTime time.Time) []byte {
-	var buf bytes.Buffer
-	gz, _ := gzip.NewWriterLevel(&buf, gzip.BestCompression) // a valid level: no error
-	gz.ModTime, gz.Name = modTime.UTC(), "bundle.tar"
-	tw := tar.NewWriter(gz)
-	dirs := map[string]bool{}
-	add := func(name, body string) {
-		var parents []string
-		for d := path.Dir(name); d != "." && !dirs[d]; d = path.Dir(d) {
-			parents = append(parents, d)
-		}
-		for _, d := range slices.Backward(parents) {
-			dirs[d] = true
-			mustWrite(tw.WriteHeader(&tar.Header{Typeflag: tar.TypeDir, Name: d + "/", Mode: 0o755, ModTime: modTime}))
-		}
-		mustWrite(tw.WriteHeader(&tar.Header{Typeflag: tar.TypeReg, Name: name, Mode: 0o644, Size: int64(len(body)), ModTime: modTime}))
-		_, err := tw.Write([]byte(body))
-		mustWrite(err)
-	}
+	files := make([]siteFile, 0, len(pages)+len(siteAssets))
 	for _, p := range pages {
-		add(p.path+".html", renderPage(p, pages, domain, version))
+		files = append(files, siteFile{p + ".html", renderPage(p, pages, domain, version)})
 	}
-	for _, a := range siteAssets {
-		add(a.name, a.body)
-	}
-	mustWrite(tw.Close())
-	mustWrite(gz.Close())
-	return buf.Bytes()
+	return append(files, siteAssets...)
 }
 
-// mustWrite panics on an error of writing the archive to memory, which only a
-// bug can cause (a header the tar format cannot hold).
-func mustWrite(err error) {
-	if err != nil {
-		panic(fmt.Sprintf("mockapi: building the site archive: %v", err))
-	}
-}
-
-func renderPage(p sitePage, all []sitePage, domain, version string) string {
+func renderPage(p string, all []string, domain, version string) string {
 	// Links are relative so the site works from any mount point.
-	up := strings.Repeat("../", strings.Count(p.path, "/"))
+	up := strings.Repeat("../", strings.Count(p, "/"))
 	if version == "" {
 		version = "latest"
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>%s - %s</title>\n",
-		html.EscapeString(p.title), html.EscapeString(domain))
+		html.EscapeString(path.Base(p)), html.EscapeString(domain))
 	fmt.Fprintf(&b, "<link rel=\"stylesheet\" href=\"%sassets/site.css\">\n<script src=\"%sassets/site.js\" defer></script>\n</head>\n<body>\n", up, up)
 	fmt.Fprintf(&b, "<header><img src=\"%sassets/logo.svg\" alt=\"\" width=\"32\" height=\"32\"> %s <small>(%s)</small></header>\n<nav>\n",
 		up, html.EscapeString(domain), html.EscapeString(version))
 	for _, o := range all {
-		fmt.Fprintf(&b, "<a href=\"%s%s.html\">%s</a>\n", up, html.EscapeString(o.path), html.EscapeString(o.title))
+		fmt.Fprintf(&b, "<a href=\"%s%s.html\">%s</a>\n", up, html.EscapeString(o), html.EscapeString(path.Base(o)))
 	}
 	fmt.Fprintf(&b, "</nav>\n<main>\n<h1>%s</h1>\n<p>Static export of %s, page %s.</p>\n</main>\n</body>\n</html>\n",
-		html.EscapeString(p.title), html.EscapeString(domain), html.EscapeString(p.path))
+		html.EscapeString(path.Base(p)), html.EscapeString(domain), html.EscapeString(p))
 	return b.String()
 }

@@ -18,7 +18,7 @@ const amzDateFormat = "20060102T150405Z"
 type bundleJSON struct {
 	JobID     string `json:"jobId"`
 	BundleURL string `json:"bundleUrl"`
-	SizeBytes int    `json:"sizeBytes"`
+	SizeBytes int64  `json:"sizeBytes"`
 	ExpiresAt string `json:"expiresAt,omitempty"`
 }
 
@@ -29,35 +29,25 @@ func BundlePath(jobID string) string {
 
 func (s *Server) handleBundle(w http.ResponseWriter, r *http.Request) {
 	jobID := r.PathValue("jobId")
-	now := s.now()
-	s.mu.Lock()
-	j, ok := s.jobs[jobID]
-	if !ok {
-		s.mu.Unlock()
+	snap, archive, ok := s.exportJob(jobID)
+	switch {
+	case !ok:
 		writeError(w, http.StatusNotFound, fmt.Sprintf("static export job %s not found", jobID))
 		return
-	}
-	snap := j.snapshot(now)
-	s.mu.Unlock()
-
-	switch snap.Status {
-	case StatusCompleted:
-	case StatusFailed:
+	case snap.Status == StatusFailed:
 		writeError(w, http.StatusConflict, fmt.Sprintf("job %s failed and cannot be bundled: %s", jobID, snap.Error))
 		return
-	default:
+	case snap.Status != StatusCompleted:
 		writeError(w, http.StatusConflict, fmt.Sprintf("job %s has not finished (status %s)", jobID, snap.Status))
 		return
 	}
 
-	archive := j.archive()
-	link, expiresAt := s.signLink(s.baseURLFor(r), jobID, now)
-
+	link, expiresAt := s.signLink(s.baseURLFor(r), jobID, s.now())
 	s.mu.Lock()
 	s.bundles[jobID]++
 	s.mu.Unlock()
 
-	out := bundleJSON{JobID: jobID, BundleURL: link, SizeBytes: len(archive)}
+	out := bundleJSON{JobID: jobID, BundleURL: link, SizeBytes: archive.size()}
 	if !s.cfg.OmitExpiresAt {
 		out.ExpiresAt = formatTime(expiresAt)
 	}
@@ -137,19 +127,14 @@ func (s *Server) handleDownload(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
-	s.mu.Lock()
-	j, ok := s.jobs[r.PathValue("jobId")]
-	s.mu.Unlock()
+	jobID := r.PathValue("jobId")
+	_, archive, ok := s.exportJob(jobID)
 	if !ok {
 		writeS3Error(w, http.StatusNotFound, s3Error{Code: "NoSuchKey", Message: "The specified key does not exist."})
 		return
 	}
-	archive := j.archive()
 	s.mu.Lock()
-	s.downloads++
+	s.downloads[jobID]++
 	s.mu.Unlock()
-
-	sum := sha256.Sum256(archive)
-	w.Header().Set("ETag", `"`+hex.EncodeToString(sum[:16])+`"`)
-	writeBody(w, http.StatusOK, "application/gzip", archive)
+	writeStream(w, http.StatusOK, "application/gzip", archive.size(), archive.write)
 }

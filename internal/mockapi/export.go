@@ -1,10 +1,13 @@
 package mockapi
 
 import (
+	"cmp"
 	"fmt"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"net/http"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -33,14 +36,11 @@ const (
 	Stalling
 )
 
+var progressShapes = []string{Linear: "linear", Noisy: "noisy", Stalling: "stalling"}
+
 func (p ProgressShape) String() string {
-	switch p {
-	case Linear:
-		return "linear"
-	case Noisy:
-		return "noisy"
-	case Stalling:
-		return "stalling"
+	if p >= 0 && int(p) < len(progressShapes) {
+		return progressShapes[p]
 	}
 	return fmt.Sprintf("ProgressShape(%d)", int(p))
 }
@@ -64,6 +64,14 @@ type ExportBehavior struct {
 	// PageCount is the total number of pages. 0 means the number of
 	// requested paths if any, else DefaultPageCount.
 	PageCount int
+	// Archive is what the job's download serves, its site by default.
+	// SetArchive changes it for a job already started.
+	Archive ArchiveKind
+	// ArchiveSize pads the site with a file of poorly compressible bytes so
+	// that its files hold this many bytes in all (0: the site alone). Such
+	// an archive is stored uncompressed, generated as it is downloaded and
+	// never held in memory.
+	ArchiveSize int64
 }
 
 // JobState is the observable state of an export job at some instant.
@@ -75,19 +83,13 @@ type JobState struct {
 	Error       string // set when Status is failed
 }
 
+// resolved fills in the defaults; a negative duration or count means the
+// default too.
 func (b ExportBehavior) resolved() ExportBehavior {
-	if b.Duration <= 0 {
-		b.Duration = DefaultExportDuration
-	}
-	if b.Queue < 0 {
-		b.Queue = 0
-	}
-	if b.PageCount <= 0 {
-		b.PageCount = DefaultPageCount
-	}
-	if b.FailMessage == "" {
-		b.FailMessage = DefaultFailMessage
-	}
+	b.Duration = cmp.Or(max(b.Duration, 0), DefaultExportDuration)
+	b.Queue = max(b.Queue, 0)
+	b.PageCount = cmp.Or(max(b.PageCount, 0), DefaultPageCount)
+	b.FailMessage = cmp.Or(b.FailMessage, DefaultFailMessage)
 	return b
 }
 
@@ -182,8 +184,8 @@ func noisyCurve(f float64, seed int64) float64 {
 	return 100 * f / (f + (1-f)*(1+e))
 }
 
-// exportJob is one static export. All fields but forcedAt are immutable
-// after creation; forcedAt is guarded by Server.mu.
+// exportJob is one static export. All fields but forcedAt and archive are
+// immutable after creation; those two are guarded by Server.mu.
 type exportJob struct {
 	id       string
 	seq      int64
@@ -193,7 +195,8 @@ type exportJob struct {
 	behavior ExportBehavior // resolved at creation
 	created  time.Time
 	forcedAt *time.Time
-	archive  func() []byte // built once, on first use
+	site     func() []siteFile // rendered once, on first use
+	archive  *jobArchive
 }
 
 // ExportJobSnapshot is the state of an export job as the API would report it.
@@ -239,21 +242,13 @@ type jobJSON struct {
 }
 
 func (snap ExportJobSnapshot) toJSON() jobJSON {
-	out := jobJSON{
-		JobID:     snap.ID,
-		Status:    snap.Status,
-		CreatedAt: formatTime(snap.CreatedAt),
-		UpdatedAt: formatTime(snap.UpdatedAt),
-		Domain:    snap.Domain,
-		Version:   snap.Version,
-	}
-	if snap.HasProgress {
-		p, n := snap.Progress, snap.PageCount
-		out.Progress, out.PageCount = &p, &n
+	out := jobJSON{JobID: snap.ID, Status: snap.Status, CreatedAt: formatTime(snap.CreatedAt),
+		UpdatedAt: formatTime(snap.UpdatedAt), Domain: snap.Domain, Version: snap.Version}
+	if snap.HasProgress { // snap is a copy: its fields can be pointed at
+		out.Progress, out.PageCount = &snap.Progress, &snap.PageCount
 	}
 	if snap.Error != "" {
-		e := snap.Error
-		out.Error = &e
+		out.Error = &snap.Error
 	}
 	return out
 }
@@ -263,6 +258,19 @@ func (s *Server) SetExportBehavior(domain string, b ExportBehavior) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.behaviors[domain] = b
+}
+
+// SetArchive makes the downloads of a started job serve an archive of kind
+// from now on, e.g. a good one after a bad one, and reports whether the job
+// exists.
+func (s *Server) SetArchive(jobID string, kind ArchiveKind) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	j, ok := s.jobs[jobID]
+	if ok {
+		j.archive = archiveFor(kind, j.site, j.behavior.ArchiveSize, j.seq)
+	}
+	return ok
 }
 
 // DeleteExportJob forgets a job, as when its retention expires: GET, bundle
@@ -275,30 +283,30 @@ func (s *Server) DeleteExportJob(jobID string) {
 
 // ExportJob returns the current state of a job.
 func (s *Server) ExportJob(jobID string) (ExportJobSnapshot, bool) {
+	snap, _, ok := s.exportJob(jobID)
+	return snap, ok
+}
+
+// exportJob returns the current state of a job and its archive.
+func (s *Server) exportJob(jobID string) (snap ExportJobSnapshot, archive *jobArchive, ok bool) {
 	now := s.now()
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	j, ok := s.jobs[jobID]
-	if !ok {
-		return ExportJobSnapshot{}, false
+	if j, ok := s.jobs[jobID]; ok {
+		return j.snapshot(now), j.archive, true
 	}
-	return j.snapshot(now), true
+	return snap, nil, false
 }
 
 // ExportJobIDs lists the jobs started for domain, oldest first.
 func (s *Server) ExportJobIDs(domain string) []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	var js []*exportJob
-	for _, j := range s.jobs {
+	var ids []string
+	for _, j := range slices.SortedFunc(maps.Values(s.jobs), func(a, b *exportJob) int { return cmp.Compare(a.seq, b.seq) }) {
 		if j.domain == domain {
-			js = append(js, j)
+			ids = append(ids, j.id)
 		}
-	}
-	slices.SortFunc(js, func(a, b *exportJob) int { return int(a.seq - b.seq) })
-	ids := make([]string, len(js))
-	for i, j := range js {
-		ids[i] = j.id
 	}
 	return ids
 }
@@ -349,16 +357,11 @@ func (s *Server) handleStartExport(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	}
-	b := s.behaviors[domain]
-	if b.Duration <= 0 {
-		b.Duration = s.cfg.ExportDuration
-	}
-	if b.Queue <= 0 {
-		b.Queue = s.cfg.QueueDuration
-	}
-	if b.PageCount <= 0 && len(paths) > 0 {
-		b.PageCount = len(paths)
-	}
+	b := s.behaviors[domain] // then the server's defaults, then the package's (resolved)
+	b.Duration = cmp.Or(max(b.Duration, 0), s.cfg.ExportDuration)
+	b.Queue = cmp.Or(max(b.Queue, 0), s.cfg.QueueDuration)
+	b.ArchiveSize = cmp.Or(max(b.ArchiveSize, 0), s.cfg.ArchiveSize)
+	b.PageCount = cmp.Or(max(b.PageCount, 0), len(paths))
 	s.jobSeq++
 	j := &exportJob{
 		id:       s.newJobID(),
@@ -369,9 +372,8 @@ func (s *Server) handleStartExport(w http.ResponseWriter, r *http.Request) {
 		behavior: b.resolved(),
 		created:  now,
 	}
-	j.archive = sync.OnceValue(func() []byte {
-		return buildSiteArchive(domain, version, sitePages(paths, j.behavior.PageCount), now)
-	})
+	j.site = sync.OnceValue(func() []siteFile { return siteFiles(domain, version, paths, j.behavior.PageCount) })
+	j.archive = archiveFor(b.Archive, j.site, b.ArchiveSize, j.seq)
 	s.jobs[j.id] = j
 	s.exportsStarted[domain]++
 	snap := j.snapshot(now)
@@ -400,6 +402,10 @@ func (s *Server) handleGetExport(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, snap.toJSON())
 }
 
+// hostname is a bare DNS name: dot-separated labels of 1 to 63 letters,
+// digits and inner hyphens.
+var hostname = regexp.MustCompile(`^[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$`)
+
 // validateDomain accepts a bare hostname, as the API requires.
 func validateDomain(d string) error {
 	switch {
@@ -407,30 +413,12 @@ func validateDomain(d string) error {
 		return fmt.Errorf("domain is required")
 	case strings.Contains(d, "://"):
 		return fmt.Errorf("domain %q must be a hostname without a scheme (e.g. docs.example.com)", d)
-	case strings.ContainsAny(d, " \t\r\n"):
-		return fmt.Errorf("domain %q must not contain spaces", d)
-	case strings.Contains(d, "/"):
-		return fmt.Errorf("domain %q must be a hostname without a path or trailing slash", d)
-	case strings.Contains(d, ":"):
-		return fmt.Errorf("domain %q must be a hostname without a port", d)
 	case len(d) > 253:
 		return fmt.Errorf("domain %q is longer than 253 characters", d)
-	}
-	for label := range strings.SplitSeq(d, ".") {
-		if label == "" || len(label) > 63 {
-			return fmt.Errorf("domain %q is not a valid hostname: empty or over-long label", d)
-		}
-		if label[0] == '-' || label[len(label)-1] == '-' {
-			return fmt.Errorf("domain %q is not a valid hostname: label %q starts or ends with a hyphen", d, label)
-		}
-		for _, c := range label {
-			if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-') {
-				return fmt.Errorf("domain %q is not a valid hostname: invalid character %q", d, c)
-			}
-		}
-	}
-	// The reserved .invalid TLD plays the documented "unreachable domain" 400.
-	if strings.HasSuffix(strings.ToLower(d), ".invalid") {
+	case !hostname.MatchString(d):
+		return fmt.Errorf("domain %q is not a valid hostname: no port, path or spaces, and labels of 1 to 63 letters, digits and inner hyphens", d)
+	case strings.HasSuffix(strings.ToLower(d), ".invalid"):
+		// The reserved .invalid TLD plays the documented "unreachable domain" 400.
 		return fmt.Errorf("domain %s is unreachable", d)
 	}
 	return nil

@@ -49,9 +49,7 @@ func (s *Server) InjectFault(e Endpoint, faults ...Fault) {
 
 // PendingFaults is the number of queued faults not yet consumed for e.
 func (s *Server) PendingFaults(e Endpoint) int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return len(s.faults[e])
+	return locked(s, func() int { return len(s.faults[e]) })
 }
 
 // ClearFaults drops all queued faults.

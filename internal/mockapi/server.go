@@ -11,6 +11,7 @@ package mockapi
 
 import (
 	"bytes"
+	"cmp"
 	"crypto/rand"
 	"crypto/subtle"
 	"encoding/hex"
@@ -65,6 +66,9 @@ type Config struct {
 	// OmitExpiresAt makes bundle responses omit "expiresAt" so clients must
 	// derive the expiry from the presigned query.
 	OmitExpiresAt bool
+	// ArchiveSize is ExportBehavior.ArchiveSize for the domains that do not
+	// set it. Default 0: the site alone.
+	ArchiveSize int64
 	// ConflictOnRunningExport makes a start for a domain that still has an
 	// unfinished job answer 409, as a later API revision does.
 	ConflictOnRunningExport bool
@@ -84,9 +88,7 @@ type Server struct {
 	mux     *http.ServeMux
 	httpSrv *httptest.Server
 
-	mu             sync.Mutex
-	baseURL        string
-	apiKey         string
+	mu             sync.Mutex // guards URL and APIKey too
 	jobs           map[string]*exportJob
 	jobSeq         int64
 	behaviors      map[string]ExportBehavior
@@ -95,7 +97,7 @@ type Server struct {
 	requests       map[Endpoint]int
 	total          int
 	rateLimited    int
-	downloads      int
+	downloads      map[string]int // by job
 	faults         map[Endpoint][]Fault
 	agents         map[agentKey]*agentEntry
 	agentCreations map[string][]time.Time
@@ -105,15 +107,9 @@ type Server struct {
 // listener and call SetURL so bundle links point at it; until then links are
 // built from the request's Host header.
 func NewHandler(cfg Config) *Server {
-	if cfg.APIKey == "" {
-		cfg.APIKey = DefaultAPIKey
-	}
-	if cfg.ExportDuration <= 0 {
-		cfg.ExportDuration = DefaultExportDuration
-	}
-	if cfg.LinkTTL <= 0 {
-		cfg.LinkTTL = DefaultLinkTTL
-	}
+	cfg.APIKey = cmp.Or(cfg.APIKey, DefaultAPIKey)
+	cfg.ExportDuration = cmp.Or(max(cfg.ExportDuration, 0), DefaultExportDuration)
+	cfg.LinkTTL = cmp.Or(max(cfg.LinkTTL, 0), DefaultLinkTTL)
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
@@ -121,11 +117,11 @@ func NewHandler(cfg Config) *Server {
 		APIKey:         cfg.APIKey,
 		cfg:            cfg,
 		secret:         randomBytes(32),
-		apiKey:         cfg.APIKey,
 		jobs:           map[string]*exportJob{},
 		behaviors:      map[string]ExportBehavior{},
 		exportsStarted: map[string]int{},
 		bundles:        map[string]int{},
+		downloads:      map[string]int{},
 		requests:       map[Endpoint]int{},
 		faults:         map[Endpoint][]Fault{},
 		agents:         map[agentKey]*agentEntry{},
@@ -155,7 +151,6 @@ func (s *Server) SetURL(u string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.URL = u
-	s.baseURL = u
 }
 
 // Close stops a server started by NewServer and drops its connections, so
@@ -173,7 +168,6 @@ func (s *Server) Close() {
 func (s *Server) SetAPIKey(key string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.apiKey = key
 	s.APIKey = key
 }
 
@@ -183,7 +177,7 @@ func (s *Server) authorized(r *http.Request) bool {
 		return false
 	}
 	s.mu.Lock()
-	key := s.apiKey
+	key := s.APIKey
 	s.mu.Unlock()
 	token = strings.TrimSpace(token)
 	return token != "" && subtle.ConstantTimeCompare([]byte(token), []byte(key)) == 1
@@ -195,8 +189,8 @@ func (s *Server) now() time.Time { return s.cfg.Now() }
 func (s *Server) baseURLFor(r *http.Request) string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.baseURL != "" {
-		return s.baseURL
+	if s.URL != "" {
+		return s.URL
 	}
 	return "http://" + r.Host
 }
@@ -228,21 +222,43 @@ func (s *Server) TotalRequests() int { return locked(s, func() int { return s.to
 // RateLimited is the number of requests the rate limiter answered with 429.
 func (s *Server) RateLimited() int { return locked(s, func() int { return s.rateLimited }) }
 
-// Downloads is the number of bundle archives successfully served.
-func (s *Server) Downloads() int { return locked(s, func() int { return s.downloads }) }
+// Downloads is the number of archive downloads served, over all jobs.
+func (s *Server) Downloads() int {
+	return locked(s, func() (n int) {
+		for _, d := range s.downloads {
+			n += d
+		}
+		return n
+	})
+}
 
-// writeBody answers with body. Headers already set (by a fault) win: a
-// Content-Length larger than the body makes a truncated answer.
+// ArchiveDownloads is the number of archive downloads served for jobID: a
+// link renewal alone does not count.
+func (s *Server) ArchiveDownloads(jobID string) int {
+	return locked(s, func() int { return s.downloads[jobID] })
+}
+
+// writeBody answers with body.
 func writeBody(w http.ResponseWriter, status int, contentType string, body []byte) {
+	writeStream(w, status, contentType, int64(len(body)), func(w io.Writer) error {
+		_, err := w.Write(body)
+		return err
+	})
+}
+
+// writeStream answers with the size bytes that write writes. Headers already
+// set (by a fault) win: a Content-Length larger than the body makes a
+// truncated answer.
+func writeStream(w http.ResponseWriter, status int, contentType string, size int64, write func(io.Writer) error) {
 	h := w.Header()
 	if h.Get("Content-Type") == "" && contentType != "" {
 		h.Set("Content-Type", contentType)
 	}
 	if h.Get("Content-Length") == "" {
-		h.Set("Content-Length", strconv.Itoa(len(body)))
+		h.Set("Content-Length", strconv.FormatInt(size, 10))
 	}
 	w.WriteHeader(status)
-	_, _ = w.Write(body)
+	_ = write(w) // a failed write is the client going away
 }
 
 func writeError(w http.ResponseWriter, status int, msg string) {

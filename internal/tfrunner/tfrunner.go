@@ -11,6 +11,7 @@ package tfrunner
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -147,6 +148,38 @@ func (r *Runner) BuildProvider(ctx context.Context, version string) (Installatio
 	return DevOverrides(dir), nil
 }
 
+// InstallHelp says how to get Terraform, for a tool that did not find it.
+const InstallHelp = `Terraform 1.0 or later is required, and was not found. Install it, then run again:
+  - a binary from HashiCorp's releases page: https://developer.hashicorp.com/terraform/install
+    (archives at https://releases.hashicorp.com/terraform/), unzipped into a directory on PATH;
+  - on Debian or Ubuntu, HashiCorp's apt repository (https://apt.releases.hashicorp.com):
+    see https://developer.hashicorp.com/terraform/install#linux, then: sudo apt-get install terraform;
+  - or a package manager: brew install hashicorp/tap/terraform (macOS), choco install terraform (Windows).
+Or point at an executable with -terraform /path/to/terraform.`
+
+// Setup finds terraform (see New) and checks that it is 1.0 or later, the
+// first to speak the provider's protocol, then builds the provider reporting
+// version into home/bin (see BuildProvider) and installs that build (see
+// Install). It returns Terraform's version.
+func Setup(ctx context.Context, terraform, home, version string) (*Runner, string, error) {
+	r, err := New(terraform, home)
+	if err != nil {
+		return nil, "", fmt.Errorf("%w\n\n%s", err, InstallHelp)
+	}
+	v, err := r.Version(ctx)
+	switch {
+	case err != nil:
+		return nil, "", fmt.Errorf("%w\nIs %s Terraform?", err, r.Path())
+	case strings.HasPrefix(v, "0."):
+		return nil, "", fmt.Errorf("terraform %s at %s is too old\n\n%s", v, r.Path(), InstallHelp)
+	}
+	inst, err := r.BuildProvider(ctx, version)
+	if err == nil {
+		err = r.Install(inst)
+	}
+	return r, v, err
+}
+
 // Install writes the CLI configuration, home/terraform.rc, that installs the
 // provider as inst for every later command.
 func (r *Runner) Install(inst Installation) error {
@@ -169,6 +202,59 @@ func (r *Runner) Workdir(dir string, env map[string]string) (*tfexec.Terraform, 
 		return nil, errors.New("tfrunner: Install the provider before running Terraform")
 	}
 	return r.workdir(dir, env)
+}
+
+// Module creates the directory dir holding files (name: content) and
+// returns Terraform there, as Workdir does.
+func (r *Runner) Module(dir string, files map[string][]byte, env map[string]string) (*tfexec.Terraform, error) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, err
+	}
+	for name, content := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), content, 0o600); err != nil {
+			return nil, err
+		}
+	}
+	return r.Workdir(dir, env)
+}
+
+// ModuleFiles reads the .tf files of dir, a directory of the repository
+// named relative to its root (ModuleRoot), such as "examples/demo".
+func ModuleFiles(dir string) (map[string][]byte, error) {
+	root, err := ModuleRoot()
+	if err != nil {
+		return nil, err
+	}
+	paths, _ := filepath.Glob(filepath.Join(root, filepath.FromSlash(dir), "*.tf")) // a valid pattern: no error
+	if len(paths) == 0 {
+		return nil, fmt.Errorf("no .tf files in %s", dir)
+	}
+	files := map[string][]byte{}
+	for _, p := range paths {
+		if files[filepath.Base(p)], err = os.ReadFile(p); err != nil {
+			return nil, err
+		}
+	}
+	return files, nil
+}
+
+// Outputs decodes the values of `terraform output -json` into dst, a
+// pointer to a struct whose json tags name the outputs, and returns the
+// outputs' metadata (sensitive or not) too.
+func Outputs(ctx context.Context, tf *tfexec.Terraform, dst any) (map[string]tfexec.OutputMeta, error) {
+	all, err := tf.Output(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("terraform output: %w", err)
+	}
+	values := map[string]json.RawMessage{}
+	for name, o := range all {
+		values[name] = o.Value
+	}
+	raw, _ := json.Marshal(values) // raw JSON values: no error
+	if err := json.Unmarshal(raw, dst); err != nil {
+		return nil, fmt.Errorf("terraform output: unexpected types: %w", err)
+	}
+	return all, nil
 }
 
 func (r *Runner) workdir(dir string, extra map[string]string) (*tfexec.Terraform, error) {

@@ -31,7 +31,6 @@ import (
 	"time"
 
 	"github.com/hashicorp/terraform-exec/tfexec"
-	tfjson "github.com/hashicorp/terraform-json"
 
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/mockapi"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/tfrunner"
@@ -82,13 +81,12 @@ func parseFlags(args []string) (options, error) {
 	fs.BoolVar(&o.keep, "keep", false, "leave the temporary directory (provider, CLI config, configurations, logs) in place")
 	fs.BoolVar(&o.strict, "strict", false, "exit with status 1 when the target is missed")
 	fs.DurationVar(&o.timeout, "timeout", 10*time.Minute, "give up after this long")
-	if err := fs.Parse(args); err != nil {
+	switch err := fs.Parse(args); {
+	case err != nil:
 		return o, err
-	}
-	if fs.NArg() > 0 {
+	case fs.NArg() > 0:
 		return o, fmt.Errorf("unexpected arguments: %s", strings.Join(fs.Args(), " "))
-	}
-	if o.resources < 1 || o.parallelism < 1 || o.exportDuration <= 0 || o.rateLimit <= 0 || o.timeout <= 0 {
+	case o.resources < 1 || o.parallelism < 1 || o.exportDuration <= 0 || o.rateLimit <= 0 || o.timeout <= 0:
 		return o, errors.New("-resources, -parallelism, -export-duration, -rate-limit and -timeout must be positive")
 	}
 	return o, nil
@@ -103,13 +101,12 @@ type bench struct {
 
 // result is one timed apply.
 type result struct {
-	plan, wall           time.Duration
-	exitErr              error
-	total, limited       int
-	starts, gets, bundle int
-	completed            int // resources in state, completed, with a link
-	errors               []string
-	log                  string
+	plan, wall time.Duration
+	exitErr    error
+	mock       *mockapi.Server // its counters
+	completed  int             // resources whose one export completed and got a link
+	errors     []string
+	log        string
 }
 
 func run(ctx context.Context, opts options, stdout io.Writer) (bool, error) {
@@ -129,15 +126,8 @@ func run(ctx context.Context, opts options, stdout io.Writer) (bool, error) {
 		_ = os.RemoveAll(b.tmp)
 	}()
 
-	if b.runner, err = tfrunner.New(opts.terraform, b.tmp); err != nil {
-		return false, fmt.Errorf("%w; install Terraform or pass -terraform", err)
-	}
 	fmt.Fprintln(stdout, "Building the provider...")
-	inst, err := b.runner.BuildProvider(ctx, "bench")
-	if err != nil {
-		return false, err
-	}
-	if err := b.runner.Install(inst); err != nil {
+	if b.runner, _, err = tfrunner.Setup(ctx, opts.terraform, b.tmp, "bench"); err != nil {
 		return false, err
 	}
 
@@ -179,17 +169,12 @@ const floorSettings = "\n  requests_per_second     = 1000\n  max_concurrent_requ
 // mock configured by cfg, with settings in the provider block (the measured
 // run leaves it empty: default settings).
 func (b *bench) apply(ctx context.Context, name string, cfg mockapi.Config, settings string) (result, error) {
-	var res result
-	dir := filepath.Join(b.tmp, name)
-	if err := os.Mkdir(dir, 0o700); err != nil {
-		return res, err
-	}
-	if err := os.WriteFile(filepath.Join(dir, "main.tf"), fmt.Appendf(nil, configTemplate, settings, b.opts.resources), 0o600); err != nil {
-		return res, err
-	}
 	mock := mockapi.NewServer(cfg)
+	res := result{mock: mock}
 	defer mock.Close()
-	tf, err := b.runner.Workdir(dir, map[string]string{"DOCSADMIN_BASE_URL": mock.URL, "DOCSADMIN_API_KEY": mock.APIKey})
+	tf, err := b.runner.Module(filepath.Join(b.tmp, name), map[string][]byte{
+		"main.tf": fmt.Appendf(nil, configTemplate, settings, b.opts.resources),
+	}, map[string]string{"DOCSADMIN_BASE_URL": mock.URL, "DOCSADMIN_API_KEY": mock.APIKey})
 	if err != nil {
 		return res, err
 	}
@@ -217,30 +202,13 @@ func (b *bench) apply(ctx context.Context, name string, cfg mockapi.Config, sett
 		}
 	}
 
-	res.total, res.limited = mock.TotalRequests(), mock.RateLimited()
-	res.starts = mock.Requests(mockapi.EndpointStartExport)
-	res.gets = mock.Requests(mockapi.EndpointGetExport)
-	res.bundle = mock.Requests(mockapi.EndpointBundle)
-	state, err := tf.Show(ctx)
-	if err != nil {
-		return res, fmt.Errorf("terraform show (%s): %w", name, err)
-	}
-	res.completed = completed(state)
-	return res, nil
-}
-
-// completed counts the exports in state that completed and carry a link.
-func completed(state *tfjson.State) int {
-	if state.Values == nil || state.Values.RootModule == nil {
-		return 0 // nothing was created
-	}
-	n := 0
-	for _, r := range state.Values.RootModule.Resources {
-		if link, _ := r.AttributeValues["bundle_url"].(string); r.Type == "docsadmin_static_export" && r.AttributeValues["status"] == "completed" && link != "" {
-			n++
+	for i := range b.opts.resources {
+		ids := mock.ExportJobIDs(fmt.Sprintf("site%d.example.com", i))
+		if len(ids) == 1 && mock.BundlesGenerated(ids[0]) > 0 {
+			res.completed++
 		}
 	}
-	return n
+	return res, nil
 }
 
 func report(w io.Writer, o options, floor, res result) bool {
@@ -248,7 +216,8 @@ func report(w io.Writer, o options, floor, res result) bool {
 	ideal := time.Duration(waves) * o.exportDuration
 	ratio := res.wall.Seconds() / ideal.Seconds()
 	failed := o.resources - res.completed
-	perResource := float64(res.total) / float64(o.resources)
+	m := res.mock
+	total, starts, gets, bundles := m.TotalRequests(), m.Requests(mockapi.EndpointStartExport), m.Requests(mockapi.EndpointGetExport), m.Requests(mockapi.EndpointBundle)
 
 	fmt.Fprintf(w, "\nterraform apply of %d docsadmin_static_export (one for_each), -parallelism=%d, %s jobs,\n", o.resources, o.parallelism, o.exportDuration)
 	fmt.Fprintf(w, "mock API limited to %g requests/s (429 with Retry-After beyond that), provider at its default settings\n\n", o.rateLimit)
@@ -257,9 +226,9 @@ func report(w io.Writer, o options, floor, res result) bool {
 	fmt.Fprintf(w, "  terraform plan      %6.1fs  same configuration: Terraform and provider start-up, no API call\n", res.plan.Seconds())
 	fmt.Fprintf(w, "  1ms-job apply       %6.1fs  same apply with 1ms jobs, no rate limit, no request budget: all but the jobs' time\n", floor.wall.Seconds())
 	fmt.Fprintf(w, "  requests            %6d   %d starts, %d GETs, %d bundle links, %d other; %.1f per resource\n",
-		res.total, res.starts, res.gets, res.bundle, res.total-res.starts-res.gets-res.bundle, perResource)
-	fmt.Fprintf(w, "  429s received       %6d\n", res.limited)
-	fmt.Fprintf(w, "  failed resources    %6d   of %d (completed with a link in state: %d)\n", failed, o.resources, res.completed)
+		total, starts, gets, bundles, total-starts-gets-bundles, float64(total)/float64(o.resources))
+	fmt.Fprintf(w, "  429s received       %6d\n", m.RateLimited())
+	fmt.Fprintf(w, "  failed resources    %6d   of %d (one export each, completed, with a link: %d)\n", failed, o.resources, res.completed)
 	if res.exitErr != nil {
 		failure, _, _ := strings.Cut(res.exitErr.Error(), "\n") // then Terraform's stderr, in the log
 		fmt.Fprintf(w, "  terraform apply     failed: %s; log: %s\n", failure, res.log)

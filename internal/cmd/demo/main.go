@@ -28,7 +28,6 @@ import (
 	"github.com/hashicorp/terraform-exec/tfexec"
 
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/mockapi"
-	"github.com/docsadmin/terraform-provider-docsadmin/internal/tfrunner"
 )
 
 const (
@@ -36,38 +35,26 @@ const (
 	demoDomain = "docs.example.com"
 )
 
-// errInterrupted is the cause of a run stopped by Ctrl-C or SIGTERM.
-var errInterrupted = errors.New("interrupted")
-
 type options struct {
-	keep           bool
-	exportDuration time.Duration
-	linkTTL        time.Duration
-	timeout        time.Duration
-	terraform      string
+	keep                             bool
+	exportDuration, linkTTL, timeout time.Duration
+	terraform                        string
 }
 
 func main() {
 	// The interrupt context is cancelled by the first Ctrl-C (or SIGTERM):
-	// the demo stops Terraform and cleans up. A second one quits at once.
-	ictx, interrupt := context.WithCancelCause(context.Background())
-	sigs := make(chan os.Signal, 2)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	// the demo stops Terraform and cleans up. A second one quits at once,
+	// as signals are then no longer caught.
+	ictx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	go func() {
-		sig := <-sigs
-		fmt.Fprintf(os.Stderr, "\ndemo: %v received: stopping and cleaning up (press Ctrl-C again to quit at once)\n", sig)
-		interrupt(errInterrupted)
-		<-sigs
-		fmt.Fprintln(os.Stderr, "demo: quitting without cleanup")
-		os.Exit(130)
+		<-ictx.Done()
+		stop()
+		fmt.Fprintln(os.Stderr, "\ndemo: interrupted: stopping and cleaning up (press Ctrl-C again to quit at once)")
 	}()
 
-	err := run(ictx, os.Args[1:], os.Stdout, os.Stderr)
-	switch {
-	case err == nil:
-	case errors.Is(err, flag.ErrHelp):
-		// -h printed the usage.
-	case errors.Is(context.Cause(ictx), errInterrupted):
+	switch err := run(ictx, os.Args[1:], os.Stdout, os.Stderr); {
+	case err == nil, errors.Is(err, flag.ErrHelp): // -h printed the usage
+	case ictx.Err() != nil:
 		fmt.Fprintf(os.Stderr, "demo: interrupted: %v\n", err)
 		os.Exit(130)
 	default:
@@ -91,13 +78,12 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.DurationVar(&o.linkTTL, "link-ttl", time.Hour, "lifetime of the bundle links the mock generates")
 	fs.DurationVar(&o.timeout, "timeout", 10*time.Minute, "give up (and clean up) after this long")
 	fs.StringVar(&o.terraform, "terraform", "terraform", "Terraform executable: a name looked up on PATH, or a path")
-	if err := fs.Parse(args); err != nil {
+	switch err := fs.Parse(args); {
+	case err != nil:
 		return o, err
-	}
-	if fs.NArg() > 0 {
+	case fs.NArg() > 0:
 		return o, fmt.Errorf("unexpected arguments: %s", strings.Join(fs.Args(), " "))
-	}
-	if o.exportDuration <= 0 || o.linkTTL < time.Second || o.timeout <= 0 {
+	case o.exportDuration <= 0 || o.linkTTL < time.Second || o.timeout <= 0:
 		return o, errors.New("-export-duration and -timeout must be positive and -link-ttl at least 1s")
 	}
 	return o, nil
@@ -108,14 +94,10 @@ type demo struct {
 	opts           options
 	stdout, stderr io.Writer
 
-	runner  *tfrunner.Runner
-	tf      *tfexec.Terraform // in workDir
-	tmp     string            // everything temporary lives below
-	workDir string
-	mock    *mockapi.Server
-
-	applyStarted bool
-	destroyed    bool
+	tmp       string            // everything temporary lives below
+	tf        *tfexec.Terraform // in tmp/work, once the example is there
+	mock      *mockapi.Server
+	destroyed bool
 }
 
 func run(ictx context.Context, args []string, stdout, stderr io.Writer) (err error) {
@@ -128,85 +110,70 @@ func run(ictx context.Context, args []string, stdout, stderr io.Writer) (err err
 
 	d := &demo{opts: opts, stdout: stdout, stderr: stderr}
 	defer func() {
+		if err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) && ictx.Err() == nil {
+			err = fmt.Errorf("gave up after -timeout %s: %w", opts.timeout, err)
+		}
 		if cerr := d.cleanup(ictx, err != nil); err == nil {
 			err = cerr
 		}
 	}()
-	defer func() {
-		if err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) && ictx.Err() == nil {
-			err = fmt.Errorf("gave up after -timeout %s: %w", opts.timeout, err)
-		}
-	}()
-
-	d.step(1, "Checking for Terraform")
-	if err := d.checkTerraform(ctx); err != nil {
-		return err
+	if d.tmp, err = os.MkdirTemp("", "docsadmin-demo-"); err != nil {
+		return fmt.Errorf("create a temporary directory: %w", err)
 	}
 
-	d.step(2, "Building the provider")
-	inst, err := d.buildProvider(ctx)
+	d.step(1, "Checking for Terraform and building the provider")
+	runner, err := d.setup(ctx)
 	if err != nil {
 		return err
 	}
 
-	d.step(3, "Starting the mock API")
+	d.step(2, "Starting the mock API")
 	d.mock = mockapi.NewServer(mockapi.Config{ExportDuration: opts.exportDuration, LinkTTL: opts.linkTTL})
 	fmt.Fprintf(stdout, "Mock API listening on %s (exports take %s, links live %s)\n", d.mock.URL, opts.exportDuration, opts.linkTTL)
 
-	d.step(4, "terraform apply")
-	if err := d.prepareTerraform(inst); err != nil {
-		return err
-	}
-	d.applyStarted = true
-	if err := d.apply(ctx); err != nil {
+	d.step(3, "terraform apply")
+	if err := d.apply(ctx, runner); err != nil {
 		return err
 	}
 
-	d.step(5, "Reading the outputs")
+	d.step(4, "Reading the outputs")
 	out, err := d.readOutputs(ctx)
 	if err != nil {
 		return err
 	}
 	d.printSummary(out)
 
-	d.step(6, "Downloading the bundle")
-	data, err := downloadBundle(ctx, stdout, out.bundleURL, d.mock.URL)
+	d.step(5, "Downloading and verifying the bundle")
+	data, sum, err := downloadBundle(ctx, stdout, out.BundleURL, d.mock.URL)
 	if err != nil {
 		return err
 	}
-	files, err := inspectBundle(data)
-	if err != nil {
-		return fmt.Errorf("the downloaded bundle is not a valid gzip'd tar: %w", err)
+	if out.BundleSize != nil && *out.BundleSize != sum.Size {
+		fmt.Fprintf(stdout, "Note: bundle_size_bytes says %d bytes but %d were downloaded.\n", *out.BundleSize, sum.Size)
 	}
-	if out.bundleSize != nil && *out.bundleSize != int64(len(data)) {
-		fmt.Fprintf(stdout, "Note: bundle_size_bytes says %d bytes but %d were downloaded.\n", *out.bundleSize, len(data))
+	if err := printListing(stdout, data, sum); err != nil {
+		return fmt.Errorf("listing the bundle: %w", err)
 	}
-	printListing(stdout, data, files)
 
-	d.step(7, "Cleaning up")
-	if err := d.destroy(ctx); err != nil {
-		return err
-	}
-	return nil
+	d.step(6, "Cleaning up")
+	return d.destroy(ctx)
 }
 
 func (d *demo) step(n int, title string) {
-	fmt.Fprintf(d.stdout, "\n==> [%d/7] %s\n", n, title)
+	fmt.Fprintf(d.stdout, "\n==> [%d/6] %s\n", n, title)
 }
 
 // cleanup destroys what apply created (unless interrupted: the mock's jobs
 // vanish with it anyway), stops the mock and removes the temporary directory.
 func (d *demo) cleanup(ictx context.Context, failed bool) error {
 	var errs []error
-	if d.applyStarted && !d.destroyed {
+	if _, err := os.Stat(filepath.Join(d.tmp, "work", "terraform.tfstate")); err == nil && !d.destroyed {
 		if ictx.Err() != nil {
 			fmt.Fprintln(d.stderr, "demo: skipping terraform destroy after the interrupt (the mock API's state goes away with it)")
-		} else if d.hasState() {
+		} else {
 			fmt.Fprintln(d.stderr, "demo: running terraform destroy after the failure")
 			ctx, cancel := context.WithTimeout(ictx, 2*time.Minute)
-			if err := d.destroy(ctx); err != nil {
-				errs = append(errs, err)
-			}
+			errs = append(errs, d.destroy(ctx))
 			cancel()
 		}
 	}
@@ -214,14 +181,14 @@ func (d *demo) cleanup(ictx context.Context, failed bool) error {
 		d.mock.Close()
 		fmt.Fprintln(d.stdout, "Mock API stopped.")
 	}
-	if d.tmp != "" {
-		if d.opts.keep {
-			fmt.Fprintf(d.stdout, "Kept %s: bin/ (provider), terraform.rc (CLI config), work/ (configuration and state).\n", d.tmp)
-		} else if err := os.RemoveAll(d.tmp); err != nil {
-			errs = append(errs, fmt.Errorf("remove %s: %w", d.tmp, err))
-		} else {
-			fmt.Fprintf(d.stdout, "Removed %s.\n", d.tmp)
-		}
+	switch {
+	case d.tmp == "":
+	case d.opts.keep:
+		fmt.Fprintf(d.stdout, "Kept %s: bin/ (provider), terraform.rc (CLI config), work/ (configuration and state).\n", d.tmp)
+	case os.RemoveAll(d.tmp) != nil:
+		errs = append(errs, fmt.Errorf("remove %s", d.tmp))
+	default:
+		fmt.Fprintf(d.stdout, "Removed %s.\n", d.tmp)
 	}
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("cleanup: %w", err)
@@ -230,9 +197,4 @@ func (d *demo) cleanup(ictx context.Context, failed bool) error {
 		fmt.Fprintln(d.stdout, "\nDemo complete.")
 	}
 	return nil
-}
-
-func (d *demo) hasState() bool {
-	_, err := os.Stat(filepath.Join(d.workDir, "terraform.tfstate"))
-	return err == nil
 }

@@ -2,10 +2,8 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -14,88 +12,35 @@ import (
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/tfrunner"
 )
 
-const installHelp = `Terraform is required to run the demo, and was not found.
-Install Terraform 1.0 or later, then run the demo again:
-  - a binary from HashiCorp's releases page: https://developer.hashicorp.com/terraform/install
-    (archives at https://releases.hashicorp.com/terraform/), unzipped into a directory on PATH;
-  - on Debian or Ubuntu, HashiCorp's apt repository (https://apt.releases.hashicorp.com):
-    see https://developer.hashicorp.com/terraform/install#linux, then: sudo apt-get install terraform;
-  - or a package manager: brew install hashicorp/tap/terraform (macOS), choco install terraform (Windows).
-Or point the demo at an executable with -terraform /path/to/terraform.`
-
-// checkTerraform creates the temporary directory, finds Terraform and prints
-// its version.
-func (d *demo) checkTerraform(ctx context.Context) (err error) {
-	if d.tmp, err = os.MkdirTemp("", "docsadmin-demo-"); err != nil {
-		return fmt.Errorf("create a temporary directory: %w", err)
-	}
-	if d.runner, err = tfrunner.New(d.opts.terraform, d.tmp); err != nil {
-		return fmt.Errorf("%w\n\n%s", err, installHelp)
-	}
-	v, err := d.runner.Version(ctx)
-	if err != nil {
-		return fmt.Errorf("%w\nIs %s Terraform?", err, d.runner.Path())
-	}
-	if strings.HasPrefix(v, "0.") {
-		return fmt.Errorf("terraform %s at %s is too old: the demo needs 1.0 or later\n\n%s", v, d.runner.Path(), installHelp)
-	}
-	fmt.Fprintf(d.stdout, "Terraform %s (%s)\n", v, d.runner.Path())
-	return nil
-}
-
-// buildProvider builds the provider into the temporary directory.
-func (d *demo) buildProvider(ctx context.Context) (tfrunner.Installation, error) {
+// setup finds Terraform, builds the provider into the temporary directory
+// and writes the CLI configuration that installs it.
+func (d *demo) setup(ctx context.Context) (*tfrunner.Runner, error) {
 	start := time.Now()
-	inst, err := d.runner.BuildProvider(ctx, "demo")
-	if err == nil {
-		fmt.Fprintf(d.stdout, "Built the provider (version \"demo\") in %s\n", time.Since(start).Round(100*time.Millisecond))
+	runner, version, err := tfrunner.Setup(ctx, d.opts.terraform, d.tmp, "demo")
+	if err != nil {
+		return nil, err
 	}
-	return inst, err
+	fmt.Fprintf(d.stdout, "Terraform %s (%s)\n", version, runner.Path())
+	fmt.Fprintf(d.stdout, "Built the provider (version \"demo\") in %s; CLI config %s\n", time.Since(start).Round(100*time.Millisecond), runner.CLIConfig())
+	return runner, nil
 }
 
-// prepareTerraform writes the CLI configuration that installs the build and
-// copies the example into the working directory.
-func (d *demo) prepareTerraform(inst tfrunner.Installation) error {
-	if err := d.runner.Install(inst); err != nil {
-		return err
-	}
-	root, err := tfrunner.ModuleRoot()
+// apply copies the example into the working directory and runs terraform
+// apply there, with its output shown as it comes.
+func (d *demo) apply(ctx context.Context, runner *tfrunner.Runner) error {
+	files, err := tfrunner.ModuleFiles(exampleDir)
 	if err != nil {
 		return err
 	}
-	src := filepath.Join(root, filepath.FromSlash(exampleDir))
-	tfFiles, err := filepath.Glob(filepath.Join(src, "*.tf"))
-	if err != nil || len(tfFiles) == 0 {
-		return fmt.Errorf("no .tf files in %s", src)
-	}
-	d.workDir = filepath.Join(d.tmp, "work")
-	if err := os.Mkdir(d.workDir, 0o700); err != nil {
-		return err
-	}
-	for _, f := range tfFiles {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			return err
-		}
-		if err := os.WriteFile(filepath.Join(d.workDir, filepath.Base(f)), b, 0o600); err != nil {
-			return err
-		}
-	}
-	d.tf, err = d.runner.Workdir(d.workDir, map[string]string{
+	workDir := filepath.Join(d.tmp, "work")
+	if d.tf, err = runner.Module(workDir, files, map[string]string{
 		"DOCSADMIN_BASE_URL": d.mock.URL,
 		"DOCSADMIN_API_KEY":  d.mock.APIKey,
-	})
-	if err != nil {
+	}); err != nil {
 		return err
 	}
-	fmt.Fprintf(d.stdout, "CLI config %s: %s\n", d.runner.CLIConfig(), inst)
-	fmt.Fprintf(d.stdout, "Copied %s/*.tf to %s; DOCSADMIN_BASE_URL=%s, DOCSADMIN_API_KEY=(mock key)\n", exampleDir, d.workDir, d.mock.URL)
+	fmt.Fprintf(d.stdout, "Copied %s/*.tf to %s; DOCSADMIN_BASE_URL=%s, DOCSADMIN_API_KEY=(mock key)\n", exampleDir, workDir, d.mock.URL)
 	fmt.Fprintln(d.stdout, "No terraform init: dev_overrides serves the provider (Terraform warns about it below).")
-	return nil
-}
-
-// apply runs terraform apply with its output shown as it comes.
-func (d *demo) apply(ctx context.Context) error {
 	d.tf.SetStdout(d.stdout)
 	d.tf.SetStderr(d.stderr)
 	defer func() { // later commands print nothing: the outputs hold the link
@@ -127,122 +72,55 @@ func stopped(ctx context.Context) string {
 	return fmt.Sprintf(" (stopped: %v)", context.Cause(ctx))
 }
 
-// outputs are the example's outputs the demo uses.
+// outputs are the example's outputs the demo uses; a number the API did not
+// report is null.
 type outputs struct {
-	jobID, status, expiresAt, bundleURL string
-	pageCount, bundleSize               *int64
+	JobID      string `json:"job_id"`
+	Status     string `json:"status"`
+	ExpiresAt  string `json:"bundle_expires_at"`
+	BundleURL  string `json:"bundle_url"`
+	PageCount  *int64 `json:"page_count"`
+	BundleSize *int64 `json:"bundle_size_bytes"`
 }
 
 // readOutputs reads `terraform output -json`. The bundle link is in it
 // (sensitive outputs are included) and must never be printed whole.
 func (d *demo) readOutputs(ctx context.Context) (outputs, error) {
 	var out outputs
-	all, err := d.tf.Output(ctx)
+	all, err := tfrunner.Outputs(ctx, d.tf, &out)
 	if err != nil {
-		return out, fmt.Errorf("terraform output: %w", err)
+		return out, err
 	}
-	var errs []error
-	str := func(name string, required bool) string {
-		o, ok := all[name]
-		var s *string
-		if ok {
-			if err := json.Unmarshal(o.Value, &s); err != nil {
-				errs = append(errs, fmt.Errorf("output %s is not a string", name))
-				return ""
-			}
-		}
-		if s == nil || *s == "" {
-			if required {
-				errs = append(errs, fmt.Errorf("output %s is missing or empty", name))
-			}
-			return ""
-		}
-		return *s
+	switch {
+	case out.JobID == "" || out.BundleURL == "":
+		return out, errors.New("output job_id or bundle_url is missing or empty")
+	case !all["bundle_url"].Sensitive:
+		return out, fmt.Errorf("output bundle_url must be declared with sensitive = true in %s", exampleDir)
+	case out.Status != "completed":
+		return out, fmt.Errorf("the export's status is %q, expected completed", out.Status)
 	}
-	num := func(name string) *int64 {
-		o, ok := all[name]
-		if !ok {
-			errs = append(errs, fmt.Errorf("output %s is missing", name))
-			return nil
-		}
-		var n *json.Number
-		if err := json.Unmarshal(o.Value, &n); err != nil {
-			errs = append(errs, fmt.Errorf("output %s is not a number", name))
-			return nil
-		}
-		if n == nil {
-			return nil // not reported by the API
-		}
-		v, err := n.Int64()
-		if err != nil {
-			errs = append(errs, fmt.Errorf("output %s is not a whole number", name))
-			return nil
-		}
-		return &v
-	}
-	out.jobID = str("job_id", true)
-	out.status = str("status", true)
-	out.expiresAt = str("bundle_expires_at", false)
-	out.bundleURL = str("bundle_url", true)
-	out.pageCount = num("page_count")
-	out.bundleSize = num("bundle_size_bytes")
-	if o, ok := all["bundle_url"]; ok && !o.Sensitive {
-		errs = append(errs, fmt.Errorf("output bundle_url must be declared with sensitive = true in %s", exampleDir))
-	}
-	if len(errs) == 0 && out.status != "completed" {
-		errs = append(errs, fmt.Errorf("the export's status is %q, expected completed", out.status))
-	}
-	return out, errors.Join(errs...)
+	return out, nil
 }
 
 func (d *demo) printSummary(o outputs) {
 	w := d.stdout
-	fmt.Fprintf(w, "  job id:        %s\n", o.jobID)
-	fmt.Fprintf(w, "  status:        %s\n", o.status)
-	if o.pageCount != nil {
-		fmt.Fprintf(w, "  page count:    %d\n", *o.pageCount)
-	} else {
-		fmt.Fprintln(w, "  page count:    (not reported)")
+	reported := func(n *int64) any {
+		if n == nil {
+			return "(not reported)"
+		}
+		return *n
 	}
-	if o.bundleSize != nil {
-		fmt.Fprintf(w, "  bundle size:   %s\n", sizeString(*o.bundleSize))
-	} else {
-		fmt.Fprintln(w, "  bundle size:   (not reported)")
+	expires := "(unknown)"
+	if t, err := time.Parse(time.RFC3339, o.ExpiresAt); err == nil {
+		expires = fmt.Sprintf("%s (in %s)", o.ExpiresAt, time.Until(t).Round(time.Second))
+	} else if o.ExpiresAt != "" {
+		expires = o.ExpiresAt
 	}
-	switch t, err := time.Parse(time.RFC3339, o.expiresAt); {
-	case o.expiresAt == "":
-		fmt.Fprintln(w, "  link expires:  (unknown)")
-	case err != nil:
-		fmt.Fprintf(w, "  link expires:  %s\n", o.expiresAt)
-	default:
-		fmt.Fprintf(w, "  link expires:  %s (in %s)\n", o.expiresAt, time.Until(t).Round(time.Second))
-	}
-	fmt.Fprintf(w, "  bundle link:   %s\n", redactLink(o.bundleURL))
+	fmt.Fprintf(w, "  job id:        %s\n  status:        %s\n", o.JobID, o.Status)
+	fmt.Fprintf(w, "  page count:    %v\n  bundle bytes:  %v\n", reported(o.PageCount), reported(o.BundleSize))
+	fmt.Fprintf(w, "  link expires:  %s\n", expires)
+	fmt.Fprintf(w, "  bundle link:   %s\n", bundlelink.Redact(o.BundleURL))
 	fmt.Fprintln(w, "                 (a sensitive output: the signature is redacted here; run with -keep to read it with terraform output -raw bundle_url)")
 	fmt.Fprintf(w, "Mock API: %d export(s) started for %s, %d bundle link(s) generated for %s.\n",
-		d.mock.ExportsStarted(demoDomain), demoDomain, d.mock.BundlesGenerated(o.jobID), o.jobID)
-}
-
-// redactLink shows a link without its signing parameters. If redaction
-// somehow left a signature value in place, the query is dropped whole.
-func redactLink(link string) string {
-	r := bundlelink.Redact(link)
-	for _, sig := range bundlelink.Signature(link) {
-		if sig != "" && strings.Contains(r, sig) {
-			base, _, _ := strings.Cut(r, "?")
-			return base + "?(query hidden)"
-		}
-	}
-	return r
-}
-
-func sizeString(n int64) string {
-	switch {
-	case n >= 1<<20:
-		return fmt.Sprintf("%d bytes (%.1f MiB)", n, float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%d bytes (%.1f KiB)", n, float64(n)/(1<<10))
-	default:
-		return fmt.Sprintf("%d bytes", n)
-	}
+		d.mock.ExportsStarted(demoDomain), demoDomain, d.mock.BundlesGenerated(o.JobID), o.JobID)
 }

@@ -41,40 +41,33 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("docsadmin-mock", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	addr := fs.String("addr", "127.0.0.1:0", "listen address (loopback only)")
-	apiKey := fs.String("api-key", mockapi.DefaultAPIKey, "accepted API key")
-	exportDuration := fs.Duration("export-duration", mockapi.DefaultExportDuration, "time an export job runs before it completes")
-	queueDuration := fs.Duration("queue-duration", 0, "time an export job stays queued before it runs")
-	linkTTL := fs.Duration("link-ttl", mockapi.DefaultLinkTTL, "lifetime of bundle links")
-	rateLimit := fs.Float64("rate-limit", 0, "max API requests per second (0 = unlimited)")
-	omitExpiresAt := fs.Bool("omit-expires-at", false, "leave expiresAt out of bundle answers")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return nil
-		}
+	var cfg mockapi.Config
+	fs.StringVar(&cfg.APIKey, "api-key", mockapi.DefaultAPIKey, "accepted API key")
+	fs.DurationVar(&cfg.ExportDuration, "export-duration", mockapi.DefaultExportDuration, "time an export job runs before it completes")
+	fs.DurationVar(&cfg.QueueDuration, "queue-duration", 0, "time an export job stays queued before it runs")
+	fs.DurationVar(&cfg.LinkTTL, "link-ttl", mockapi.DefaultLinkTTL, "lifetime of bundle links")
+	fs.Float64Var(&cfg.RateLimit, "rate-limit", 0, "max API requests per second (0 = unlimited)")
+	fs.BoolVar(&cfg.OmitExpiresAt, "omit-expires-at", false, "leave expiresAt out of bundle answers")
+	fs.Int64Var(&cfg.ArchiveSize, "archive-size", 0, "pad every export's site to this many bytes of files with poorly compressible content (0 = the site alone)")
+	switch err := fs.Parse(args); {
+	case errors.Is(err, flag.ErrHelp):
+		return nil
+	case err != nil:
 		return err
-	}
-	if fs.NArg() > 0 {
+	case fs.NArg() > 0:
 		return fmt.Errorf("unexpected arguments: %s", strings.Join(fs.Args(), " "))
+	case cfg.RateLimit < 0 || cfg.ArchiveSize < 0:
+		return errors.New("-rate-limit and -archive-size must not be negative")
 	}
 	if err := checkLoopback(*addr); err != nil {
 		return err
-	}
-	if *rateLimit < 0 {
-		return errors.New("-rate-limit must not be negative")
 	}
 
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		return fmt.Errorf("listen: %w", err)
 	}
-	srv := mockapi.NewHandler(mockapi.Config{
-		APIKey:         *apiKey,
-		ExportDuration: *exportDuration,
-		QueueDuration:  *queueDuration,
-		LinkTTL:        *linkTTL,
-		RateLimit:      *rateLimit,
-		OmitExpiresAt:  *omitExpiresAt,
-	})
+	srv := mockapi.NewHandler(cfg)
 	logger := log.New(stderr, "", log.LstdFlags)
 	ts := httptest.NewUnstartedServer(logRequests(logger, srv))
 	_ = ts.Listener.Close()
@@ -87,7 +80,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	<-ctx.Done()
 	logger.Print("shutting down")
 	ts.CloseClientConnections()
-	ts.Close()
+	ts.Close() // waits for the requests in flight, so that all are logged
 	return nil
 }
 

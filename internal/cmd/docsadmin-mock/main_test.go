@@ -57,7 +57,7 @@ func TestRunServesAndStops(t *testing.T) {
 	var stderr syncBuffer
 	done := make(chan error, 1)
 	go func() {
-		done <- run(ctx, []string{"-export-duration", "10ms", "-link-ttl", "5m"}, outW, &stderr)
+		done <- run(ctx, []string{"-export-duration", "10ms", "-link-ttl", "5m", "-archive-size", "2000000"}, outW, &stderr)
 		outW.Close()
 	}()
 
@@ -103,6 +103,9 @@ func TestRunServesAndStops(t *testing.T) {
 	link := b["bundleUrl"].(string)
 	if !strings.Contains(link, "X-Amz-Expires=300&") {
 		t.Fatalf("-link-ttl not applied: %s", link)
+	}
+	if size := b["sizeBytes"].(float64); size < 2000000 {
+		t.Fatalf("-archive-size not applied: sizeBytes %v", size)
 	}
 	dl, err := http.Get(link)
 	if err != nil || dl.StatusCode != http.StatusOK {
