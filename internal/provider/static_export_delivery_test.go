@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"regexp"
 	"strings"
 	"testing"
@@ -252,6 +253,132 @@ func TestWarnIfEveryPlanRenews(t *testing.T) {
 		}
 		if c.warn && !strings.Contains(diags[0].Detail(), c.renewBefore.ValueString()) {
 			t.Errorf("warning does not name the value: %s", diags[0].Detail())
+		}
+	}
+}
+
+// Each kind of archive a deployment could not serve fails the apply with an
+// error that names the job, the link's host and what is wrong, never the
+// link's signature. The job stays in state, and once the server serves a
+// good archive the next apply finishes with the same export.
+func TestAccStaticExport_refusesUnservableArchives(t *testing.T) {
+	type archiveCase = struct {
+		name string
+		kind mockapi.ArchiveKind
+		want string // in the error, besides the job and the host
+	}
+	cases := []archiveCase{
+		{"truncated", mockapi.ArchiveTruncated, `(?i)truncated|cut off|unexpected end|damaged`},
+		{"corrupt", mockapi.ArchiveCorrupt, `(?i)corrupt|damaged`},
+		{"html page", mockapi.ArchiveHTML, `(?i)not a gzip|HTML`},
+		{"zip", mockapi.ArchiveZip, `(?i)zip`},
+		{"no index", mockapi.ArchiveNoIndex, `index\.html`},
+		{"absolute path", mockapi.ArchiveAbsolutePath, `/etc/docsadmin/index\.html`},
+		{"dot dot", mockapi.ArchiveDotDot, `\.\./\.\./outside\.html`},
+		{"symlink out", mockapi.ArchiveSymlinkOut, `assets/shared`},
+	}
+	runSubtests(t, cases, func(c archiveCase) string { return c.name }, func(t *testing.T, c archiveCase) {
+		mock := newMock(t, mockapi.Config{ExportDuration: 200 * time.Millisecond})
+		mock.SetExportBehavior("docs.example.com", mockapi.ExportBehavior{Archive: c.kind})
+		host := strings.TrimPrefix(mock.URL, "http://")
+		config := exportConfig(mock, `domain = "docs.example.com"`)
+		var jobID string
+		resource.UnitTest(t, resource.TestCase{
+			ProtoV6ProviderFactories: testFactories(Options{}),
+			Steps: []resource.TestStep{
+				{
+					Config: config,
+					ExpectError: regexp.MustCompile(`(?s)failed verification.*export job se_[0-9a-f]+.*` + regexp.QuoteMeta(host) +
+						`.*(` + c.want + `).*is\s+kept`),
+				},
+				{
+					// The failed apply kept the job: serve a good archive now,
+					// and the replacement takes the same job over.
+					PreConfig: func() {
+						ids := mock.ExportJobIDs("docs.example.com")
+						if len(ids) != 1 {
+							t.Fatalf("export jobs: %v, want one", ids)
+						}
+						jobID = ids[0]
+						mock.SetArchive(jobID, mockapi.ArchiveGood)
+					},
+					Config: config,
+					ConfigStateChecks: []statecheck.StateCheck{
+						statecheck.ExpectKnownValue(exportAddress, tfjsonpath.New("archive_sha256"), knownvalue.StringRegexp(sha256Hex)),
+					},
+					Check: resource.ComposeTestCheckFunc(
+						func(s *terraform.State) error {
+							if got := s.RootModule().Resources[exportAddress].Primary.Attributes["job_id"]; got != jobID {
+								return fmt.Errorf("job_id = %s, want the kept job %s", got, jobID)
+							}
+							return nil
+						},
+						expectCount("exports started", 1, func() int { return mock.ExportsStarted("docs.example.com") }),
+					),
+				},
+			},
+		})
+	})
+}
+
+// A link renewal keeps the verified identity and downloads nothing, even
+// when the archive the server serves has changed since.
+func TestAccStaticExport_renewalDoesNotDownloadAgain(t *testing.T) {
+	clock := &shiftedClock{}
+	mock := newMock(t, mockapi.Config{LinkTTL: 2 * time.Hour, Now: clock.Now})
+	config := exportConfig(mock, `domain = "docs.example.com"`)
+	var jobID, sha string
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testFactories(Options{Clock: clock}),
+		Steps: []resource.TestStep{
+			{
+				Config: config,
+				Check: resource.ComposeTestCheckFunc(
+					captureAttr(exportAddress, "job_id", &jobID),
+					captureAttr(exportAddress, "archive_sha256", &sha),
+				),
+			},
+			{
+				PreConfig: func() { clock.Advance(90 * time.Minute) },
+				Config:    config,
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(exportAddress, plancheck.ResourceActionUpdate)},
+				},
+				Check: resource.ComposeTestCheckFunc(
+					resource.TestCheckResourceAttrPtr(exportAddress, "archive_sha256", &sha),
+					func(*terraform.State) error {
+						if err := expectCount("links generated", 2, func() int { return mock.BundlesGenerated(jobID) })(nil); err != nil {
+							return err
+						}
+						return expectCount("archive downloads", 1, func() int { return mock.ArchiveDownloads(jobID) })(nil)
+					},
+				),
+			},
+		},
+	})
+}
+
+// A refused archive's error names the job and the host, never the link's
+// path or signature.
+func TestVerifyArchiveErrorsNeverShowTheLink(t *testing.T) {
+	server := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		_, _ = io.WriteString(w, "<html>Access denied</html>")
+	}))
+	defer server.Close()
+	link := server.URL + "/se_1/bundle.tar.gz?X-Amz-Signature=0123456789abcdef&X-Amz-Credential=AKIAEXAMPLE"
+	_, err := verifyArchive(t.Context(), "se_1", link)
+	if err == nil {
+		t.Fatal("an HTML page was accepted as an archive")
+	}
+	msg := verificationFailed("se_1", err)
+	for _, secret := range []string{"0123456789abcdef", "AKIAEXAMPLE", "bundle.tar.gz"} {
+		if strings.Contains(msg, secret) {
+			t.Errorf("error shows %q: %s", secret, msg)
+		}
+	}
+	for _, want := range []string{"se_1", strings.TrimPrefix(server.URL, "http://"), "HTML"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("error does not name %q: %s", want, msg)
 		}
 	}
 }
