@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/ephemeral"
 	"github.com/hashicorp/terraform-plugin-framework/ephemeral/schema"
 	"github.com/hashicorp/terraform-plugin-framework/provider"
@@ -119,24 +120,8 @@ func (e *staticExportBundleEphemeralResource) Open(ctx context.Context, req ephe
 	ctx = e.data.maskSecrets(ctx)
 	jobID := cfg.JobID.ValueString()
 
-	// Reading the job first turns "not finished" and "failed" into errors
-	// that say what to do, instead of the bundle endpoint's bare 409.
-	job, err := e.data.client.GetStaticExport(ctx, jobID)
-	if err != nil {
-		resp.Diagnostics.AddError(bundleErrorSummary(err), bundleJobReadError(jobID, err))
-		return
-	}
-	if problem := notBundleable(job); problem != "" {
-		resp.Diagnostics.AddError("Static export not ready for a bundle link", problem)
-		return
-	}
-
-	// The link endpoint may answer 409 for a short while after a job completes.
-	linkCtx, cancel := context.WithTimeout(ctx, bundleReadyTimeout)
-	defer cancel()
-	bundle, err := e.data.requestLink(linkCtx, jobID)
-	if err != nil {
-		resp.Diagnostics.AddError("Cannot generate the export's bundle link", linkError(jobID, err).Error())
+	bundle := e.data.completedExportLink(ctx, jobID, &resp.Diagnostics)
+	if bundle == nil {
 		return
 	}
 
@@ -157,7 +142,33 @@ func (e *staticExportBundleEphemeralResource) Open(ctx context.Context, req ephe
 	}
 }
 
-// linkError explains a failed request for the link of this run.
+// completedExportLink generates a fresh link to the archive of a completed
+// export, or adds an error saying why there is none and returns nil.
+// Reading the job first turns "not finished" and "failed" into errors that
+// say what to do, instead of the bundle endpoint's bare 409.
+func (d *providerData) completedExportLink(ctx context.Context, jobID string, diags *diag.Diagnostics) *client.StaticExportLink {
+	job, err := d.client.GetStaticExport(ctx, jobID)
+	if err != nil {
+		diags.AddError(bundleErrorSummary(err), bundleJobReadError(jobID, err))
+		return nil
+	}
+	if problem := notBundleable(job); problem != "" {
+		diags.AddError("Static export not ready for a bundle link", problem)
+		return nil
+	}
+
+	// The link endpoint may answer 409 for a short while after a job completes.
+	linkCtx, cancel := context.WithTimeout(ctx, bundleReadyTimeout)
+	defer cancel()
+	bundle, err := d.requestLink(linkCtx, jobID)
+	if err != nil {
+		diags.AddError("Cannot generate the export's bundle link", linkError(jobID, err).Error())
+		return nil
+	}
+	return bundle
+}
+
+// linkError explains a failed request for a fresh link.
 func linkError(jobID string, err error) error {
 	var timeout *poll.TimeoutError
 	var notReady *linkNotReadyError
