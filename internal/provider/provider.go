@@ -216,6 +216,7 @@ func (p *docsadminProvider) Configure(ctx context.Context, req provider.Configur
 func (p *docsadminProvider) Resources(context.Context) []func() resource.Resource {
 	return []func() resource.Resource{
 		NewStaticExportResource,
+		NewStaticExportFileResource,
 	}
 }
 

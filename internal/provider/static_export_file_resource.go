@@ -1,0 +1,426 @@
+package provider
+
+import (
+	"bufio"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/archive"
+)
+
+const (
+	defaultFilePermission    = "0644"
+	defaultFileCreateTimeout = 30 * time.Minute
+	// fileWriteBuffer batches the download's small writes into fewer system calls.
+	fileWriteBuffer = 256 << 10
+)
+
+var (
+	_ resource.ResourceWithConfigure      = (*staticExportFileResource)(nil)
+	_ resource.ResourceWithValidateConfig = (*staticExportFileResource)(nil)
+)
+
+// NewStaticExportFileResource is the docsadmin_static_export_file resource.
+func NewStaticExportFileResource() resource.Resource { return &staticExportFileResource{} }
+
+// staticExportFileResource writes an export's archive to a local file, in
+// the manner of local_file: Read checks the file on disk and forgets it when
+// it is gone or changed, so that the next plan writes it again.
+type staticExportFileResource struct {
+	data *providerData
+}
+
+type staticExportFileModel struct {
+	ID             types.String   `tfsdk:"id"`
+	JobID          types.String   `tfsdk:"job_id"`
+	Filename       types.String   `tfsdk:"filename"`
+	ExpectedSHA256 types.String   `tfsdk:"expected_sha256"`
+	FilePermission types.String   `tfsdk:"file_permission"`
+	SHA256         types.String   `tfsdk:"sha256"`
+	SizeBytes      types.Int64    `tfsdk:"size_bytes"`
+	FileCount      types.Int64    `tfsdk:"file_count"`
+	Timeouts       timeouts.Value `tfsdk:"timeouts"`
+}
+
+func (r *staticExportFileResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_static_export_file"
+}
+
+func (r *staticExportFileResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+	replace := func() []planmodifier.String { return []planmodifier.String{stringplanmodifier.RequiresReplace()} }
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "Downloads the archive of a completed static export to a local file, verified, for a durable copy: " +
+			"a mirror in your own storage, or a transfer into an air-gapped network. Apply generates a fresh link itself (a link " +
+			"in state may have expired), streams the archive to a temporary file next to `filename` while checking that a " +
+			"deployment can unpack and serve it, compares it with `expected_sha256` when set, and only then moves it into place. " +
+			"Like `local_file`, refresh checks the file on disk without any request: when it is missing (a fresh CI runner) or its " +
+			"content changed, the resource leaves the state and the next apply downloads it again. Destroy deletes the file.",
+		Attributes: map[string]schema.Attribute{
+			"id": schema.StringAttribute{
+				MarkdownDescription: "The SHA-256 of the file (same as `sha256`), as `local_file`'s id is a digest of its content.",
+				Computed:            true,
+				PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+			},
+			"job_id": schema.StringAttribute{
+				MarkdownDescription: "Identifier of a completed export job, such as `se_3f9a2c1b8e7d4a06`, for example " +
+					"`docsadmin_static_export.docs.job_id`. Changing it downloads the new export's archive.",
+				Required:      true,
+				Validators:    []validator.String{notBlankValidator()},
+				PlanModifiers: replace(),
+			},
+			"filename": schema.StringAttribute{
+				MarkdownDescription: "Path of the file to write, such as `\"${path.module}/dist/docs-bundle.tar.gz\"`; a relative path is " +
+					"relative to the directory Terraform runs in. Missing parent directories are created. Changing it writes a new file " +
+					"and deletes the old one.",
+				Required:      true,
+				Validators:    []validator.String{stringCheck{summary: "Invalid filename", description: "must be a file path", check: filenameProblem}},
+				PlanModifiers: replace(),
+			},
+			"expected_sha256": schema.StringAttribute{
+				MarkdownDescription: "SHA-256 the archive must have, as 64 hexadecimal digits, for example " +
+					"`docsadmin_static_export.docs.archive_sha256` or a digest recorded where the export was verified. A download " +
+					"with another digest fails and writes nothing. When set, `sha256` is known at plan time. Default: no comparison " +
+					"(the archive is still verified).",
+				Optional:      true,
+				Validators:    []validator.String{stringCheck{summary: "Invalid SHA-256", description: "must be 64 hexadecimal digits", check: sha256Problem}},
+				PlanModifiers: replace(),
+			},
+			"file_permission": schema.StringAttribute{
+				MarkdownDescription: "Permission of the file, as an octal string such as `\"0644\"` or `\"0600\"`. Changing it writes the file " +
+					"again. Default: `\"" + defaultFilePermission + "\"`.",
+				Optional:      true,
+				Computed:      true,
+				Default:       stringdefault.StaticString(defaultFilePermission),
+				Validators:    []validator.String{stringCheck{summary: "Invalid file permission", description: "must be an octal permission such as 0644", check: filePermissionProblem}},
+				PlanModifiers: replace(),
+			},
+			"sha256": schema.StringAttribute{
+				MarkdownDescription: "Lower-case hex SHA-256 of the file, that is of the archive as served. Feed it to an upload's checksum " +
+					"argument (such as `source_hash` of `aws_s3_object`) so that the upload happens only when the content changes.",
+				Computed:      true,
+				PlanModifiers: []planmodifier.String{expectedDigestPlan{}, stringplanmodifier.UseStateForUnknown()},
+			},
+			"size_bytes": schema.Int64Attribute{
+				MarkdownDescription: "Size of the file, in bytes.",
+				Computed:            true,
+				PlanModifiers:       []planmodifier.Int64{int64planmodifier.UseStateForUnknown()},
+			},
+			"file_count": schema.Int64Attribute{
+				MarkdownDescription: "Number of regular files in the archive.",
+				Computed:            true,
+				PlanModifiers:       []planmodifier.Int64{int64planmodifier.UseStateForUnknown()},
+			},
+		},
+		Blocks: map[string]schema.Block{
+			"timeouts": timeouts.Block(ctx, timeouts.Opts{
+				Create:            true,
+				CreateDescription: "Longest time for generating the link and downloading the archive, as a duration such as `45m`. Default: `30m`.",
+			}),
+		},
+	}
+}
+
+// ValidateConfig refuses zero and negative timeouts at plan time.
+func (r *staticExportFileResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
+	resp.Diagnostics.Append(validateTimeouts[timeouts.Value](ctx, req.Config)...)
+}
+
+func (r *staticExportFileResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
+	r.data = providerDataFrom(req.ProviderData, &resp.Diagnostics)
+}
+
+func (r *staticExportFileResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	var plan staticExportFileModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	if !requireConfigured(r.data, &resp.Diagnostics, "the export's archive cannot be downloaded") {
+		return
+	}
+	ctx = r.data.maskSecrets(ctx)
+	limit, diags := plan.Timeouts.Create(ctx, defaultFileCreateTimeout)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, limit)
+	defer cancel()
+
+	jobID := plan.JobID.ValueString()
+	// Always a fresh link: one kept in state may have expired long ago.
+	link := r.data.completedExportLink(ctx, jobID, &resp.Diagnostics)
+	if link == nil {
+		return
+	}
+	perm, _ := parseFilePermission(plan.FilePermission.ValueString())
+	sum, err := downloadArchive(ctx, link.BundleURL, plan.Filename.ValueString(), perm, plan.ExpectedSHA256.ValueString())
+	if err != nil {
+		detail := fmt.Sprintf("Writing the archive of export job %s to %s failed: %s", jobID, plan.Filename.ValueString(), err)
+		if errors.Is(err, context.DeadlineExceeded) {
+			detail += fmt.Sprintf(". The download did not finish within timeouts.create = %s: raise it, for example create = \"60m\"", limit)
+		}
+		resp.Diagnostics.AddError("Cannot write the static export's archive", detail)
+		return
+	}
+	tflog.Debug(ctx, "wrote the export's archive", map[string]any{
+		"job_id": jobID, "filename": plan.Filename.ValueString(), "sha256": sum.SHA256, "size_bytes": sum.Size, "files": sum.Files,
+	})
+
+	plan.ID = types.StringValue(sum.SHA256)
+	plan.SHA256 = types.StringValue(sum.SHA256)
+	plan.SizeBytes = types.Int64Value(sum.Size)
+	plan.FileCount = types.Int64Value(int64(sum.Files))
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+}
+
+// Read looks at the file only: no request, no download. A file that is gone
+// or whose content changed leaves the state, so the next plan writes it again.
+func (r *staticExportFileResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	var state staticExportFileModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	filename := state.Filename.ValueString()
+	reason, err := fileChanged(filename, state.SHA256.ValueString(), state.SizeBytes.ValueInt64())
+	if err != nil {
+		resp.Diagnostics.AddError("Cannot check the static export's archive on disk",
+			fmt.Sprintf("Reading %s to compare it with the archive of export job %s failed: %s", filename, state.JobID.ValueString(), err))
+		return
+	}
+	if reason != "" {
+		tflog.Info(ctx, "the archive on disk is "+reason+"; the next apply writes it again", map[string]any{
+			"job_id": state.JobID.ValueString(), "filename": filename,
+		})
+		resp.State.RemoveResource(ctx)
+	}
+}
+
+// Update only happens for a change of timeouts: every other input replaces.
+func (r *staticExportFileResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	var plan staticExportFileModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+}
+
+func (r *staticExportFileResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	var state staticExportFileModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	if err := os.Remove(state.Filename.ValueString()); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		resp.Diagnostics.AddError("Cannot delete the static export's archive", fmt.Sprintf("Deleting %s failed: %s", state.Filename.ValueString(), err))
+	}
+}
+
+// downloadArchive streams the archive behind link into a temporary file next
+// to filename, verifying it on the way, checks its digest against expected
+// when set, syncs it, and renames it into place: filename is either left as
+// it was or holds the complete, verified archive.
+func downloadArchive(ctx context.Context, link, filename string, perm os.FileMode, expected string) (archive.Summary, error) {
+	dir, base := filepath.Split(filename)
+	if dir == "" {
+		dir = "."
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return archive.Summary{}, err
+	}
+	tmp, err := os.CreateTemp(dir, "."+base+".tmp-*")
+	if err != nil {
+		return archive.Summary{}, err
+	}
+	kept := false
+	defer func() {
+		if !kept {
+			_ = tmp.Close()
+			_ = os.Remove(tmp.Name())
+		}
+	}()
+
+	buffered := bufio.NewWriterSize(tmp, fileWriteBuffer)
+	// nil: Go's default client, which honours HTTPS_PROXY, NO_PROXY and SSL_CERT_FILE.
+	sum, err := archive.Fetch(ctx, nil, link, buffered)
+	if err != nil {
+		return archive.Summary{}, downloadProblem(link, err)
+	}
+	if expected != "" {
+		if err := archive.CheckSHA256(sum, expected); err != nil {
+			return archive.Summary{}, fmt.Errorf("download from %s: %w", linkHost(link), err)
+		}
+	}
+	if err := buffered.Flush(); err != nil {
+		return archive.Summary{}, err
+	}
+	if err := tmp.Chmod(perm); err != nil {
+		return archive.Summary{}, err
+	}
+	if err := tmp.Sync(); err != nil {
+		return archive.Summary{}, err
+	}
+	if err := tmp.Close(); err != nil {
+		return archive.Summary{}, err
+	}
+	if err := os.Rename(tmp.Name(), filename); err != nil {
+		return archive.Summary{}, err
+	}
+	kept = true
+	syncDir(dir)
+	return sum, nil
+}
+
+// downloadProblem makes sure that no error text carries the link itself:
+// archive.Fetch names the host only, and a write failure names the file.
+func downloadProblem(link string, err error) error {
+	if u, perr := url.Parse(link); perr == nil && u.RawQuery != "" && strings.Contains(err.Error(), u.RawQuery) {
+		return fmt.Errorf("download from %s failed", linkHost(link))
+	}
+	return err
+}
+
+func linkHost(link string) string {
+	if u, err := url.Parse(link); err == nil && u.Host != "" {
+		return u.Host
+	}
+	return "the bundle link's host"
+}
+
+// syncDir makes a rename durable where the system allows it; a failure
+// only loses durability across a power cut, not correctness.
+func syncDir(dir string) {
+	if runtime.GOOS == "windows" {
+		return
+	}
+	if d, err := os.Open(dir); err == nil {
+		_ = d.Sync()
+		_ = d.Close()
+	}
+}
+
+// fileChanged says why the file no longer holds the archive recorded in
+// state ("missing", "changed on disk"), or "" when it still does. It reads
+// the file in a stream: memory stays bounded whatever its size.
+func fileChanged(filename, wantSHA256 string, wantSize int64) (string, error) {
+	f, err := os.Open(filename)
+	if errors.Is(err, fs.ErrNotExist) {
+		return "missing", nil
+	}
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return "", err
+	}
+	if !info.Mode().IsRegular() {
+		return "no longer a regular file", nil
+	}
+	if info.Size() != wantSize {
+		return "changed on disk (another size)", nil
+	}
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", err
+	}
+	if hex.EncodeToString(h.Sum(nil)) != wantSHA256 {
+		return "changed on disk (another SHA-256)", nil
+	}
+	return "", nil
+}
+
+// expectedDigestPlan makes sha256 known at plan time when the configuration
+// states which digest the download must have: apply either writes exactly
+// that archive or fails.
+type expectedDigestPlan struct{}
+
+func (expectedDigestPlan) Description(context.Context) string {
+	return "plans sha256 as expected_sha256 when it is set"
+}
+func (m expectedDigestPlan) MarkdownDescription(ctx context.Context) string {
+	return m.Description(ctx)
+}
+
+func (expectedDigestPlan) PlanModifyString(ctx context.Context, req planmodifier.StringRequest, resp *planmodifier.StringResponse) {
+	if !req.StateValue.IsNull() || !req.PlanValue.IsUnknown() {
+		return // not a create: UseStateForUnknown keeps the recorded digest
+	}
+	var expected types.String
+	resp.Diagnostics.Append(req.Plan.GetAttribute(ctx, req.Path.ParentPath().AtName("expected_sha256"), &expected)...)
+	if expected.IsNull() || expected.IsUnknown() || sha256Problem(expected.ValueString()) != "" {
+		return
+	}
+	resp.PlanValue = types.StringValue(strings.ToLower(expected.ValueString()))
+}
+
+var hexSHA256 = regexp.MustCompile(`^[0-9a-fA-F]{64}$`)
+
+// sha256Problem accepts a SHA-256 as 64 hexadecimal digits, in any case.
+func sha256Problem(s string) string {
+	if hexSHA256.MatchString(s) {
+		return ""
+	}
+	shown := fmt.Sprintf("%q", s)
+	if len(s) > 80 {
+		shown = fmt.Sprintf("a value of %d characters", len(s))
+	}
+	return fmt.Sprintf("%s is not a SHA-256. Accepted: 64 hexadecimal digits, such as the output of sha256sum "+
+		"or docsadmin_static_export.docs.archive_sha256, without a file name or prefix.", shown)
+}
+
+// filenameProblem accepts any path that names a file.
+func filenameProblem(s string) string {
+	const accepted = "Accepted: a path to the file to write, such as \"${path.module}/dist/docs-bundle.tar.gz\"."
+	switch {
+	case strings.TrimSpace(s) == "":
+		return "The filename is empty. " + accepted
+	case strings.HasSuffix(s, "/") || strings.HasSuffix(s, string(filepath.Separator)):
+		return fmt.Sprintf("%q ends with a path separator, so it names a directory. %s", s, accepted)
+	case filepath.Base(s) == "." || filepath.Base(s) == "..":
+		return fmt.Sprintf("%q names a directory. %s", s, accepted)
+	}
+	return ""
+}
+
+var octalPermission = regexp.MustCompile(`^0?[0-7]{3}$`)
+
+// filePermissionProblem accepts a permission in octal, as local_file does.
+func filePermissionProblem(s string) string {
+	if octalPermission.MatchString(s) {
+		return ""
+	}
+	return fmt.Sprintf("%q is not an octal file permission. Accepted: three or four octal digits, such as \"0644\" or \"0600\".", s)
+}
+
+func parseFilePermission(s string) (os.FileMode, error) {
+	mode, err := strconv.ParseUint(s, 8, 32)
+	return os.FileMode(mode), err
+}
