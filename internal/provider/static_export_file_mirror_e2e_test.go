@@ -1,0 +1,78 @@
+package provider
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/hashicorp/terraform-plugin-testing/tfversion"
+
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/mockapi"
+)
+
+// The mirror proof: the archive written by docsadmin_static_export_file,
+// served by a plain static HTTP server standing in for a bucket or an
+// in-cluster web server, is what the chart rendered by the real helm fetches,
+// byte for byte, with no presigned link involved.
+func TestAccStaticExportFile_mirrorServesWhatTheChartFetches(t *testing.T) {
+	helm := helmBinary(t)
+	mock := newMock(t, mockapi.Config{})
+	dir := t.TempDir()
+	filename := filepath.Join(dir, "docs-bundle.tar.gz")
+	mirror := httptest.NewServer(http.FileServer(http.Dir(dir)))
+	t.Cleanup(mirror.Close)
+	durableURL := mirror.URL + "/docs-bundle.tar.gz"
+
+	config := fileConfig(mock, filename, "") + fmt.Sprintf(`
+output "values" {
+  # The mirror's URL is durable: it does not expire, so nothing renews it.
+  value = yamlencode(provider::docsadmin::helm_values(%q, "v2"))
+}
+`, durableURL)
+
+	check := func(s *terraform.State) error {
+		output, ok := s.RootModule().Outputs["values"]
+		if !ok {
+			return errors.New("output values not in state")
+		}
+		values, ok := output.Value.(string)
+		if !ok {
+			return fmt.Errorf("output values is a %T, want a YAML string", output.Value)
+		}
+		r, err := helmTemplate(t, helm, values)
+		if err != nil {
+			return err
+		}
+		rendered := r.env["STATIC_EXPORT_BUNDLE_URL"]
+		if rendered != durableURL {
+			return fmt.Errorf("the Deployment fetches %q, want the mirror's %q", rendered, durableURL)
+		}
+		fetched, err := httpGet(rendered)
+		if err != nil {
+			return fmt.Errorf("a pod's fetch of the rendered URL: %w", err)
+		}
+		attrs := s.RootModule().Resources[fileAddress].Primary.Attributes
+		served, err := servedArchive(mock, attrs["job_id"])
+		if err != nil {
+			return err
+		}
+		if got, want := sha256Hex(fetched), sha256Hex(served); got != want || attrs["sha256"] != want {
+			return fmt.Errorf("the mirror serves SHA-256 %s, the export's link %s, state records %s", got, want, attrs["sha256"])
+		}
+		return nil
+	}
+
+	resource.UnitTest(t, resource.TestCase{
+		TerraformVersionChecks:   []tfversion.TerraformVersionCheck{tfversion.SkipBelow(tfversion.Version1_8_0)},
+		ProtoV6ProviderFactories: testFactories(Options{}),
+		Steps: []resource.TestStep{{
+			Config: config,
+			Check:  check,
+		}},
+	})
+}
