@@ -3,6 +3,7 @@ package provider
 import (
 	"bufio"
 	"context"
+	"crypto/md5"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -61,6 +62,7 @@ type staticExportFileModel struct {
 	ExpectedSHA256 types.String   `tfsdk:"expected_sha256"`
 	FilePermission types.String   `tfsdk:"file_permission"`
 	SHA256         types.String   `tfsdk:"sha256"`
+	MD5            types.String   `tfsdk:"md5"`
 	SizeBytes      types.Int64    `tfsdk:"size_bytes"`
 	FileCount      types.Int64    `tfsdk:"file_count"`
 	Timeouts       timeouts.Value `tfsdk:"timeouts"`
@@ -124,6 +126,13 @@ func (r *staticExportFileResource) Schema(ctx context.Context, _ resource.Schema
 				Computed:      true,
 				PlanModifiers: []planmodifier.String{expectedDigestPlan{}, stringplanmodifier.UseStateForUnknown()},
 			},
+			"md5": schema.StringAttribute{
+				MarkdownDescription: "Lower-case hex MD5 of the file, the value `filemd5(filename)` would give, but known without reading the file " +
+					"at plan time (where, on a fresh runner, it does not exist yet). For checksum arguments that want an MD5, such as " +
+					"`content_md5` of `azurerm_storage_blob` or `source_md5hash` of `google_storage_bucket_object`.",
+				Computed:      true,
+				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+			},
 			"size_bytes": schema.Int64Attribute{
 				MarkdownDescription: "Size of the file, in bytes.",
 				Computed:            true,
@@ -178,7 +187,7 @@ func (r *staticExportFileResource) Create(ctx context.Context, req resource.Crea
 		return
 	}
 	perm, _ := parseFilePermission(plan.FilePermission.ValueString())
-	sum, err := downloadArchive(ctx, link.BundleURL, plan.Filename.ValueString(), perm, plan.ExpectedSHA256.ValueString())
+	written, err := downloadArchive(ctx, link.BundleURL, plan.Filename.ValueString(), perm, plan.ExpectedSHA256.ValueString())
 	if err != nil {
 		detail := fmt.Sprintf("Writing the archive of export job %s to %s failed: %s", jobID, plan.Filename.ValueString(), err)
 		if errors.Is(err, context.DeadlineExceeded) {
@@ -188,13 +197,14 @@ func (r *staticExportFileResource) Create(ctx context.Context, req resource.Crea
 		return
 	}
 	tflog.Debug(ctx, "wrote the export's archive", map[string]any{
-		"job_id": jobID, "filename": plan.Filename.ValueString(), "sha256": sum.SHA256, "size_bytes": sum.Size, "files": sum.Files,
+		"job_id": jobID, "filename": plan.Filename.ValueString(), "sha256": written.SHA256, "size_bytes": written.Size, "files": written.Files,
 	})
 
-	plan.ID = types.StringValue(sum.SHA256)
-	plan.SHA256 = types.StringValue(sum.SHA256)
-	plan.SizeBytes = types.Int64Value(sum.Size)
-	plan.FileCount = types.Int64Value(int64(sum.Files))
+	plan.ID = types.StringValue(written.SHA256)
+	plan.SHA256 = types.StringValue(written.SHA256)
+	plan.MD5 = types.StringValue(written.MD5)
+	plan.SizeBytes = types.Int64Value(written.Size)
+	plan.FileCount = types.Int64Value(int64(written.Files))
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 }
 
@@ -242,21 +252,27 @@ func (r *staticExportFileResource) Delete(ctx context.Context, req resource.Dele
 	}
 }
 
+// writtenArchive describes the file a download wrote.
+type writtenArchive struct {
+	archive.Summary
+	MD5 string // lower-case hex
+}
+
 // downloadArchive streams the archive behind link into a temporary file next
 // to filename, verifying it on the way, checks its digest against expected
 // when set, syncs it, and renames it into place: filename is either left as
 // it was or holds the complete, verified archive.
-func downloadArchive(ctx context.Context, link, filename string, perm os.FileMode, expected string) (archive.Summary, error) {
+func downloadArchive(ctx context.Context, link, filename string, perm os.FileMode, expected string) (writtenArchive, error) {
 	dir, base := filepath.Split(filename)
 	if dir == "" {
 		dir = "."
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return archive.Summary{}, err
+		return writtenArchive{}, err
 	}
 	tmp, err := os.CreateTemp(dir, "."+base+".tmp-*")
 	if err != nil {
-		return archive.Summary{}, err
+		return writtenArchive{}, err
 	}
 	kept := false
 	defer func() {
@@ -267,34 +283,35 @@ func downloadArchive(ctx context.Context, link, filename string, perm os.FileMod
 	}()
 
 	buffered := bufio.NewWriterSize(tmp, fileWriteBuffer)
+	md5sum := md5.New()
 	// nil: Go's default client, which honours HTTPS_PROXY, NO_PROXY and SSL_CERT_FILE.
-	sum, err := archive.Fetch(ctx, nil, link, buffered)
+	sum, err := archive.Fetch(ctx, nil, link, io.MultiWriter(buffered, md5sum))
 	if err != nil {
-		return archive.Summary{}, downloadProblem(link, err)
+		return writtenArchive{}, downloadProblem(link, err)
 	}
 	if expected != "" {
 		if err := archive.CheckSHA256(sum, expected); err != nil {
-			return archive.Summary{}, fmt.Errorf("download from %s: %w", linkHost(link), err)
+			return writtenArchive{}, fmt.Errorf("download from %s: %w", linkHost(link), err)
 		}
 	}
 	if err := buffered.Flush(); err != nil {
-		return archive.Summary{}, err
+		return writtenArchive{}, err
 	}
 	if err := tmp.Chmod(perm); err != nil {
-		return archive.Summary{}, err
+		return writtenArchive{}, err
 	}
 	if err := tmp.Sync(); err != nil {
-		return archive.Summary{}, err
+		return writtenArchive{}, err
 	}
 	if err := tmp.Close(); err != nil {
-		return archive.Summary{}, err
+		return writtenArchive{}, err
 	}
 	if err := os.Rename(tmp.Name(), filename); err != nil {
-		return archive.Summary{}, err
+		return writtenArchive{}, err
 	}
 	kept = true
 	syncDir(dir)
-	return sum, nil
+	return writtenArchive{Summary: sum, MD5: hex.EncodeToString(md5sum.Sum(nil))}, nil
 }
 
 // downloadProblem makes sure that no error text carries the link itself:

@@ -4,6 +4,7 @@ import (
 	"archive/tar"
 	"bytes"
 	"compress/gzip"
+	"crypto/md5"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -129,6 +130,8 @@ func fileMatchesLink(mock *mockapi.Server, filename string) func(*terraform.Stat
 			return fmt.Errorf("sha256 in state is %s, the link serves %s", attrs["sha256"], sha256Hex(served))
 		case attrs["id"] != attrs["sha256"]:
 			return fmt.Errorf("id %s differs from sha256 %s", attrs["id"], attrs["sha256"])
+		case attrs["md5"] != fmt.Sprintf("%x", md5.Sum(served)):
+			return fmt.Errorf("md5 in state is %s, the link serves %x", attrs["md5"], md5.Sum(served))
 		case attrs["size_bytes"] != fmt.Sprint(len(served)):
 			return fmt.Errorf("size_bytes is %s, the link serves %d bytes", attrs["size_bytes"], len(served))
 		case attrs["file_count"] != fmt.Sprint(files):
