@@ -105,7 +105,7 @@ func (r *staticExportFileResource) Schema(ctx context.Context, _ resource.Schema
 			"expected_sha256": schema.StringAttribute{
 				MarkdownDescription: "SHA-256 the archive must have, as 64 hexadecimal digits, for example " +
 					"`docsadmin_static_export.docs.archive_sha256` or a digest recorded where the export was verified. A download " +
-					"with another digest fails and writes nothing. When set, `sha256` is known at plan time. Default: no comparison " +
+					"with another digest fails and writes nothing. When set, `sha256` is known already in the plan that writes the file. Default: no comparison " +
 					"(the archive is still verified).",
 				Optional:      true,
 				Validators:    []validator.String{stringCheck{summary: "Invalid SHA-256", description: "must be 64 hexadecimal digits", check: sha256Problem}},
