@@ -141,15 +141,28 @@ func fileMatchesLink(mock *mockapi.Server, filename string) func(*terraform.Stat
 	}
 }
 
-// downloadsSince checks how many archives the mock served since *mark, then
-// moves the mark past them and past want extra downloads the checks that
-// follow make themselves.
-func downloadsSince(mock *mockapi.Server, mark *int, want, checksAfter int) func(*terraform.State) error {
+// linkTraffic counts the link requests and archive downloads the mock
+// answered since the last check.
+type linkTraffic struct {
+	mock             *mockapi.Server
+	links, downloads int // the counts at the last check
+}
+
+func (c *linkTraffic) reset() {
+	c.links, c.downloads = c.mock.Requests(mockapi.EndpointBundle), c.mock.Requests(mockapi.EndpointDownload)
+}
+
+// expect checks the traffic since the last check. ownFetches is how many
+// links and downloads the checks after it make themselves (fileMatchesLink
+// makes one of each), left out of the next check.
+func (c *linkTraffic) expect(links, downloads, ownFetches int) func(*terraform.State) error {
 	return func(*terraform.State) error {
-		got := mock.Requests(mockapi.EndpointDownload) - *mark
-		*mark += got + checksAfter
-		if got != want {
-			return fmt.Errorf("archive downloads: got %d, want %d", got, want)
+		gotLinks := c.mock.Requests(mockapi.EndpointBundle) - c.links
+		gotDownloads := c.mock.Requests(mockapi.EndpointDownload) - c.downloads
+		c.links += gotLinks + ownFetches
+		c.downloads += gotDownloads + ownFetches
+		if gotLinks != links || gotDownloads != downloads {
+			return fmt.Errorf("link requests: got %d, want %d; archive downloads: got %d, want %d", gotLinks, links, gotDownloads, downloads)
 		}
 		return nil
 	}
@@ -187,7 +200,7 @@ func TestAccStaticExportFile_lifecycle(t *testing.T) {
 	// A directory that does not exist yet: Create makes it.
 	filename := filepath.Join(t.TempDir(), "dist", "docs-bundle.tar.gz")
 	config := fileConfig(mock, filename, "")
-	downloads := 0
+	traffic := &linkTraffic{mock: mock}
 
 	resource.UnitTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testFactories(Options{}),
@@ -199,26 +212,30 @@ func TestAccStaticExportFile_lifecycle(t *testing.T) {
 		},
 		Steps: []resource.TestStep{
 			{
-				Config: config,
+				// The export first, so that what follows counts the file's traffic only.
+				Config: exportConfig(mock, `  domain = "docs.example.com"`),
+			},
+			{
+				PreConfig: traffic.reset,
+				Config:    config,
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue(fileAddress, tfjsonpath.New("sha256"), knownvalue.StringRegexp(hexDigest)),
 					statecheck.ExpectKnownValue(fileAddress, tfjsonpath.New("file_permission"), knownvalue.StringExact("0644")),
 				},
 				Check: resource.ComposeTestCheckFunc(
-					downloadsSince(mock, &downloads, 1, 1),
+					traffic.expect(1, 1, 1),
 					fileMatchesLink(mock, filename),
 					fileMode(filename, 0o644),
 					func(*terraform.State) error { return noTemporaryFiles(filename) },
 				),
 			},
 			{
-				// Unchanged file: nothing planned, nothing downloaded, no link asked for.
-				PreConfig: func() { downloads = mock.Requests(mockapi.EndpointDownload) },
-				Config:    config,
+				// Unchanged file: nothing planned, no link asked for, nothing downloaded.
+				Config: config,
 				ConfigPlanChecks: resource.ConfigPlanChecks{
 					PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
 				},
-				Check: downloadsSince(mock, &downloads, 0, 0),
+				Check: traffic.expect(0, 0, 0),
 			},
 			{
 				// A fresh runner: the file is gone, the next apply writes it
@@ -236,7 +253,7 @@ func TestAccStaticExportFile_lifecycle(t *testing.T) {
 					},
 				},
 				Check: resource.ComposeTestCheckFunc(
-					downloadsSince(mock, &downloads, 1, 1),
+					traffic.expect(1, 1, 1),
 					fileMatchesLink(mock, filename),
 				),
 			},
@@ -257,7 +274,7 @@ func TestAccStaticExportFile_lifecycle(t *testing.T) {
 					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(fileAddress, plancheck.ResourceActionCreate)},
 				},
 				Check: resource.ComposeTestCheckFunc(
-					downloadsSince(mock, &downloads, 1, 1),
+					traffic.expect(1, 1, 1),
 					fileMatchesLink(mock, filename),
 				),
 			},
@@ -267,7 +284,7 @@ func TestAccStaticExportFile_lifecycle(t *testing.T) {
 					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(fileAddress, plancheck.ResourceActionDestroyBeforeCreate)},
 				},
 				Check: resource.ComposeTestCheckFunc(
-					downloadsSince(mock, &downloads, 1, 0),
+					traffic.expect(1, 1, 0),
 					fileMode(filename, 0o600),
 				),
 			},
