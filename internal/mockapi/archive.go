@@ -165,7 +165,9 @@ var siteAssets = []siteFile{
 // default pages when none were requested), cut or padded with generated
 // pages to count, so that an archive holds as many pages as the job reports,
 // then the assets.
-func siteFiles(domain, version string, paths []string, count int) []siteFile {
+// siteFiles renders a site; build (the export job) is stamped on every page,
+// as a real export's build stamp is, so two exports never serve the same bytes.
+func siteFiles(domain, version, build string, paths []string, count int) []siteFile {
 	pages := defaultPages
 	if len(paths) > 0 {
 		pages = paths
@@ -176,20 +178,20 @@ func siteFiles(domain, version string, paths []string, count int) []siteFile {
 	}
 	files := make([]siteFile, 0, len(pages)+len(siteAssets))
 	for _, p := range pages {
-		files = append(files, siteFile{p + ".html", renderPage(p, pages, domain, version)})
+		files = append(files, siteFile{p + ".html", renderPage(p, pages, domain, version, build)})
 	}
 	return append(files, siteAssets...)
 }
 
-func renderPage(p string, all []string, domain, version string) string {
+func renderPage(p string, all []string, domain, version, build string) string {
 	// Links are relative so the site works from any mount point.
 	up := strings.Repeat("../", strings.Count(p, "/"))
 	if version == "" {
 		version = "latest"
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>%s - %s</title>\n",
-		html.EscapeString(path.Base(p)), html.EscapeString(domain))
+	fmt.Fprintf(&b, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<meta name=\"docsadmin-build\" content=\"%s\">\n<title>%s - %s</title>\n",
+		html.EscapeString(build), html.EscapeString(path.Base(p)), html.EscapeString(domain))
 	fmt.Fprintf(&b, "<link rel=\"stylesheet\" href=\"%sassets/site.css\">\n<script src=\"%sassets/site.js\" defer></script>\n</head>\n<body>\n", up, up)
 	fmt.Fprintf(&b, "<header><img src=\"%sassets/logo.svg\" alt=\"\" width=\"32\" height=\"32\"> %s <small>(%s)</small></header>\n<nav>\n",
 		up, html.EscapeString(domain), html.EscapeString(version))

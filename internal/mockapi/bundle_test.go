@@ -217,7 +217,7 @@ func TestOmitExpiresAt(t *testing.T) {
 
 func TestArchiveIsDeterministic(t *testing.T) {
 	site := func(version string) func() []siteFile {
-		return func() []siteFile { return siteFiles("docs.example.com", version, nil, DefaultPageCount) }
+		return func() []siteFile { return siteFiles("docs.example.com", version, "se_1", nil, DefaultPageCount) }
 	}
 	read := func(a *jobArchive) string {
 		var b strings.Builder

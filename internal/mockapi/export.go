@@ -372,7 +372,7 @@ func (s *Server) handleStartExport(w http.ResponseWriter, r *http.Request) {
 		behavior: b.resolved(),
 		created:  now,
 	}
-	j.site = sync.OnceValue(func() []siteFile { return siteFiles(domain, version, paths, j.behavior.PageCount) })
+	j.site = sync.OnceValue(func() []siteFile { return siteFiles(domain, version, j.id, paths, j.behavior.PageCount) })
 	j.archive = archiveFor(b.Archive, j.site, b.ArchiveSize, j.seq)
 	s.jobs[j.id] = j
 	s.exportsStarted[domain]++

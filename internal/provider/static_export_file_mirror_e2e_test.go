@@ -44,11 +44,14 @@ output "values" {
 		if !ok {
 			return fmt.Errorf("output values is a %T, want a YAML string", output.Value)
 		}
-		r, err := helmTemplate(t, helm, values)
+		r, err := helmTemplate(t, helm, values, durableURL)
 		if err != nil {
 			return err
 		}
-		rendered := r.env["STATIC_EXPORT_BUNDLE_URL"]
+		rendered, err := r.secretBundleURL()
+		if err != nil {
+			return err
+		}
 		if rendered != durableURL {
 			return fmt.Errorf("the Deployment fetches %q, want the mirror's %q", rendered, durableURL)
 		}

@@ -36,8 +36,8 @@ resource "docsadmin_static_export" "docs" {
 resource "docsadmin_static_export_file" "bundle" {
   job_id   = docsadmin_static_export.docs.job_id
   filename = "${path.module}/transfer/docs-bundle.tar.gz"
-  # Where the export records the digest of its verified archive, compare with it:
-  # expected_sha256 = docsadmin_static_export.docs.archive_sha256
+  # The copy must be the very archive the export verified.
+  expected_sha256 = docsadmin_static_export.docs.archive_sha256
 }
 
 # The digest in sha256sum's format, for the checksum file that travels with
