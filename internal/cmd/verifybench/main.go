@@ -7,7 +7,11 @@
 // size), its throughput and its wall time, and checks the child's digest
 // against the server's.
 //
-//	go run ./internal/cmd/verifybench [-size 1GiB] [-seed 1] [-save] [-strict]
+//	go run ./internal/cmd/verifybench [-size 1GiB] [-seed 1] [-save] [-provider] [-strict]
+//
+// With -provider it also applies one export through Terraform with the real
+// provider against the mock, serving an archive of the same size, and reports
+// the provider process's own peak RSS (Linux: VmHWM from /proc).
 //
 // Page content is pseudo-random from -seed and compresses poorly, so the
 // archive is about as large as -size; it is generated as it is served and
@@ -46,10 +50,11 @@ const targetRSS = 64 << 20
 const signature = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
 
 type options struct {
-	size   int64
-	seed   uint64
-	save   bool
-	strict bool
+	size     int64
+	provider bool
+	seed     uint64
+	save     bool
+	strict   bool
 }
 
 func main() {
@@ -65,6 +70,11 @@ func main() {
 	pass := false
 	if err == nil {
 		pass, err = run(ctx, opts, os.Stdout)
+	}
+	if err == nil && opts.provider {
+		var providerPass bool
+		providerPass, err = runProvider(ctx, opts.size, os.Stdout)
+		pass = pass && providerPass
 	}
 	switch {
 	case err != nil:
@@ -82,6 +92,7 @@ func parseFlags(args []string) (options, error) {
 	fs.StringVar(&size, "size", size, "bytes of files in the generated site (suffixes KiB, MiB, GiB)")
 	fs.Uint64Var(&o.seed, "seed", 1, "seed of the pages' pseudo-random content")
 	fs.BoolVar(&o.save, "save", false, "also write the archive to a temporary file while verifying, as a resource saving the bundle would")
+	fs.BoolVar(&o.provider, "provider", false, "also apply one export through Terraform with the real provider against the mock, and measure the provider process's peak RSS")
 	fs.BoolVar(&o.strict, "strict", false, "exit with status 1 when the target is missed")
 	if err := fs.Parse(args); err != nil {
 		return o, err
