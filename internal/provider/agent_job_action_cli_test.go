@@ -2,7 +2,6 @@ package provider
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -21,19 +20,11 @@ func TestAccAgentJobAction_invokeFromTheCLI(t *testing.T) {
 		t.Skip("TF_ACC is not set: acceptance tests run the terraform CLI")
 	}
 	runner := cliRunner(t)
-	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
-	defer cancel()
-	v, err := runner.Version(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var major, minor int
-	if _, err := fmt.Sscanf(v, "%d.%d", &major, &minor); err != nil {
-		t.Fatalf("terraform version %q: %v", v, err)
-	}
-	if major == 1 && minor < 14 {
+	if v, ok := supportsActions(t, runner); !ok {
 		t.Skipf("Terraform %s cannot invoke actions (1.14 or later needed); CI runs this test on a newer Terraform as well", v)
 	}
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
 
 	mock := newMock(t, mockapi.Config{})
 	pr := "https://github.com/example/docs/pull/31"

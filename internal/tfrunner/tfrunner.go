@@ -109,6 +109,18 @@ func New(terraform, home string) (*Runner, error) {
 	return &Runner{terraform: path, home: home}, nil
 }
 
+// WithTerraform returns a runner of another Terraform executable (a name on
+// PATH or a path) that shares this runner's provider build and CLI
+// configuration, for the few commands a newer Terraform must run.
+func (r *Runner) WithTerraform(terraform string) (*Runner, error) {
+	other, err := New(terraform, r.home)
+	if err != nil {
+		return nil, err
+	}
+	other.cliConfig = r.cliConfig
+	return other, nil
+}
+
 // Path is the Terraform executable.
 func (r *Runner) Path() string { return r.terraform }
 
