@@ -32,6 +32,7 @@ const agentJobCreationsPerHour = 100
 var (
 	_ action.ActionWithConfigure      = (*agentJobAction)(nil)
 	_ action.ActionWithValidateConfig = (*agentJobAction)(nil)
+	_ action.ActionWithModifyPlan     = (*agentJobAction)(nil)
 )
 
 // NewAgentJobAction is the docsadmin_agent_job action.
@@ -108,6 +109,25 @@ func (a *agentJobAction) ValidateConfig(ctx context.Context, req action.Validate
 	}
 }
 
+// ModifyPlan reports a missing project at plan time, once the provider's
+// settings are known.
+func (a *agentJobAction) ModifyPlan(ctx context.Context, req action.ModifyPlanRequest, resp *action.ModifyPlanResponse) {
+	if a.data == nil {
+		return
+	}
+	var projectID types.String
+	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("project_id"), &projectID)...)
+	if projectID.IsNull() && a.data.projectID == "" {
+		missingProject(&resp.Diagnostics)
+	}
+}
+
+func missingProject(diags *diag.Diagnostics) {
+	diags.AddAttributeError(path.Root("project_id"), "Missing project ID",
+		"Set project_id in the action's config, or project_id in the provider block (or the "+envProjectID+" environment variable). "+
+			"It is shown on the dashboard's API keys page.")
+}
+
 func (a *agentJobAction) Configure(_ context.Context, req action.ConfigureRequest, resp *action.ConfigureResponse) {
 	a.data = providerDataFrom(req.ProviderData, &resp.Diagnostics)
 }
@@ -129,9 +149,7 @@ func (a *agentJobAction) Invoke(ctx context.Context, req action.InvokeRequest, r
 		projectID = a.data.projectID
 	}
 	if projectID == "" {
-		resp.Diagnostics.AddAttributeError(path.Root("project_id"), "Missing project ID",
-			"Set project_id in the action's config, or project_id in the provider block (or the "+envProjectID+" environment variable). "+
-				"It is shown on the dashboard's API keys page.")
+		missingProject(&resp.Diagnostics)
 		return
 	}
 	limit := defaultAgentJobWait
