@@ -210,10 +210,14 @@ func (a *agentJobAction) Invoke(ctx context.Context, req action.InvokeRequest, r
 
 	if cfg.WaitForFinalStatus.ValueBool() {
 		subject := fmt.Sprintf("agent job %s in project %s", job.ID, projectID)
+		again := "invoking the action again would start another job"
+		if jobID != "" {
+			again = "invoking the action again would send the prompt again"
+		}
 		wait := waitFailure{subject: subject, timeout: attributeName("timeout"), limit: limit,
 			onTimeout: fmt.Sprintf("The job keeps running on the server: raise timeout, or follow it with the docsadmin_agent_job data source (id = %q)", job.ID),
-			onInterrupt: fmt.Sprintf("The job keeps running on the server: follow it with the docsadmin_agent_job data source (id = %q); "+
-				"invoking the action again would start another job", job.ID)}
+			onInterrupt: fmt.Sprintf("The job keeps running on the server: follow it with the docsadmin_agent_job data source (id = %q); %s",
+				job.ID, again)}
 		last, err := a.data.waitForAgentJob(ctx, projectID, job.ID, limit, job, seen)
 		if err != nil {
 			resp.Diagnostics.AddError("Cannot follow the agent job", agentJobErrorDetail(wait, err))
