@@ -147,6 +147,7 @@ func TestAccAgentJobAction_errors(t *testing.T) {
 		prepare func(*mockapi.Server)
 		body    string
 		want    string
+		after   func(*mockapi.Server) error // checks the API's side once the apply failed
 	}
 	fill := func(mock *mockapi.Server) {
 		for i := range mockapi.AgentCreationsPerHour {
@@ -169,9 +170,21 @@ func TestAccAgentJobAction_errors(t *testing.T) {
 			want: `(?s)Agent job failed.*Agent\s+job\s+aj_[0-9a-f]+\s+in\s+project\s+proj_1\s+failed`,
 		},
 		{
+			name: "wait times out",
+			body: "    wait_for_final_status = true\n    timeout = \"2s\"",
+			want: `(?s)Cannot follow the agent job.*waiting\s+for\s+agent\s+job\s+aj_[0-9a-f]+\s+in\s+project\s+proj_1\s+timed\s+out\s+after\s+2s\s+\(limit\s+timeout\s+=\s+2s\).*status\s+"active".*keeps\s+running`,
+		},
+		{
 			name:    "hourly limit used up",
 			prepare: fill,
-			want:    `(?s)Cannot start the agent job.*HTTP 429.*at most 100 agent job\s+creations per project per hour.*Try\s+again\s+after\s+\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\s+\(in\s+(59m|1h0m)`,
+			after: func(mock *mockapi.Server) error {
+				// One refused attempt: the client does not wait out a long Retry-After.
+				if n := mock.Requests(mockapi.EndpointCreateAgentJob); n != mockapi.AgentCreationsPerHour+1 {
+					return fmt.Errorf("%d creation requests, want %d: the refused creation was retried", n, mockapi.AgentCreationsPerHour+1)
+				}
+				return nil
+			},
+			want: `(?s)Cannot start the agent job.*HTTP 429.*at most 100 agent job\s+creations per project per hour.*Try\s+again\s+after\s+\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\s+\(in\s+(59m|1h0m)`,
 		},
 		{
 			name: "429 without Retry-After",
@@ -200,9 +213,15 @@ func TestAccAgentJobAction_errors(t *testing.T) {
 				ExpectError: regexp.MustCompile(c.want),
 			}},
 		})
-		// A rate limit of an hour must fail at once, not wait for it.
-		if took := time.Since(start); took > 45*time.Second {
+		// A rate limit of an hour must fail at once, not wait for it; the
+		// bound leaves room for a loaded machine.
+		if took := time.Since(start); took > 90*time.Second {
 			t.Errorf("the failing apply took %s", took.Round(time.Second))
+		}
+		if c.after != nil {
+			if err := c.after(mock); err != nil {
+				t.Error(err)
+			}
 		}
 	})
 }
