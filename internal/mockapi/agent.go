@@ -62,11 +62,96 @@ type scheduledAgentJob struct {
 	next AgentJob
 }
 
+// AgentStep is one scripted transition of a job: After the create or message
+// call that started the script, the job becomes Job (its ID is forced).
+type AgentStep struct {
+	After time.Duration
+	Job   AgentJob
+}
+
 // agentEntry is guarded by Server.mu. job is nil until the job exists.
 type agentEntry struct {
 	job      *AgentJob
 	schedule []scheduledAgentJob // sorted by at
 	reads    int
+	prompts  []string    // received through the API: the creation's first, then each message
+	created  bool        // created through the API rather than seeded
+	script   []AgentStep // on the project's entry (empty id) only: what every created or messaged job does next
+}
+
+// projectEntryID is the id of the entry that holds a project's script; no
+// job can have it, as the routes need a non-empty id.
+const projectEntryID = ""
+
+// SetAgentJobScript makes every job created or messaged through the API in
+// the project from now on follow steps, counted from that call: for
+// example, complete with a pull request link after a second, or fail. A
+// message replaces what remained of a job's previous script. No steps (the
+// default) leaves jobs as the calls left them.
+func (s *Server) SetAgentJobScript(projectID string, steps ...AgentStep) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.agentEntry(agentKey{projectID, projectEntryID}).script = slices.Clone(steps)
+}
+
+// startScript schedules the project's script for e, from now. Called with
+// s.mu held.
+func (s *Server) startScript(projectID string, e *agentEntry, now time.Time) {
+	script := s.agentEntry(agentKey{projectID, projectEntryID}).script
+	if len(script) == 0 {
+		return
+	}
+	e.schedule = e.schedule[:0]
+	for _, step := range script {
+		e.schedule = append(e.schedule, scheduledAgentJob{at: now.Add(step.After), next: step.Job.clone()})
+	}
+	slices.SortStableFunc(e.schedule, func(a, b scheduledAgentJob) int { return a.at.Compare(b.at) })
+}
+
+// AgentJobPrompts returns the prompts the job received through the API: the
+// one that created it, then each message, in order.
+func (s *Server) AgentJobPrompts(projectID, id string) []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if e, ok := s.agents[agentKey{projectID, id}]; ok {
+		return slices.Clone(e.prompts)
+	}
+	return nil
+}
+
+// AgentJobsCreated returns the ids of the jobs created through the API in
+// the project, oldest first.
+func (s *Server) AgentJobsCreated(projectID string) []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	type created struct {
+		id string
+		at time.Time
+	}
+	var jobs []created
+	for k, e := range s.agents {
+		if k.project == projectID && e.created {
+			jobs = append(jobs, created{k.id, e.createdAt()})
+		}
+	}
+	slices.SortFunc(jobs, func(a, b created) int {
+		if c := a.at.Compare(b.at); c != 0 {
+			return c
+		}
+		return strings.Compare(a.id, b.id)
+	})
+	ids := make([]string, len(jobs))
+	for i, j := range jobs {
+		ids[i] = j.id
+	}
+	return ids
+}
+
+func (e *agentEntry) createdAt() time.Time {
+	if e.job != nil && e.job.CreatedAt != nil {
+		return *e.job.CreatedAt
+	}
+	return time.Time{}
 }
 
 // agentEntry returns the entry for k, creating it. Called with s.mu held.
@@ -194,21 +279,22 @@ type agentPromptRequest struct {
 }
 
 // validPrompt answers 400 and reports false for a body without a prompt.
-func validPrompt(w http.ResponseWriter, r *http.Request) bool {
+func validPrompt(w http.ResponseWriter, r *http.Request) (string, bool) {
 	var req agentPromptRequest
 	if err := decodeBody(w, r, &req); err != nil {
 		writeError(w, http.StatusBadRequest, err.Error())
-		return false
+		return "", false
 	}
 	if strings.TrimSpace(req.Prompt) == "" {
 		writeError(w, http.StatusBadRequest, "prompt is required")
-		return false
+		return "", false
 	}
-	return true
+	return req.Prompt, true
 }
 
 func (s *Server) handleCreateAgentJob(w http.ResponseWriter, r *http.Request) {
-	if !validPrompt(w, r) {
+	prompt, ok := validPrompt(w, r)
+	if !ok {
 		return
 	}
 	projectID := r.PathValue("projectId")
@@ -237,7 +323,9 @@ func (s *Server) handleCreateAgentJob(w http.ResponseWriter, r *http.Request) {
 	repo, ref, model := "https://github.com/example/docs", "agent/"+id, "mock-agent-1"
 	created := now.UTC()
 	job := AgentJob{ID: id, Status: AgentActive, Repository: &repo, Ref: &ref, Model: &model, CreatedAt: &created}
-	s.agentEntry(agentKey{projectID, id}).job = &job
+	e := s.agentEntry(agentKey{projectID, id})
+	e.job, e.created, e.prompts = &job, true, []string{prompt}
+	s.startScript(projectID, e, now)
 	out := job.clone()
 	s.mu.Unlock()
 	writeJSON(w, http.StatusCreated, renderAgentJob(out))
@@ -246,18 +334,29 @@ func (s *Server) handleCreateAgentJob(w http.ResponseWriter, r *http.Request) {
 // handleAgentMessage sends a follow-up prompt. A completed job resumes work
 // (back to active); other states are returned unchanged.
 func (s *Server) handleAgentMessage(w http.ResponseWriter, r *http.Request) {
-	if !validPrompt(w, r) {
+	prompt, ok := validPrompt(w, r)
+	if !ok {
 		return
 	}
 	projectID, id := r.PathValue("projectId"), r.PathValue("id")
-	j, ok := s.updateAgentJob(projectID, id, func(j *AgentJob) {
-		if j.Status == AgentCompleted {
-			j.Status = AgentActive
-		}
-	})
-	if !ok {
+	now := s.now()
+	s.mu.Lock()
+	var j *AgentJob
+	e, exists := s.agents[agentKey{projectID, id}]
+	if exists {
+		j = e.current(id, now)
+	}
+	if j == nil {
+		s.mu.Unlock()
 		agentNotFound(w, projectID, id)
 		return
 	}
-	writeJSON(w, http.StatusOK, renderAgentJob(j))
+	if j.Status == AgentCompleted {
+		j.Status = AgentActive
+	}
+	e.prompts = append(e.prompts, prompt)
+	s.startScript(projectID, e, now)
+	out := j.clone()
+	s.mu.Unlock()
+	writeJSON(w, http.StatusOK, renderAgentJob(out))
 }

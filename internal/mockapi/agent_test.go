@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"regexp"
+	"slices"
 	"strconv"
 	"testing"
 	"time"
@@ -180,5 +181,48 @@ func TestAgentJSONIsValidForAllShapes(t *testing.T) {
 		if err != nil || !json.Valid(b) {
 			t.Fatalf("%+v: %s %v", j, b, err)
 		}
+	}
+}
+
+func TestAgentJobScriptAndPrompts(t *testing.T) {
+	s, clock := newTestServer(t, Config{})
+	pr := "https://github.com/example/docs/pull/7"
+	s.SetAgentJobScript("p",
+		AgentStep{After: 2 * time.Second, Job: AgentJob{Status: AgentCompleted, PRLink: &pr}},
+		AgentStep{After: time.Second, Job: AgentJob{Status: AgentActive, Model: ptr("m")}})
+	id, _ := call(t, s, "POST", "/v2/agent/p/job", `{"prompt":"Document v2"}`).json(t)["id"].(string)
+	other, _ := call(t, s, "POST", "/v2/agent/q/job", `{"prompt":"elsewhere"}`).json(t)["id"].(string)
+
+	clock.Advance(time.Second)
+	if st, _ := s.AgentJobState("p", id); st.Status != AgentActive || st.Model == nil || st.ID != id {
+		t.Fatalf("after 1s: %+v", st)
+	}
+	clock.Advance(time.Second)
+	if st, _ := s.AgentJobState("p", id); st.Status != AgentCompleted || st.PRLink == nil || *st.PRLink != pr {
+		t.Fatalf("after 2s: %+v", st)
+	}
+	if st, _ := s.AgentJobState("q", other); st.Status != AgentActive {
+		t.Fatalf("a job of another project followed the script: %+v", st)
+	}
+
+	// A message restarts the script from the message.
+	wantStatus(t, call(t, s, "POST", "/v2/agent/p/job/"+id+"/message", `{"prompt":"Also the changelog"}`), http.StatusOK)
+	if st, _ := s.AgentJobState("p", id); st.Status != AgentActive {
+		t.Fatalf("after the message: %+v", st)
+	}
+	clock.Advance(2 * time.Second)
+	if st, _ := s.AgentJobState("p", id); st.Status != AgentCompleted {
+		t.Fatalf("2s after the message: %+v", st)
+	}
+
+	if got := s.AgentJobPrompts("p", id); !slices.Equal(got, []string{"Document v2", "Also the changelog"}) {
+		t.Fatalf("prompts = %q", got)
+	}
+	if got := s.AgentJobsCreated("p"); !slices.Equal(got, []string{id}) {
+		t.Fatalf("created = %q", got)
+	}
+	s.SeedAgentJob("p", AgentJob{ID: "seeded"})
+	if got := s.AgentJobsCreated("p"); len(got) != 1 || s.AgentJobPrompts("p", "seeded") != nil {
+		t.Fatalf("a seeded job counts as created: %q", got)
 	}
 }

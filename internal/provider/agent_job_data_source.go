@@ -15,7 +15,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/client"
-	"github.com/docsadmin/terraform-provider-docsadmin/internal/poll"
 )
 
 const defaultAgentJobWait = 10 * time.Minute
@@ -146,7 +145,7 @@ func (d *agentJobDataSource) Read(ctx context.Context, req datasource.ReadReques
 		if resp.Diagnostics.HasError() {
 			return
 		}
-		job, err = d.waitForFinalStatus(ctx, projectID, jobID, wait.limit)
+		job, err = d.data.waitForAgentJob(ctx, projectID, jobID, wait.limit, nil, nil)
 	} else {
 		job, err = d.data.client.GetAgentJob(ctx, projectID, jobID)
 	}
@@ -158,25 +157,6 @@ func (d *agentJobDataSource) Read(ctx context.Context, req datasource.ReadReques
 	cfg.ProjectID = types.StringValue(projectID)
 	cfg.setJob(job)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &cfg)...)
-}
-
-func (d *agentJobDataSource) waitForFinalStatus(ctx context.Context, projectID, jobID string, limit time.Duration) (*client.AgentJob, error) {
-	ctx, cancel := context.WithTimeout(ctx, limit)
-	defer cancel()
-
-	var last *client.AgentJob
-	_, err := poll.Until(ctx, d.data.pollPolicy(client.KnownAgentStatuses), func(ctx context.Context) (poll.Observation, error) {
-		job, err := d.data.client.GetAgentJob(ctx, projectID, jobID)
-		if err != nil {
-			return poll.Observation{}, transientOrPermanent(err)
-		}
-		last = job
-		return poll.Observation{Status: string(job.Status), Final: job.Status.Final()}, nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	return last, nil
 }
 
 func agentJobErrorDetail(wait waitFailure, err error) string {

@@ -17,7 +17,10 @@ import (
 
 // blockType finds the provider prefix of every resource, data source and
 // ephemeral resource an example uses.
-var blockType = regexp.MustCompile(`(?m)^\s*(?:resource|data|ephemeral)\s+"([a-z0-9]+)_`)
+var blockType = regexp.MustCompile(`(?m)^\s*(?:resource|data|ephemeral|action)\s+"([a-z0-9]+)_`)
+
+// actionBlock finds an action block, which Terraform reads from 1.14 on.
+var actionBlock = regexp.MustCompile(`(?m)^\s*action\s+"`)
 
 // TestExamplesValidate runs `terraform validate` on every example that needs
 // only this provider, against a build of it through dev_overrides (the
@@ -34,6 +37,19 @@ func TestExamplesValidate(t *testing.T) {
 	}
 	runner := cliRunner(t)
 	identityImports := acceptsIdentityImports(t, runner)
+	// Examples with actions need Terraform 1.14+: the acceptance CLI when it
+	// is recent enough, else the cached newer build, else they are skipped.
+	actionsRunner := runner
+	if v, ok := supportsActions(t, runner); !ok {
+		actionsRunner = nil
+		if cached := cachedActionsTerraform(); cached != "" {
+			if actionsRunner, err = runner.WithTerraform(cached); err != nil {
+				t.Fatal(err)
+			}
+		} else {
+			t.Logf("Terraform %s cannot read action blocks and no Terraform 1.14+ is cached at ~/.cache/terraform-provider-docsadmin: examples with actions are not validated", v)
+		}
+	}
 
 	validated := 0
 	for _, dir := range dirs {
@@ -42,12 +58,20 @@ func TestExamplesValidate(t *testing.T) {
 			t.Logf("%s: not validated offline, it also needs %v", rel, others)
 			continue
 		}
+		dirRunner := runner
+		if usesActions(t, dir) {
+			if actionsRunner == nil {
+				t.Logf("%s: not validated: it uses actions, which need Terraform 1.14 or later", rel)
+				continue
+			}
+			dirRunner = actionsRunner
+		}
 		for _, variant := range importVariants(t, dir) {
 			if variant == identityImportExample && !identityImports {
 				t.Logf("%s: not validated, it needs Terraform 1.12 or later", filepath.Join(rel, variant))
 				continue
 			}
-			validateExample(t, runner, dir, filepath.Join(rel, variant), variant)
+			validateExample(t, dirRunner, dir, filepath.Join(rel, variant), variant)
 		}
 		validated++
 	}
@@ -181,6 +205,16 @@ func otherProviders(t *testing.T, dir string) []string {
 	}
 	sort.Strings(names)
 	return names
+}
+
+func usesActions(t *testing.T, dir string) bool {
+	t.Helper()
+	for _, content := range terraformFiles(t, dir) {
+		if actionBlock.MatchString(content) {
+			return true
+		}
+	}
+	return false
 }
 
 func terraformFiles(t *testing.T, dir string) map[string]string {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/float64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
+	"github.com/hashicorp/terraform-plugin-framework/action"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/ephemeral"
@@ -35,6 +36,7 @@ const (
 var (
 	_ provider.Provider              = (*docsadminProvider)(nil)
 	_ provider.ProviderWithFunctions = (*docsadminProvider)(nil)
+	_ provider.ProviderWithActions   = (*docsadminProvider)(nil)
 )
 
 // Options adjust a provider instance; tests use them to drive time and
@@ -106,7 +108,7 @@ func (p *docsadminProvider) Schema(_ context.Context, _ provider.SchemaRequest, 
 			},
 			"project_id": schema.StringAttribute{
 				MarkdownDescription: "Default project for agent jobs, as shown on the dashboard's API keys page. " +
-					"Defaults to the `" + envProjectID + "` environment variable; a data source's own `project_id` wins over both.",
+					"Defaults to the `" + envProjectID + "` environment variable; the `project_id` of a data source or action wins over both.",
 				Optional:   true,
 				Validators: []validator.String{notBlankValidator()},
 			},
@@ -211,6 +213,7 @@ func (p *docsadminProvider) Configure(ctx context.Context, req provider.Configur
 	resp.ResourceData = data
 	resp.DataSourceData = data
 	resp.EphemeralResourceData = data
+	resp.ActionData = data
 }
 
 func (p *docsadminProvider) Resources(context.Context) []func() resource.Resource {
@@ -230,6 +233,12 @@ func (p *docsadminProvider) DataSources(context.Context) []func() datasource.Dat
 func (p *docsadminProvider) EphemeralResources(context.Context) []func() ephemeral.EphemeralResource {
 	return []func() ephemeral.EphemeralResource{
 		NewStaticExportBundleEphemeralResource,
+	}
+}
+
+func (p *docsadminProvider) Actions(context.Context) []func() action.Action {
+	return []func() action.Action{
+		NewAgentJobAction,
 	}
 }
 

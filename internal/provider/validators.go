@@ -138,6 +138,26 @@ func durationProblem(s string, minimum time.Duration) string {
 	return ""
 }
 
+// identifierProblem accepts an identifier that can stand as one segment of
+// a request path: the API's ids are opaque, so only what cannot be one is
+// refused. kind names it ("job id"), example shows one.
+func identifierProblem(kind, example, id string) string {
+	accepted := fmt.Sprintf("Accepted: a %s as shown on the dashboard, such as %s, without spaces, slashes, '?', '#' or '%%'.", kind, example)
+	switch {
+	case strings.TrimSpace(id) == "":
+		return fmt.Sprintf("The %s is empty or blank. %s", kind, accepted)
+	case id == "." || id == "..":
+		return fmt.Sprintf("%q is not a %s. %s", id, kind, accepted)
+	case strings.ContainsAny(id, " \t\r\n"):
+		return fmt.Sprintf("%q contains spaces. %s", id, accepted)
+	case strings.ContainsAny(id, "/\\?#%"):
+		return fmt.Sprintf("%q contains a character that cannot appear in a %s. %s", id, kind, accepted)
+	case len(id) > 256:
+		return fmt.Sprintf("The %s is %d characters long; at most 256 are accepted.", kind, len(id))
+	}
+	return ""
+}
+
 // stringCheck adapts one of the checks above to a plan-time validator.
 type stringCheck struct {
 	summary     string
@@ -190,6 +210,11 @@ func durationValidator(minimum time.Duration) validator.String {
 		description: fmt.Sprintf("must be a duration of at least %s", minimum),
 		check:       func(s string) string { return durationProblem(s, minimum) },
 	}
+}
+
+func identifierValidator(kind, example string) validator.String {
+	return stringCheck{summary: "Invalid " + kind, description: "must be a " + kind + " without spaces or slashes",
+		check: func(s string) string { return identifierProblem(kind, example, s) }}
 }
 
 func notBlankValidator() validator.String {

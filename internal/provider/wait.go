@@ -41,7 +41,7 @@ func (d *providerData) pollPolicy(knownStatuses []string) poll.Policy {
 // resource and data source that waits.
 type waitFailure struct {
 	subject     string        // what was awaited, e.g. "export job se_1"
-	timeout     timeoutName   // the timeouts attribute that bounds the wait
+	timeout     fmt.Stringer  // the attribute that bounds the wait, such as timeoutRead
 	limit       time.Duration // its value
 	onTimeout   string        // what to do when the limit was reached
 	onInterrupt string        // what to do after an interrupt; may be empty

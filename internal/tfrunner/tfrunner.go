@@ -109,6 +109,18 @@ func New(terraform, home string) (*Runner, error) {
 	return &Runner{terraform: path, home: home}, nil
 }
 
+// WithTerraform returns a runner of another Terraform executable (a name on
+// PATH or a path) that shares this runner's provider build and CLI
+// configuration, for the few commands a newer Terraform must run.
+func (r *Runner) WithTerraform(terraform string) (*Runner, error) {
+	other, err := New(terraform, r.home)
+	if err != nil {
+		return nil, err
+	}
+	other.cliConfig = r.cliConfig
+	return other, nil
+}
+
 // Path is the Terraform executable.
 func (r *Runner) Path() string { return r.terraform }
 
@@ -262,6 +274,18 @@ func (r *Runner) workdir(dir string, extra map[string]string) (*tfexec.Terraform
 	if err != nil {
 		return nil, err
 	}
+	if err := tf.SetEnv(r.env(extra)); err != nil {
+		return nil, err
+	}
+	if err := tf.SetWaitDelay(waitDelay); err != nil {
+		return nil, err
+	}
+	return tf, nil
+}
+
+// env is the environment of every command: the inherited one without what
+// steers Terraform, the runner's CLI configuration, then extra.
+func (r *Runner) env(extra map[string]string) map[string]string {
 	env := environ(os.Environ())
 	env["CHECKPOINT_DISABLE"] = "1"
 	if r.cliConfig != "" {
@@ -270,13 +294,26 @@ func (r *Runner) workdir(dir string, extra map[string]string) (*tfexec.Terraform
 	for k, v := range extra {
 		env[k] = v
 	}
-	if err := tf.SetEnv(env); err != nil {
-		return nil, err
+	return env
+}
+
+// Command runs Terraform in dir with args as they are, in the environment
+// Workdir gives (extra may set TF_LOG and TF_LOG_PATH, which terraform-exec
+// reserves), for what terraform-exec has no option for, such as
+// `apply -invoke=<action>`. Cancelling ctx sends one interrupt, as for
+// Workdir's commands.
+func (r *Runner) Command(ctx context.Context, dir string, extra map[string]string, args ...string) (*exec.Cmd, error) {
+	if r.cliConfig == "" {
+		return nil, errors.New("tfrunner: Install the provider before running Terraform")
 	}
-	if err := tf.SetWaitDelay(waitDelay); err != nil {
-		return nil, err
+	cmd := exec.CommandContext(ctx, r.terraform, args...)
+	cmd.Dir = dir
+	for k, v := range r.env(extra) {
+		cmd.Env = append(cmd.Env, k+"="+v)
 	}
-	return tf, nil
+	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
+	cmd.WaitDelay = waitDelay
+	return cmd, nil
 }
 
 // environ is base (KEY=value entries) without the variables that would make

@@ -2,6 +2,7 @@ package tfrunner
 
 import (
 	"maps"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -45,5 +46,35 @@ func TestDevOverridesServesEveryAddress(t *testing.T) {
 	}
 	if !strings.Contains(inst.String(), "/tmp/build dir") {
 		t.Errorf("String() = %q does not name the build", inst)
+	}
+}
+
+func TestCommandRunsInTheRunnersEnvironment(t *testing.T) {
+	t.Setenv("TF_LOG", "TRACE")
+	r, err := New(os.Args[0], t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Command(t.Context(), t.TempDir(), nil, "version"); err == nil {
+		t.Fatal("Command before Install should fail")
+	}
+	if err := r.Install(DevOverrides(t.TempDir())); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	cmd, err := r.Command(t.Context(), dir, map[string]string{"TF_LOG": "DEBUG"}, "apply", "-invoke=action.a.b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cmd.Dir != dir || !slices.Equal(cmd.Args[1:], []string{"apply", "-invoke=action.a.b"}) {
+		t.Fatalf("command = %q in %s", cmd.Args, cmd.Dir)
+	}
+	for _, want := range []string{"TF_LOG=DEBUG", "TF_CLI_CONFIG_FILE=" + r.CLIConfig(), "CHECKPOINT_DISABLE=1"} {
+		if !slices.Contains(cmd.Env, want) {
+			t.Errorf("the environment lacks %s", want)
+		}
+	}
+	if slices.Contains(cmd.Env, "TF_LOG=TRACE") {
+		t.Error("the inherited TF_LOG reached the command")
 	}
 }

@@ -1,0 +1,318 @@
+package provider
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/hashicorp/terraform-plugin-framework/action"
+	"github.com/hashicorp/terraform-plugin-framework/action/schema"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/client"
+)
+
+// agentJobCallLimit bounds one create or message call, retries included. A
+// 429 whose Retry-After does not fit it fails at once (the client does not
+// sleep past a deadline), so a project that used up its hourly creations
+// gets an answer in seconds rather than after an hour.
+const agentJobCallLimit = time.Minute
+
+// agentJobCreationsPerHour is the API's documented limit per project.
+const agentJobCreationsPerHour = 100
+
+var (
+	_ action.ActionWithConfigure      = (*agentJobAction)(nil)
+	_ action.ActionWithValidateConfig = (*agentJobAction)(nil)
+	_ action.ActionWithModifyPlan     = (*agentJobAction)(nil)
+)
+
+// NewAgentJobAction is the docsadmin_agent_job action.
+func NewAgentJobAction() action.Action { return &agentJobAction{} }
+
+type agentJobAction struct {
+	data *providerData
+}
+
+type agentJobActionModel struct {
+	Prompt             types.String `tfsdk:"prompt"`
+	JobID              types.String `tfsdk:"job_id"`
+	ProjectID          types.String `tfsdk:"project_id"`
+	WaitForFinalStatus types.Bool   `tfsdk:"wait_for_final_status"`
+	Timeout            types.String `tfsdk:"timeout"`
+}
+
+// attributeName names a plain attribute that bounds a wait, where
+// timeoutName names one of a timeouts block.
+type attributeName string
+
+func (n attributeName) String() string { return string(n) }
+
+func (a *agentJobAction) Metadata(_ context.Context, req action.MetadataRequest, resp *action.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_agent_job"
+}
+
+func (a *agentJobAction) Schema(_ context.Context, _ action.SchemaRequest, resp *action.SchemaResponse) {
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "Starts an AI agent job from a prompt, or sends a follow-up prompt to an existing job, and optionally waits " +
+			"until the job completes, reporting its progress. Requires Terraform 1.14 or later.",
+		Attributes: map[string]schema.Attribute{
+			"prompt": schema.StringAttribute{
+				MarkdownDescription: "Instruction for the agent. Never logged by the provider (logs show its length and first words only), " +
+					"but shown in the plan like any action argument unless it comes from a `sensitive` variable.",
+				Required:   true,
+				Validators: []validator.String{promptValidator{}},
+			},
+			"job_id": schema.StringAttribute{
+				MarkdownDescription: "When set, the prompt is sent as a follow-up message to this existing job instead of starting a new one.",
+				Optional:            true,
+				Validators:          []validator.String{identifierValidator("job id", "aj_3f9a2c1b8e7d4a06")},
+			},
+			"project_id": schema.StringAttribute{
+				MarkdownDescription: "Project of the job. Default: the provider's `project_id` (or `DOCSADMIN_PROJECT_ID`); one of them must be set.",
+				Optional:            true,
+				Validators:          []validator.String{identifierValidator("project id", "proj_0123456789")},
+			},
+			"wait_for_final_status": schema.BoolAttribute{
+				MarkdownDescription: "When true, the action waits until the job is `completed`, `archived` or `failed`, up to `timeout`, " +
+					"reporting each status change and the pull request link. Default: `false` (the action ends once the job is started).",
+				Optional: true,
+			},
+			"timeout": schema.StringAttribute{
+				MarkdownDescription: "Longest wait when `wait_for_final_status` is true, as a duration of at least 1s such as `30m`. Default: `10m`.",
+				Optional:            true,
+				Validators:          []validator.String{durationValidator(time.Second)},
+			},
+		},
+	}
+}
+
+// ValidateConfig warns about a timeout that cannot take effect. Each
+// attribute's own value is checked by its validators.
+func (a *agentJobAction) ValidateConfig(ctx context.Context, req action.ValidateConfigRequest, resp *action.ValidateConfigResponse) {
+	var cfg agentJobActionModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &cfg)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	if !cfg.Timeout.IsNull() && !cfg.WaitForFinalStatus.IsUnknown() && !cfg.WaitForFinalStatus.ValueBool() {
+		resp.Diagnostics.AddAttributeWarning(path.Root("timeout"), "Timeout without waiting",
+			"timeout bounds the wait for the job's final status, which happens only with wait_for_final_status = true: set it, or remove timeout.")
+	}
+}
+
+// ModifyPlan reports a missing project at plan time, once the provider's
+// settings are known.
+func (a *agentJobAction) ModifyPlan(ctx context.Context, req action.ModifyPlanRequest, resp *action.ModifyPlanResponse) {
+	if a.data == nil {
+		return
+	}
+	var projectID types.String
+	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("project_id"), &projectID)...)
+	if projectID.IsNull() && a.data.projectID == "" {
+		missingProject(&resp.Diagnostics)
+	}
+}
+
+func missingProject(diags *diag.Diagnostics) {
+	diags.AddAttributeError(path.Root("project_id"), "Missing project ID",
+		"Set project_id in the action's config, or project_id in the provider block (or the "+envProjectID+" environment variable). "+
+			"It is shown on the dashboard's API keys page.")
+}
+
+func (a *agentJobAction) Configure(_ context.Context, req action.ConfigureRequest, resp *action.ConfigureResponse) {
+	a.data = providerDataFrom(req.ProviderData, &resp.Diagnostics)
+}
+
+func (a *agentJobAction) Invoke(ctx context.Context, req action.InvokeRequest, resp *action.InvokeResponse) {
+	var cfg agentJobActionModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &cfg)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	if !requireConfigured(a.data, &resp.Diagnostics, "no agent job can be started") {
+		return
+	}
+	prompt := cfg.Prompt.ValueString()
+	ctx = maskPrompt(a.data.maskSecrets(ctx), prompt)
+
+	projectID := cfg.ProjectID.ValueString()
+	if projectID == "" {
+		projectID = a.data.projectID
+	}
+	if projectID == "" {
+		missingProject(&resp.Diagnostics)
+		return
+	}
+	limit := defaultAgentJobWait
+	if !cfg.Timeout.IsNull() {
+		limit, _ = time.ParseDuration(cfg.Timeout.ValueString()) // validated at plan time
+	}
+	report := func(format string, args ...any) {
+		resp.SendProgress(action.InvokeProgressEvent{Message: fmt.Sprintf(format, args...)})
+	}
+
+	jobID := cfg.JobID.ValueString()
+	tflog.Info(ctx, "invoking the agent job action", map[string]any{
+		"project_id":    projectID,
+		"job_id":        jobID,
+		"prompt_length": utf8.RuneCountInString(prompt),
+		"prompt_start":  promptStart(prompt),
+	})
+	callCtx, cancel := context.WithTimeout(ctx, agentJobCallLimit)
+	var job *client.AgentJob
+	var err error
+	if jobID == "" {
+		job, err = a.data.client.CreateAgentJob(callCtx, projectID, prompt)
+	} else {
+		job, err = a.data.client.SendAgentJobMessage(callCtx, projectID, jobID, prompt)
+	}
+	cancel()
+	if err != nil {
+		a.callError(&resp.Diagnostics, projectID, jobID, err)
+		return
+	}
+	if job.ID == "" {
+		resp.Diagnostics.AddError("Cannot start the agent job",
+			fmt.Sprintf("The API accepted the prompt for project %s but its answer named no job id, so the job cannot be followed. Look for it on the dashboard.", projectID))
+		return
+	}
+	if jobID == "" {
+		report("created agent job %s (status %s)", job.ID, statusText(job.Status))
+	} else {
+		report("sent the prompt to agent job %s (status %s)", job.ID, statusText(job.Status))
+	}
+
+	// Report what changes, from the job the call answered onwards.
+	lastStatus := job.Status
+	prReported := job.PRLink != nil && *job.PRLink != ""
+	if prReported {
+		report("agent job %s: pull request %s", job.ID, *job.PRLink)
+	}
+	seen := func(j *client.AgentJob) {
+		if j.Status != lastStatus {
+			lastStatus = j.Status
+			report("agent job %s is now %s", job.ID, statusText(j.Status))
+		}
+		if !prReported && j.PRLink != nil && *j.PRLink != "" {
+			prReported = true
+			report("agent job %s opened pull request %s", job.ID, *j.PRLink)
+		}
+	}
+
+	if cfg.WaitForFinalStatus.ValueBool() {
+		subject := fmt.Sprintf("agent job %s in project %s", job.ID, projectID)
+		again := "invoking the action again would start another job"
+		if jobID != "" {
+			again = "invoking the action again would send the prompt again"
+		}
+		wait := waitFailure{subject: subject, timeout: attributeName("timeout"), limit: limit,
+			onTimeout: fmt.Sprintf("The job keeps running on the server: raise timeout, or follow it with the docsadmin_agent_job data source (id = %q)", job.ID),
+			onInterrupt: fmt.Sprintf("The job keeps running on the server: follow it with the docsadmin_agent_job data source (id = %q); %s",
+				job.ID, again)}
+		last, err := a.data.waitForAgentJob(ctx, projectID, job.ID, limit, job, seen)
+		if err != nil {
+			resp.Diagnostics.AddError("Cannot follow the agent job", agentJobErrorDetail(wait, err))
+			return
+		}
+		job = last
+	}
+
+	switch job.Status {
+	case client.AgentFailed:
+		resp.Diagnostics.AddError("Agent job failed",
+			fmt.Sprintf("Agent job %s in project %s failed; the API reports no reason for agent jobs: see the job on the dashboard. "+
+				"Invoke the action again (without job_id) to start a new job.", job.ID, projectID))
+	case client.AgentCompleted, client.AgentArchived:
+		if !prReported {
+			report("agent job %s is %s without a pull request (no file changed)", job.ID, job.Status)
+		}
+	}
+}
+
+// callError words a failed create or message call.
+func (a *agentJobAction) callError(diags *diag.Diagnostics, projectID, jobID string, err error) {
+	summary, subject := "Cannot start the agent job", "a new agent job in project "+projectID
+	if jobID != "" {
+		summary, subject = "Cannot send the prompt to the agent job", fmt.Sprintf("agent job %s in project %s", jobID, projectID)
+	}
+	var detail string
+	switch {
+	case client.StatusCode(err) == http.StatusTooManyRequests:
+		detail = fmt.Sprintf("The API refused %s: %s. It accepts at most %d agent job creations per project per hour, "+
+			"and may limit messages too. %s; nothing was started.", subject, err, agentJobCreationsPerHour, a.tryAgain(err))
+	case jobID != "" && client.IsNotFound(err):
+		detail = fmt.Sprintf("There is no agent job %s in project %s: %s. Check job_id and project_id (shown on the dashboard's API keys page), "+
+			"or remove job_id to start a new job.", jobID, projectID, err)
+	case client.MayHaveActed(err):
+		detail = fmt.Sprintf("Sending the prompt for %s failed in a way that does not tell whether the API acted on it: %s. "+
+			"Look on the dashboard before invoking the action again, or a second job may start.", subject, withHint(err))
+	default:
+		detail = fmt.Sprintf("Sending the prompt for %s failed: %s", subject, withHint(err))
+	}
+	diags.AddError(summary, detail)
+}
+
+// tryAgain says when a rate-limited call may succeed: at the time the
+// Retry-After header gives, else within the hour that the limit counts.
+func (a *agentJobAction) tryAgain(err error) string {
+	var apiErr *client.APIError
+	if errors.As(err, &apiErr) && apiErr.RetryAfter > 0 {
+		at := a.data.now().Add(apiErr.RetryAfter).UTC().Truncate(time.Second)
+		return fmt.Sprintf("Try again after %s (in %s)", at.Format(time.RFC3339), apiErr.RetryAfter.Round(time.Second))
+	}
+	return "Try again within the hour"
+}
+
+func statusText(s client.AgentStatus) string {
+	if s == "" {
+		return "not reported"
+	}
+	return string(s)
+}
+
+// promptStart is what logs may show of a prompt: at most its first 40
+// characters and never more than half of it, so that no log holds it whole.
+func promptStart(prompt string) string {
+	runes := []rune(prompt)
+	n := min(40, len(runes)/2)
+	return string(runes[:n]) + "…"
+}
+
+// maskPrompt makes every log record written with the returned context hide
+// the prompt, whatever logs it. Very short prompts are left out: masking a
+// word of a few letters would garble every record that contains it, and the
+// provider never logs a prompt anyway.
+func maskPrompt(ctx context.Context, prompt string) context.Context {
+	if utf8.RuneCountInString(strings.TrimSpace(prompt)) < 8 {
+		return ctx
+	}
+	ctx = tflog.MaskMessageStrings(ctx, prompt)
+	return tflog.MaskAllFieldValuesStrings(ctx, prompt)
+}
+
+// promptValidator refuses an empty prompt at plan time without quoting it.
+type promptValidator struct{}
+
+func (promptValidator) Description(context.Context) string { return "must not be empty or blank" }
+func (v promptValidator) MarkdownDescription(ctx context.Context) string {
+	return v.Description(ctx)
+}
+
+func (promptValidator) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
+	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
+		return
+	}
+	if p := req.ConfigValue.ValueString(); strings.TrimSpace(p) == "" {
+		resp.Diagnostics.AddAttributeError(req.Path, "Invalid prompt",
+			fmt.Sprintf("The prompt is empty or blank (%d characters). Accepted: an instruction for the agent, such as \"Update the docs for release 2.4.0\".", len(p)))
+	}
+}

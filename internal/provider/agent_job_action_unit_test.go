@@ -1,0 +1,39 @@
+package provider
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+	"github.com/hashicorp/terraform-plugin-log/tflogtest"
+)
+
+func TestPromptStartNeverHoldsThePromptWhole(t *testing.T) {
+	long := strings.Repeat("Update the guides for release 2.4.0. ", 5)
+	for _, prompt := range []string{"", "x", "Fix typos", "Écris la documentation de la version 2.4.0", long} {
+		got := promptStart(prompt)
+		shown := strings.TrimSuffix(got, "…")
+		if !strings.HasSuffix(got, "…") || !strings.HasPrefix(prompt, shown) {
+			t.Errorf("promptStart(%q) = %q; want a prefix and an ellipsis", prompt, got)
+		}
+		if n := utf8.RuneCountInString(shown); n > 40 || (prompt != "" && n >= utf8.RuneCountInString(prompt)) {
+			t.Errorf("promptStart(%q) shows %d characters", prompt, n)
+		}
+	}
+}
+
+func TestMaskPromptHidesItInEveryRecord(t *testing.T) {
+	prompt := "Document the new export options for release 2.4.0"
+	var out bytes.Buffer
+	ctx := maskPrompt(tflogtest.RootLogger(context.Background(), &out), prompt)
+	tflog.Debug(ctx, "sending "+prompt, map[string]any{"body": prompt, "prompt_start": promptStart(prompt)})
+	if strings.Contains(out.String(), prompt) {
+		t.Fatalf("the prompt reached the log: %s", out.String())
+	}
+	if !strings.Contains(out.String(), promptStart(prompt)) {
+		t.Fatalf("the prompt's start is missing from the log: %s", out.String())
+	}
+}
