@@ -30,7 +30,7 @@ func runProvider(ctx context.Context, size int64, out io.Writer) (bool, error) {
 		return false, err
 	}
 	defer os.RemoveAll(tmp)
-	runner, _, err := tfrunner.Setup(ctx, "", tmp, "bench")
+	runner, _, err := tfrunner.Setup(ctx, "terraform", tmp, "bench")
 	if err != nil {
 		return false, err
 	}
@@ -51,10 +51,6 @@ output "archive_size_bytes" { value = docsadmin_static_export.big.archive_size_b
 	if err != nil {
 		return false, err
 	}
-	if err := tf.Init(ctx); err != nil {
-		return false, fmt.Errorf("terraform init: %w", err)
-	}
-
 	var peak atomic.Int64
 	sampling, stopSampling := context.WithCancel(ctx)
 	sampled := make(chan struct{})
