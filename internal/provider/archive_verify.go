@@ -4,24 +4,19 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
 
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/archive"
 )
 
-// downloadClient fetches archives from object storage. It has no overall
-// timeout: a download is bounded by the operation's context, and a large
-// archive may take longer than any fixed limit. Proxies and extra CAs come
-// from the environment, as for API requests.
-var downloadClient = &http.Client{}
-
 // verifyArchive downloads the archive behind link once, streaming, and
 // checks that a deployment could serve it. Its errors name the job and the
 // link's host, never the link itself; the caller says what happens next.
 func verifyArchive(ctx context.Context, jobID, link string) (archive.Summary, error) {
-	sum, err := archive.Fetch(ctx, downloadClient, link, nil)
+	// nil: Go's default client, which honours HTTPS_PROXY, NO_PROXY and
+	// SSL_CERT_FILE; the download is bounded by ctx, not by a fixed timeout.
+	sum, err := archive.Fetch(ctx, nil, link, nil)
 	if err == nil {
 		tflog.Info(ctx, "verified the export's archive", map[string]any{
 			"job_id": jobID, "sha256": sum.SHA256, "size_bytes": sum.Size, "files": sum.Files,
