@@ -23,7 +23,6 @@ const (
 	DefaultMaxResponseBytes      = 1 << 20
 	DefaultRequestTimeout        = 30 * time.Second
 	DefaultMaxRetries            = 5
-	DefaultRequestsPerSecond     = 20
 	DefaultMaxConcurrentRequests = 8
 	DefaultMaxRetryAfter         = 60 * time.Second
 	DefaultUserAgent             = "docsadmin-go-client"
@@ -48,8 +47,9 @@ type Config struct {
 	// MaxRetries bounds the retries of one call; negative disables them.
 	MaxRetries int
 	// RequestsPerSecond and MaxConcurrentRequests form the request budget
-	// shared by every caller of this Client. A 429 lowers the rate for a
-	// while (see limiter).
+	// shared by every caller of this Client. RequestsPerSecond is a ceiling;
+	// zero sets none: requests are not paced until the server answers 429,
+	// and then at a rate learned from its 429s (see limiter).
 	RequestsPerSecond     float64
 	MaxConcurrentRequests int
 	// MaxRetryAfter caps how long a server's Retry-After may hold the client.
@@ -129,15 +129,12 @@ func New(cfg Config) (*Client, error) {
 	if c.logger == nil {
 		c.logger = nopLogger{}
 	}
-	rps := cfg.RequestsPerSecond
-	if rps <= 0 {
-		rps = DefaultRequestsPerSecond
-	}
+	ceiling := max(cfg.RequestsPerSecond, 0)
 	concurrency := cfg.MaxConcurrentRequests
 	if concurrency <= 0 {
 		concurrency = DefaultMaxConcurrentRequests
 	}
-	c.limiter = newLimiter(rps, concurrency, c.clock)
+	c.limiter = newLimiter(ceiling, concurrency, c.clock, c.logger)
 	return c, nil
 }
 
@@ -159,19 +156,21 @@ func (c *Client) do(ctx context.Context, ep endpoint, body any, out any) error {
 		return fmt.Errorf("%s: %s", ep.method, ep.invalid)
 	}
 	for attempt := 0; ; attempt++ {
-		err := c.attempt(ctx, ep, payload, out, attempt)
+		sent, err := c.attempt(ctx, ep, payload, out, attempt)
 		if err == nil {
 			return nil
 		}
 		wait := c.backoff.Delay(attempt)
+		pause := wait
 		var apiErr *APIError
 		if errors.As(err, &apiErr) && apiErr.RetryAfter > 0 {
 			wait = min(c.limiter.jitter(apiErr.RetryAfter), c.maxRetryAfter)
+			pause = min(apiErr.RetryAfter, c.maxRetryAfter)
 		}
 		if apiErr != nil && apiErr.StatusCode == http.StatusTooManyRequests {
 			// A 429 speaks for the whole key: hold every caller, not just
 			// this one, and slow down.
-			c.limiter.recordThrottle(wait)
+			c.limiter.recordThrottle(ctx, sent, pause, "HTTP 429 to "+ep.String())
 		}
 		if ctx.Err() != nil {
 			return err
@@ -197,14 +196,19 @@ func (c *Client) do(ctx context.Context, ep endpoint, body any, out any) error {
 	}
 }
 
-func (c *Client) attempt(ctx context.Context, ep endpoint, payload []byte, out any, attempt int) error {
+// attempt sends one request and reports when it was sent.
+func (c *Client) attempt(ctx context.Context, ep endpoint, payload []byte, out any, attempt int) (time.Time, error) {
 	release, err := c.limiter.acquire(ctx)
 	if err != nil {
 		// Not a transport failure: the call could not run within its time.
-		return fmt.Errorf("%s: waiting for the request budget: %w", ep, err)
+		return time.Time{}, fmt.Errorf("%s: waiting for the request budget: %w", ep, err)
 	}
 	defer release()
+	started := c.clock.Now()
+	return started, c.send(ctx, ep, payload, out, attempt, started)
+}
 
+func (c *Client) send(ctx context.Context, ep endpoint, payload []byte, out any, attempt int, started time.Time) error {
 	var reqBody io.Reader
 	if payload != nil {
 		reqBody = bytes.NewReader(payload)
@@ -220,7 +224,6 @@ func (c *Client) attempt(ctx context.Context, ep endpoint, payload []byte, out a
 		req.Header.Set("Content-Type", "application/json")
 	}
 
-	started := c.clock.Now()
 	resp, err := c.http.Do(req)
 	if err != nil {
 		return &RequestError{Endpoint: ep.String(), Err: scrubURLError(err), MaybeProcessed: !refusedBeforeSending(err)}

@@ -8,120 +8,256 @@ import (
 	"sync"
 	"time"
 
-	"golang.org/x/time/rate"
-
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/poll"
 )
 
-// limiter is the request budget of one Client: a steady rate, a cap on
-// requests in flight, and a pause that a 429 imposes on every caller.
+// limiter is the request budget of one Client: a cap on requests in flight,
+// a send rate learned from the server's 429s, an optional ceiling on it, and
+// a pause that a 429 imposes on every caller.
 //
-// The API's own limit is not documented, so a 429 also halves the rate
-// (never below minRate), which then climbs back to the configured budget by
-// recoveryPerSecond requests per second every second after the 429: a
-// server that allows less than the budget is not hit again as soon as the
-// pause ends, and a server that allows the budget keeps it.
+// The API's limit is not documented, so the rate is learned the way TCP's
+// CUBIC and the AWS SDKs' adaptive retry mode learn theirs. Until the first
+// 429 there is no rate at all (or only the ceiling). A 429 sets the rate to
+// beta times the rate measured over the last second, the rate that the
+// server refused, and remembers that rate as the last known maximum; the
+// rate then grows along a cubic curve, quickly at first, flat as it regains
+// the last maximum, and beyond it only slowly and only while callers use it
+// (never above twice the measured rate), so that it settles just under what
+// the server allows. After a pause, callers are released one at a time at
+// the learned rate rather than all at once.
 type limiter struct {
-	rate     *rate.Limiter
-	budget   float64 // configured requests per second: the ceiling
+	ceiling  float64 // configured requests per second; 0: none
 	inFlight chan struct{}
 	clock    poll.Clock
+	logger   Logger
 
-	mu          sync.Mutex
-	pausedUntil time.Time
-	current     float64   // requests per second allowed now
-	adjusted    time.Time // when current last changed
+	mu           sync.Mutex
+	pausedUntil  time.Time
+	next         time.Time // earliest send of the next request while paced
+	rate         float64   // requests per second allowed now; +Inf: unpaced
+	learned      bool      // a 429 has set the rate
+	lastMax      float64   // the measured rate that met the last 429
+	lastThrottle time.Time // when the rate was last lowered
+	k            float64   // seconds from lastThrottle until the curve regains lastMax
+	sent         sendMeter
+	waiting      int // callers waiting for their turn
 }
 
 const (
-	minRate           = 1.0 // requests per second, or the budget if lower
-	recoveryPerSecond = 0.5
+	minRate = 1.0 // requests per second, or the ceiling if lower
+	// beta is the share of the refused rate kept after a 429, and cubicScale
+	// the steepness of the recovery (requests per second per second cubed):
+	// the AWS SDKs' values. With them a rate of 20 drops to 14 and regains
+	// 20 about 2.5 seconds after the 429.
+	beta       = 0.7
+	cubicScale = 0.4
+	// A recomputed rate is applied only when it moves by at least this
+	// share (or half a request per second): the rate changes in steps that
+	// are each logged.
+	rateStep = 0.05
 )
 
-func newLimiter(requestsPerSecond float64, concurrency int, clock poll.Clock) *limiter {
-	return &limiter{
-		rate:     rate.NewLimiter(rate.Limit(requestsPerSecond), burstOf(requestsPerSecond)),
-		budget:   requestsPerSecond,
-		current:  requestsPerSecond,
+func newLimiter(ceiling float64, concurrency int, clock poll.Clock, logger Logger) *limiter {
+	l := &limiter{
+		ceiling:  ceiling,
 		inFlight: make(chan struct{}, concurrency),
 		clock:    clock,
+		logger:   logger,
+		rate:     math.Inf(1),
 	}
+	if ceiling > 0 {
+		l.rate = ceiling
+	}
+	return l
 }
 
-// burstOf is half a second's worth of requests: a server that counts with a
-// bucket of its own, refilled out of step with ours, keeps room for the
-// difference, where a burst of a whole second's worth would meet an
-// emptier bucket with a 429.
-func burstOf(requestsPerSecond float64) int {
-	return int(math.Max(1, math.Ceil(requestsPerSecond/2)))
+// rateChange is one logged step of the rate.
+type rateChange struct {
+	old, new float64
+	reason   string
 }
 
-// acquire waits for a pause to end, a token and a free slot, in that order,
-// and returns the function that frees the slot.
+func (l *limiter) log(ctx context.Context, c *rateChange) {
+	if c == nil {
+		return
+	}
+	l.logger.Debug(ctx, "request rate changed", map[string]any{
+		"old_rate": rateField(c.old),
+		"new_rate": rateField(c.new),
+		"reason":   c.reason,
+	})
+}
+
+// rateField renders a rate for the log: requests per second to a tenth, or
+// "unlimited".
+func rateField(r float64) any {
+	if math.IsInf(r, 1) {
+		return "unlimited"
+	}
+	return math.Round(r*10) / 10
+}
+
+// acquire waits for a free slot, for a pause to end and for the request's
+// turn at the current rate, and returns the function that frees the slot. A
+// wait that would outlast the context's deadline fails at once.
 func (l *limiter) acquire(ctx context.Context) (func(), error) {
-	for {
-		l.mu.Lock()
-		now := l.clock.Now()
-		wait := l.pausedUntil.Sub(now)
-		if wait <= 0 {
-			l.recoverLocked(now)
-		}
-		l.mu.Unlock()
-		if wait <= 0 {
-			break
-		}
-		if err := poll.Sleep(ctx, l.clock, wait); err != nil {
-			return nil, err
-		}
-	}
-	if err := l.rate.Wait(ctx); err != nil {
-		if ctx.Err() == nil {
-			// The limiter refuses waits that would outlast the deadline.
-			return nil, fmt.Errorf("%w (the request budget has no room before the deadline)", context.DeadlineExceeded)
-		}
-		return nil, ctx.Err()
-	}
 	select {
 	case l.inFlight <- struct{}{}:
-		return func() { <-l.inFlight }, nil
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
+	release := func() { <-l.inFlight }
+	for {
+		l.mu.Lock()
+		now := l.clock.Now()
+		change := l.adaptLocked(now)
+		at := now
+		if l.pausedUntil.After(at) {
+			at = l.pausedUntil
+		}
+		paced := !math.IsInf(l.rate, 1)
+		if paced && l.next.After(at) {
+			at = l.next
+		}
+		if !at.After(now) {
+			if paced {
+				l.next = now.Add(time.Duration(float64(time.Second) / l.rate))
+			}
+			l.sent.add(now)
+		}
+		l.mu.Unlock()
+		l.log(ctx, change)
+
+		wait := at.Sub(now)
+		if wait <= 0 {
+			return release, nil
+		}
+		if deadline, ok := ctx.Deadline(); ok && ctx.Err() == nil && wait > time.Until(deadline) {
+			release()
+			// A deadline is wall time whatever clock the client was given.
+			return nil, fmt.Errorf("%w (the request budget has no room before the deadline)", context.DeadlineExceeded)
+		}
+		l.mu.Lock()
+		l.waiting++
+		l.mu.Unlock()
+		err := poll.Sleep(ctx, l.clock, wait)
+		l.mu.Lock()
+		l.waiting--
+		l.mu.Unlock()
+		if err != nil {
+			release()
+			return nil, err
+		}
+	}
 }
 
-// recordThrottle records a 429: every caller is held for d (a pause is extended,
-// never shortened), and the rate is halved unless a pause is already in
-// place: answers to requests sent before it say nothing new.
-func (l *limiter) recordThrottle(d time.Duration) {
+// recordThrottle records a 429 to a request sent at sent: every caller is held
+// for pause (a pause is extended, never shortened), and the rate is lowered
+// unless the request was sent before the rate was last lowered (or at that
+// instant): its answer says nothing about the new rate.
+func (l *limiter) recordThrottle(ctx context.Context, sent time.Time, pause time.Duration, why string) {
 	l.mu.Lock()
-	defer l.mu.Unlock()
 	now := l.clock.Now()
-	if !now.Before(l.pausedUntil) {
-		l.setRateLocked(now, math.Max(l.current/2, math.Min(minRate, l.budget)))
-	}
-	if until := now.Add(d); until.After(l.pausedUntil) {
+	if until := now.Add(pause); until.After(l.pausedUntil) {
 		l.pausedUntil = until
 	}
+	var change *rateChange
+	if !l.learned || sent.After(l.lastThrottle) {
+		measured := l.sent.rate(now)
+		refused := measured
+		if !math.IsInf(l.rate, 1) {
+			refused = math.Min(measured, l.rate)
+		}
+		refused = math.Max(refused, l.floor())
+		l.learned = true
+		l.lastMax = refused
+		l.lastThrottle = now
+		l.k = math.Cbrt(refused * (1 - beta) / cubicScale)
+		change = l.setRateLocked(math.Max(refused*beta, l.floor()), fmt.Sprintf(
+			"%s: %.1f requests were sent in the last second; the rate restarts at %g of that and regains it in %.1fs",
+			why, measured, beta, l.k))
+	}
+	l.mu.Unlock()
+	l.log(ctx, change)
 }
 
-// recoverLocked raises a halved rate back towards the budget.
-func (l *limiter) recoverLocked(now time.Time) {
-	if l.current >= l.budget {
-		return
+// adaptLocked moves a learned rate along its curve. The curve regains the
+// rate of the last 429 and then rises past it, but never to more than twice
+// the rate callers ask for (the requests sent in the last second, the
+// callers waiting and this one): an idle client does not earn a burst.
+func (l *limiter) adaptLocked(now time.Time) *rateChange {
+	if !l.learned {
+		return nil
 	}
-	if elapsed := now.Sub(l.adjusted).Seconds(); elapsed > 0 {
-		l.setRateLocked(now, math.Min(l.budget, l.current+recoveryPerSecond*elapsed))
+	t := now.Sub(l.lastThrottle).Seconds() - l.k
+	target := cubicScale*t*t*t + l.lastMax
+	reason := fmt.Sprintf("recovering towards %.1f/s, the rate of the last 429", l.lastMax)
+	if t > 0 {
+		used := l.sent.rate(now) + float64(l.waiting) + 1
+		target = math.Min(target, math.Max(l.lastMax, 2*used))
+		reason = fmt.Sprintf("probing above %.1f/s, the rate of the last 429, at no more than twice the %.0f requests of the last second", l.lastMax, used)
 	}
+	target = math.Max(target, l.floor())
+	if l.ceiling > 0 {
+		target = math.Min(target, l.ceiling)
+	}
+	if math.Abs(target-l.rate) < math.Max(rateStep*l.rate, 0.5) && target != l.ceiling {
+		return nil
+	}
+	return l.setRateLocked(target, reason)
 }
 
-func (l *limiter) setRateLocked(now time.Time, r float64) {
-	l.current, l.adjusted = r, now
-	l.rate.SetLimit(rate.Limit(r))
-	l.rate.SetBurst(burstOf(r))
+func (l *limiter) floor() float64 {
+	if l.ceiling > 0 {
+		return math.Min(minRate, l.ceiling)
+	}
+	return minRate
+}
+
+func (l *limiter) setRateLocked(r float64, reason string) *rateChange {
+	if l.ceiling > 0 {
+		r = math.Min(r, l.ceiling)
+	}
+	if r == l.rate {
+		return nil
+	}
+	c := &rateChange{old: l.rate, new: r, reason: reason}
+	l.rate = r
+	return c
 }
 
 // jitter lengthens the wait of the caller that met a 429 by up to 20%, so
 // that its retry does not land exactly when the others are released.
 func (l *limiter) jitter(d time.Duration) time.Duration {
 	return d + time.Duration(rand.Float64()*0.2*float64(d))
+}
+
+// sendMeter counts the requests sent over the last second in ten buckets of
+// a tenth of a second each.
+type sendMeter struct {
+	buckets [10]int
+	stamp   [10]int64 // the tenth of a second each bucket counts
+}
+
+const meterTick = 100 * time.Millisecond
+
+func (m *sendMeter) add(now time.Time) {
+	tick := now.UnixNano() / int64(meterTick)
+	i := int(tick % int64(len(m.buckets)))
+	if m.stamp[i] != tick {
+		m.stamp[i], m.buckets[i] = tick, 0
+	}
+	m.buckets[i]++
+}
+
+// rate is the number of requests sent in the last second.
+func (m *sendMeter) rate(now time.Time) float64 {
+	tick := now.UnixNano() / int64(meterTick)
+	n := 0
+	for i, stamp := range m.stamp {
+		if tick-stamp < int64(len(m.buckets)) {
+			n += m.buckets[i]
+		}
+	}
+	return float64(n)
 }

@@ -2,98 +2,228 @@ package client
 
 import (
 	"context"
+	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
 
-	"golang.org/x/time/rate"
-
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/poll"
 )
 
-// Time is virtual inside each synctest bubble: a sleep moves it exactly.
+// Time is virtual inside each synctest bubble: a sleep moves it exactly, and
+// a caller that had to wait shows it as time passed.
 
-func TestRateLimitedAnswerHalvesTheRateUntilItRecovers(t *testing.T) {
-	synctest.Test(t, testRateLimitedAnswerHalvesTheRateUntilItRecovers)
+// rateLog records the limiter's rate changes.
+type rateLog struct {
+	mu      sync.Mutex
+	changes []map[string]any
 }
 
-func testRateLimitedAnswerHalvesTheRateUntilItRecovers(t *testing.T) {
-	l := newLimiter(20, 4, poll.RealClock)
-	rateNow := func() float64 { return float64(l.rate.Limit()) }
-
-	l.recordThrottle(time.Second)
-	if got := rateNow(); got != 10 {
-		t.Fatalf("rate after a 429 = %v, want 10", got)
+func (r *rateLog) Debug(_ context.Context, msg string, fields map[string]any) {
+	if msg != "request rate changed" {
+		return
 	}
-	if got := l.rate.Burst(); got != 5 {
-		t.Errorf("burst after a 429 = %d, want half a second's worth, 5", got)
-	}
-	// Answers to requests sent before the pause do not halve it again.
-	time.Sleep(500 * time.Millisecond)
-	l.recordThrottle(time.Second)
-	if got := rateNow(); got != 10 {
-		t.Fatalf("rate after a second 429 within the pause = %v, want 10", got)
-	}
-
-	// The rate climbs back from the first 429 on; the pause ends 1.5s after it.
-	time.Sleep(time.Second)
-	acquireNow(t, l)
-	if got, want := rateNow(), 10+1.5*recoveryPerSecond; got != want {
-		t.Errorf("rate as the pause ends = %v, want %v", got, want)
-	}
-	time.Sleep(4 * time.Second)
-	acquireNow(t, l)
-	if got, want := rateNow(), 10+5.5*recoveryPerSecond; got != want {
-		t.Errorf("rate 4s after the pause = %v, want %v", got, want)
-	}
-	time.Sleep(time.Hour)
-	acquireNow(t, l)
-	if got := rateNow(); got != 20 {
-		t.Errorf("rate long after = %v, want the budget, 20", got)
-	}
-
-	// A 429 after the pause ended halves the rate again.
-	l.recordThrottle(time.Second)
-	if got := rateNow(); got != 10 {
-		t.Errorf("rate after a later 429 = %v, want 10", got)
-	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.changes = append(r.changes, fields)
 }
 
-func TestRateNeverFallsBelowTheFloorOrRisesAboveTheBudget(t *testing.T) {
+func (r *rateLog) last() map[string]any {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if len(r.changes) == 0 {
+		return nil
+	}
+	return r.changes[len(r.changes)-1]
+}
+
+// sendSteadily acquires n slots, one every interval at most, and reports when the
+// last one was sent.
+func sendSteadily(t *testing.T, l *limiter, n int, interval time.Duration) time.Time {
+	t.Helper()
+	var sent time.Time
+	for i := range n {
+		if i > 0 {
+			time.Sleep(interval)
+		}
+		sent = acquire(t, l)
+	}
+	return sent
+}
+
+func TestNoRateUntilTheServerPushesBack(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		for _, tc := range []struct{ budget, floor float64 }{{20, minRate}, {1.5, minRate}, {0.5, 0.5}} {
-			l := newLimiter(tc.budget, 4, poll.RealClock)
-			for range 10 {
-				l.recordThrottle(time.Second)
-				time.Sleep(time.Second)
-			}
-			if got := l.rate.Limit(); got != rate.Limit(tc.floor) {
-				t.Errorf("budget %v: rate after many 429s = %v, want %v", tc.budget, got, tc.floor)
-			}
-			time.Sleep(time.Hour)
+		l := newLimiter(0, 4, poll.RealClock, &rateLog{})
+		start := time.Now()
+		for range 1000 {
 			acquireNow(t, l)
-			if got := l.rate.Limit(); got != rate.Limit(tc.budget) {
-				t.Errorf("budget %v: rate long after = %v, want the budget", tc.budget, got)
+		}
+		if waited := time.Since(start); waited != 0 {
+			t.Errorf("1000 requests without a 429 waited %s, want no wait at all", waited)
+		}
+	})
+}
+
+func TestCeilingPacesRequests(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		l := newLimiter(5, 4, poll.RealClock, &rateLog{})
+		start := time.Now()
+		for range 11 {
+			acquire(t, l)
+		}
+		if waited := time.Since(start); waited != 2*time.Second {
+			t.Errorf("11 requests at a ceiling of 5/s took %s, want 2s", waited)
+		}
+	})
+}
+
+func TestRateLimitedAnswerLowersTheRateUntilItRecovers(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		log := &rateLog{}
+		l := newLimiter(0, 4, poll.RealClock, log)
+		sent := sendSteadily(t, l, 20, 50*time.Millisecond) // 20 requests in the last second
+
+		l.recordThrottle(t.Context(), sent, time.Second, "HTTP 429 to GET /x")
+		if got := l.currentRate(); got != 14 {
+			t.Fatalf("rate after a 429 to 20 requests/s = %v, want 0.7 x 20 = 14", got)
+		}
+		if c := log.last(); c["old_rate"] != "unlimited" || c["new_rate"] != 14.0 || c["reason"] == "" {
+			t.Errorf("logged change = %v, want old_rate unlimited, new_rate 14 and a reason", c)
+		}
+		// Answers to requests sent before the rate was lowered say nothing new.
+		l.recordThrottle(t.Context(), sent, time.Second, "HTTP 429 to GET /x")
+		if got := l.currentRate(); got != 14 {
+			t.Fatalf("rate after a second 429 to a request sent before the first = %v, want 14", got)
+		}
+
+		// The curve regains 20 about 2.5s after the 429 and stays near it.
+		time.Sleep(time.Second) // the pause
+		sendSteadily(t, l, 30, 50*time.Millisecond)
+		if got := l.currentRate(); got < 19 || got > 21 {
+			t.Errorf("rate 2.5s after the 429 = %v, want back near 20", got)
+		}
+		if c := log.last(); c["reason"] == "" {
+			t.Errorf("a recovery step was logged without a reason: %v", c)
+		}
+
+		// Past the rate of the last 429 it grows only while callers use it.
+		time.Sleep(time.Minute)
+		acquireNow(t, l)
+		if got := l.currentRate(); got > 20 {
+			t.Errorf("rate after a minute idle = %v, want no more than the 20 of the last 429", got)
+		}
+		sendSteadily(t, l, 40, 25*time.Millisecond) // 40/s, if the rate allows
+		if got := l.currentRate(); got <= 20 {
+			t.Errorf("rate while callers want more = %v, want it probing above 20", got)
+		}
+
+		// A 429 to a request sent after the last one lowers it again.
+		sent = acquire(t, l)
+		before := l.currentRate()
+		l.recordThrottle(t.Context(), sent, time.Second, "HTTP 429 to GET /x")
+		if got := l.currentRate(); got >= before {
+			t.Errorf("rate after a later 429 = %v, want below %v", got, before)
+		}
+	})
+}
+
+func TestPauseHoldsEveryCallerAndReleasesThemGradually(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		l := newLimiter(0, 20, poll.RealClock, &rateLog{})
+		sent := sendSteadily(t, l, 10, 100*time.Millisecond) // 10/s
+		throttled := time.Now()
+		l.recordThrottle(t.Context(), sent, time.Second, "HTTP 429 to GET /x")
+		if got := l.currentRate(); got != 7 {
+			t.Fatalf("rate after a 429 to 10 requests/s = %v, want 7", got)
+		}
+
+		var mu sync.Mutex
+		var released []time.Time
+		var wg sync.WaitGroup
+		for range 10 {
+			wg.Go(func() {
+				acquire(t, l)
+				mu.Lock()
+				released = append(released, time.Now())
+				mu.Unlock()
+			})
+		}
+		wg.Wait()
+		// The rate climbs from 7/s back towards 10/s meanwhile: callers
+		// leave no closer than about a tenth of a second apart.
+		for i, at := range released {
+			if at.Sub(throttled) < time.Second {
+				t.Fatalf("a caller went %s after the 429, within its 1s pause", at.Sub(throttled))
+			}
+			if i > 0 && at.Sub(released[i-1]) < 90*time.Millisecond {
+				t.Errorf("callers %d and %d were released %s apart, want them spaced at the rate, about 100ms or more", i-1, i, at.Sub(released[i-1]))
 			}
 		}
 	})
 }
 
-// acquireNow takes a request slot, failing if it would have to wait for a
-// pause (time moves only when the test sleeps).
-func acquireNow(t *testing.T, l *limiter) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
+func TestPauseIsExtendedNeverShortened(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		l := newLimiter(0, 4, poll.RealClock, &rateLog{})
+		sent := acquireNow(t, l)
+		start := time.Now()
+		l.recordThrottle(t.Context(), sent, 5*time.Second, "HTTP 429 to GET /x")
+		l.recordThrottle(t.Context(), sent, time.Second, "HTTP 429 to GET /x")
+		acquire(t, l)
+		if waited := time.Since(start); waited != 5*time.Second {
+			t.Errorf("held for %s, want the longer pause, 5s", waited)
+		}
+	})
+}
+
+func TestRateNeverFallsBelowTheFloorOrRisesAboveTheCeiling(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		for _, tc := range []struct{ ceiling, floor float64 }{{0, minRate}, {20, minRate}, {1.5, minRate}, {0.5, 0.5}} {
+			l := newLimiter(tc.ceiling, 4, poll.RealClock, &rateLog{})
+			for range 10 {
+				sent := acquire(t, l)
+				l.recordThrottle(t.Context(), sent, time.Second, "HTTP 429 to GET /x")
+				time.Sleep(time.Second)
+			}
+			if got := l.currentRate(); got != tc.floor {
+				t.Errorf("ceiling %v: rate after many 429s = %v, want %v", tc.ceiling, got, tc.floor)
+			}
+			if tc.ceiling == 0 {
+				continue
+			}
+			time.Sleep(time.Hour)
+			sendSteadily(t, l, 50, 10*time.Millisecond)
+			if got := l.currentRate(); got != tc.ceiling {
+				t.Errorf("ceiling %v: rate long after, with callers wanting more = %v, want the ceiling", tc.ceiling, got)
+			}
+		}
+	})
+}
+
+func (l *limiter) currentRate() float64 {
 	l.mu.Lock()
-	paused := l.clock.Now().Before(l.pausedUntil)
-	l.mu.Unlock()
-	if paused {
-		t.Fatal("still paused")
-	}
-	release, err := l.acquire(ctx)
+	defer l.mu.Unlock()
+	return l.rate
+}
+
+// acquire takes a request slot, waiting as the limiter says, and frees it.
+func acquire(t *testing.T, l *limiter) time.Time {
+	t.Helper()
+	release, err := l.acquire(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
 	release()
+	return time.Now()
+}
+
+// acquireNow takes a request slot, failing if it had to wait.
+func acquireNow(t *testing.T, l *limiter) time.Time {
+	t.Helper()
+	start := time.Now()
+	at := acquire(t, l)
+	if waited := at.Sub(start); waited > 0 {
+		t.Fatalf("a request waited %s, want none", waited)
+	}
+	return at
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -36,7 +37,7 @@ func TestRequestsPerSecondIsEnforced(t *testing.T) {
 		_, _ = w.Write([]byte(runningJob))
 	}))
 	cfg := testConfig(srv.URL)
-	cfg.RequestsPerSecond = 20 // burst 20
+	cfg.RequestsPerSecond = 20 // a ceiling: one request every 50ms
 	cfg.MaxConcurrentRequests = 40
 	c := newClient(t, cfg)
 
@@ -54,9 +55,9 @@ func TestRequestsPerSecondIsEnforced(t *testing.T) {
 	if hits.Load() != 40 {
 		t.Errorf("%d requests, want 40", hits.Load())
 	}
-	// 20 go at once; the other 20 need a token each at 20/s: about 1s.
-	if elapsed < 950*time.Millisecond {
-		t.Errorf("40 requests at 20/s with burst 20 took %s, want about 1s", elapsed)
+	// One every 50ms: about 2s.
+	if elapsed < 1900*time.Millisecond {
+		t.Errorf("40 requests at a ceiling of 20/s took %s, want about 2s", elapsed)
 	}
 }
 
@@ -152,6 +153,31 @@ func TestRateLimitedAnswerPausesEveryCaller(t *testing.T) {
 	}
 }
 
+func TestRateLimitedAnswerLogsTheRateChange(t *testing.T) {
+	seq := newSequenceServer(t,
+		answer{status: 429, header: map[string]string{"Retry-After": "1"}, body: `{"error":"slow down"}`},
+		answer{status: 200, body: runningJob})
+	logger := newRecordingLogger()
+	cfg := testConfig(seq.URL)
+	cfg.RequestsPerSecond = 0 // no ceiling
+	cfg.Logger = logger
+	c := newClient(t, cfg)
+	if _, err := c.GetStaticExport(t.Context(), "se_1"); err != nil {
+		t.Fatal(err)
+	}
+	changes := logger.withMessage("request rate changed")
+	if len(changes) == 0 {
+		t.Fatalf("no rate change logged after a 429:\n%s", logger.text())
+	}
+	first := changes[0].fields
+	if first["old_rate"] != "unlimited" || first["new_rate"] != 1.0 {
+		t.Errorf("first change = %v, want from unlimited to the floor of 1 request per second", first)
+	}
+	if reason, _ := first["reason"].(string); !strings.Contains(reason, "HTTP 429 to GET /v1/static-export/jobs/se_1") {
+		t.Errorf("reason = %q, want it to name the 429 and the endpoint", reason)
+	}
+}
+
 func TestPauseWaitHonorsContext(t *testing.T) {
 	var limited atomic.Bool
 	var otherHits atomic.Int32
@@ -204,7 +230,7 @@ func TestPauseWaitHonorsContext(t *testing.T) {
 func TestRateWaitBeyondDeadline(t *testing.T) {
 	seq := newSequenceServer(t, answer{status: 200, body: runningJob})
 	cfg := testConfig(seq.URL)
-	cfg.RequestsPerSecond = 0.5 // burst 1, then one token every 2s
+	cfg.RequestsPerSecond = 0.5 // one request every 2s
 	logger := newRecordingLogger()
 	cfg.Logger = logger
 	c := newClient(t, cfg)
