@@ -5,7 +5,6 @@ import (
 	"math"
 	"net/http"
 	"net/http/httptest"
-	"strconv"
 	"strings"
 	"time"
 )
@@ -70,12 +69,8 @@ func (s *Server) endpoint(e Endpoint, h http.HandlerFunc) http.HandlerFunc {
 			s.agentEntry(agentKey{r.PathValue("projectId"), r.PathValue("id")}).reads++
 		}
 		s.mu.Unlock()
-		if api && s.limiter != nil {
-			if secs := s.throttle(time.Now()); secs > 0 {
-				w.Header().Set("Retry-After", strconv.Itoa(secs))
-				writeError(w, http.StatusTooManyRequests, fmt.Sprintf("rate limit exceeded: retry in %d s", secs))
-				return
-			}
+		if api && !s.admit(w, r) { // rate limits and latency: limits.go
+			return
 		}
 		if f, ok := s.nextFault(e); ok {
 			s.applyFault(w, r, f, handle)

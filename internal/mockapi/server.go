@@ -63,6 +63,9 @@ type Config struct {
 	// unlimited. Bundle downloads are not limited: they model object storage,
 	// a different service.
 	RateLimit float64
+	// Limits adds server models of rate limits and latency (limits.go);
+	// SetLimits changes them later.
+	Limits Limits
 	// OmitExpiresAt makes bundle responses omit "expiresAt" so clients must
 	// derive the expiry from the presigned query.
 	OmitExpiresAt bool
@@ -85,6 +88,7 @@ type Server struct {
 	cfg     Config
 	secret  []byte // signs bundle links; random per server so links never leak across servers
 	limiter *rate.Limiter
+	limits  limitState
 	mux     *http.ServeMux
 	httpSrv *httptest.Server
 
@@ -130,6 +134,7 @@ func NewHandler(cfg Config) *Server {
 	if cfg.RateLimit > 0 {
 		s.limiter = rate.NewLimiter(rate.Limit(cfg.RateLimit), max(1, int(cfg.RateLimit)))
 	}
+	s.limits.limits = cfg.Limits
 	s.mux = s.routes()
 	return s
 }
