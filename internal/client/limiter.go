@@ -18,12 +18,13 @@ import (
 // The API's limit is not documented, so the rate is learned the way TCP's
 // CUBIC and the AWS SDKs' adaptive retry mode learn theirs. Until the first
 // 429 there is no rate at all (or only the ceiling). A 429 sets the rate to
-// beta times the rate measured over the last second, the rate that the
-// server refused, and remembers that rate as the last known maximum; the
+// beta times the requests sent over the last second (but for the refused
+// one: about what the server accepted), and remembers that rate as the last
+// known maximum; the
 // rate then grows along a cubic curve, quickly at first, flat as it regains
-// the last maximum, and beyond it only slowly and only while callers use it
-// (never above twice the measured rate), so that it settles just under what
-// the server allows. After a pause, callers are released one at a time at
+// the last maximum, and beyond it only while callers ask for more than it
+// (never above twice what they ask for, and never back down for want of
+// demand), so that it settles just under what the server allows. After a pause, callers are released one at a time at
 // the learned rate rather than all at once.
 type limiter struct {
 	ceiling  float64 // configured requests per second; 0: none
@@ -163,7 +164,9 @@ func (l *limiter) recordThrottle(ctx context.Context, sent time.Time, pause time
 	}
 	var change *rateChange
 	if !l.learned || sent.After(l.lastThrottle) {
-		measured := l.sent.rate(now)
+		// The requests sent in the last second, but for the refused one: about
+		// what the server accepted.
+		measured := math.Max(l.sent.rate(now)-1, 0)
 		refused := measured
 		if !math.IsInf(l.rate, 1) {
 			refused = math.Min(measured, l.rate)
@@ -174,7 +177,7 @@ func (l *limiter) recordThrottle(ctx context.Context, sent time.Time, pause time
 		l.lastThrottle = now
 		l.k = math.Cbrt(refused * (1 - beta) / cubicScale)
 		change = l.setRateLocked(math.Max(refused*beta, l.floor()), fmt.Sprintf(
-			"%s: %.1f requests were sent in the last second; the rate restarts at %g of that and regains it in %.1fs",
+			"%s: %.0f other requests were sent in the last second; the rate restarts at %g of that and regains it in %.1fs",
 			why, measured, beta, l.k))
 	}
 	l.mu.Unlock()
@@ -182,9 +185,10 @@ func (l *limiter) recordThrottle(ctx context.Context, sent time.Time, pause time
 }
 
 // adaptLocked moves a learned rate along its curve. The curve regains the
-// rate of the last 429 and then rises past it, but never to more than twice
-// the rate callers ask for (the requests sent in the last second, the
-// callers waiting and this one): an idle client does not earn a burst.
+// rate of the last 429 and then rises past it, but only while callers ask
+// for it, to no more than twice what they ask for (the requests sent in the
+// last second, the callers waiting and this one): an idle client does not
+// earn a burst.
 func (l *limiter) adaptLocked(now time.Time) *rateChange {
 	if !l.learned {
 		return nil
@@ -194,7 +198,7 @@ func (l *limiter) adaptLocked(now time.Time) *rateChange {
 	reason := fmt.Sprintf("recovering towards %.1f/s, the rate of the last 429", l.lastMax)
 	if t > 0 {
 		used := l.sent.rate(now) + float64(l.waiting) + 1
-		target = math.Min(target, math.Max(l.lastMax, 2*used))
+		target = math.Min(target, math.Max(math.Max(l.lastMax, l.rate), 2*used))
 		reason = fmt.Sprintf("probing above %.1f/s, the rate of the last 429, at no more than twice the %.0f requests of the last second", l.lastMax, used)
 	}
 	target = math.Max(target, l.floor())

@@ -81,7 +81,8 @@ func TestRateLimitedAnswerLowersTheRateUntilItRecovers(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		log := &rateLog{}
 		l := newLimiter(0, 4, poll.RealClock, log)
-		sent := sendSteadily(t, l, 20, 50*time.Millisecond) // 20 requests in the last second
+		// 21 requests in the last second: 20 accepted and the one refused.
+		sent := sendSteadily(t, l, 21, 45*time.Millisecond)
 
 		l.recordThrottle(t.Context(), sent, time.Second, "HTTP 429 to GET /x")
 		if got := l.currentRate(); got != 14 {
@@ -106,11 +107,12 @@ func TestRateLimitedAnswerLowersTheRateUntilItRecovers(t *testing.T) {
 			t.Errorf("a recovery step was logged without a reason: %v", c)
 		}
 
-		// Past the rate of the last 429 it grows only while callers use it.
+		// Past the rate of the last 429 it grows only while callers ask for it.
+		before := l.currentRate()
 		time.Sleep(time.Minute)
 		acquireNow(t, l)
-		if got := l.currentRate(); got > 20 {
-			t.Errorf("rate after a minute idle = %v, want no more than the 20 of the last 429", got)
+		if got := l.currentRate(); got != before {
+			t.Errorf("rate after a minute idle = %v, want it unchanged at %v", got, before)
 		}
 		sendSteadily(t, l, 40, 25*time.Millisecond) // 40/s, if the rate allows
 		if got := l.currentRate(); got <= 20 {
@@ -119,7 +121,7 @@ func TestRateLimitedAnswerLowersTheRateUntilItRecovers(t *testing.T) {
 
 		// A 429 to a request sent after the last one lowers it again.
 		sent = acquire(t, l)
-		before := l.currentRate()
+		before = l.currentRate()
 		l.recordThrottle(t.Context(), sent, time.Second, "HTTP 429 to GET /x")
 		if got := l.currentRate(); got >= before {
 			t.Errorf("rate after a later 429 = %v, want below %v", got, before)
@@ -130,7 +132,7 @@ func TestRateLimitedAnswerLowersTheRateUntilItRecovers(t *testing.T) {
 func TestPauseHoldsEveryCallerAndReleasesThemGradually(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		l := newLimiter(0, 20, poll.RealClock, &rateLog{})
-		sent := sendSteadily(t, l, 10, 100*time.Millisecond) // 10/s
+		sent := sendSteadily(t, l, 11, 90*time.Millisecond) // 10 accepted, 1 refused
 		throttled := time.Now()
 		l.recordThrottle(t.Context(), sent, time.Second, "HTTP 429 to GET /x")
 		if got := l.currentRate(); got != 7 {
