@@ -22,9 +22,9 @@ import (
 // one: about what the server accepted), and remembers that rate as the last
 // known maximum; the
 // rate then grows along a cubic curve, quickly at first, flat as it regains
-// the last maximum, and beyond it only while callers ask for more than it
-// (never above twice what they ask for, and never back down for want of
-// demand), so that it settles just under what the server allows. After a pause, callers are released one at a time at
+// the last maximum, and beyond it only while callers are held back by it
+// (and never above twice what they ask for), so that it settles just under
+// what the server allows. After a pause, callers are released one at a time at
 // the learned rate rather than all at once.
 type limiter struct {
 	ceiling  float64 // configured requests per second; 0: none
@@ -39,7 +39,9 @@ type limiter struct {
 	learned      bool      // a 429 has set the rate
 	lastMax      float64   // the measured rate that met the last 429
 	lastThrottle time.Time // when the rate was last lowered
-	k            float64   // seconds from lastThrottle until the curve regains lastMax
+	k            float64   // seconds along the curve until it regains lastMax
+	curve        float64   // seconds along the curve since the last 429
+	curveAt      time.Time // when curve was last advanced
 	sent         sendMeter
 	waiting      int // callers waiting for their turn
 }
@@ -108,10 +110,10 @@ func (l *limiter) acquire(ctx context.Context) (func(), error) {
 		return nil, ctx.Err()
 	}
 	release := func() { <-l.inFlight }
-	for {
+	for waited := false; ; waited = true {
 		l.mu.Lock()
 		now := l.clock.Now()
-		change := l.adaptLocked(now)
+		change := l.adaptLocked(now, waited)
 		at := now
 		if l.pausedUntil.After(at) {
 			at = l.pausedUntil
@@ -174,7 +176,7 @@ func (l *limiter) recordThrottle(ctx context.Context, sent time.Time, pause time
 		refused = math.Max(refused, l.floor())
 		l.learned = true
 		l.lastMax = refused
-		l.lastThrottle = now
+		l.lastThrottle, l.curveAt, l.curve = now, now, 0
 		l.k = math.Cbrt(refused * (1 - beta) / cubicScale)
 		change = l.setRateLocked(math.Max(refused*beta, l.floor()), fmt.Sprintf(
 			"%s: %.0f other requests were sent in the last second; the rate restarts at %g of that and regains it in %.1fs",
@@ -185,21 +187,28 @@ func (l *limiter) recordThrottle(ctx context.Context, sent time.Time, pause time
 }
 
 // adaptLocked moves a learned rate along its curve. The curve regains the
-// rate of the last 429 and then rises past it, but only while callers ask
-// for it, to no more than twice what they ask for (the requests sent in the
-// last second, the callers waiting and this one): an idle client does not
-// earn a burst.
-func (l *limiter) adaptLocked(now time.Time) *rateChange {
+// rate of the last 429 in k seconds; past it, the curve advances only while
+// callers are held back by the rate (a caller waits for its turn, or this
+// one did or would), like CUBIC's when the sender has too little to send, and the
+// rate never rises to more than twice what callers ask for (the requests
+// sent in the last second, the callers waiting and this one): a client that
+// does not use its rate does not earn a higher one.
+func (l *limiter) adaptLocked(now time.Time, waited bool) *rateChange {
 	if !l.learned {
 		return nil
 	}
-	t := now.Sub(l.lastThrottle).Seconds() - l.k
+	held := waited || l.waiting > 0 || l.next.After(now)
+	if elapsed := now.Sub(l.curveAt).Seconds(); elapsed > 0 && (l.curve < l.k || held) {
+		l.curve += elapsed
+	}
+	l.curveAt = now
+	t := l.curve - l.k
 	target := cubicScale*t*t*t + l.lastMax
 	reason := fmt.Sprintf("recovering towards %.1f/s, the rate of the last 429", l.lastMax)
 	if t > 0 {
 		used := l.sent.rate(now) + float64(l.waiting) + 1
 		target = math.Min(target, math.Max(math.Max(l.lastMax, l.rate), 2*used))
-		reason = fmt.Sprintf("probing above %.1f/s, the rate of the last 429, at no more than twice the %.0f requests of the last second", l.lastMax, used)
+		reason = fmt.Sprintf("probing above %.1f/s, the rate of the last 429, as callers wait for their turn", l.lastMax)
 	}
 	target = math.Max(target, l.floor())
 	if l.ceiling > 0 {
