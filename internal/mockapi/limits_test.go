@@ -44,7 +44,7 @@ func TestSlidingWindowCountsOnlyTheLastWindow(t *testing.T) {
 		{0, 0},
 		{400 * time.Millisecond, 0},
 		{500 * time.Millisecond, 500 * time.Millisecond}, // refused: not logged
-		{time.Second, 0},                                 // the first has left the window
+		{time.Second, 0}, // the first has left the window
 		{1300 * time.Millisecond, 100 * time.Millisecond},
 		{1400 * time.Millisecond, 0},
 	} {
