@@ -106,7 +106,17 @@ func New(cfg Config) (*Client, error) {
 		if timeout <= 0 {
 			timeout = DefaultRequestTimeout
 		}
-		c.http = &http.Client{Timeout: timeout}
+		// Keep a connection for every request that may be in flight: the
+		// default keeps two, so a burst would open (and, over TLS, shake
+		// hands for) new connections again and again.
+		transport, _ := http.DefaultTransport.(*http.Transport)
+		if transport != nil {
+			transport = transport.Clone()
+			transport.MaxIdleConnsPerHost = max(cfg.MaxConcurrentRequests, DefaultMaxConcurrentRequests)
+			c.http = &http.Client{Timeout: timeout, Transport: transport}
+		} else {
+			c.http = &http.Client{Timeout: timeout}
+		}
 	}
 	if c.maxBody <= 0 {
 		c.maxBody = DefaultMaxResponseBytes
