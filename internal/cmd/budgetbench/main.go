@@ -407,7 +407,17 @@ func (b *bench) planScenario(ctx context.Context, kept *applied) error {
 	if err != nil {
 		return err
 	}
+	plans := 0
 	plan := func(opts ...tfexec.PlanOption) (time.Duration, error) {
+		plans++
+		if b.opts.log {
+			if err := tf.SetLogProvider("DEBUG"); err != nil {
+				return 0, err
+			}
+			if err := tf.SetLogPath(filepath.Join(b.tmp, fmt.Sprintf("plan%d-provider.log", plans))); err != nil {
+				return 0, err
+			}
+		}
 		out := tfrunner.Record(tf)
 		start := time.Now()
 		changes, err := tf.Plan(ctx, opts...)
