@@ -19,13 +19,12 @@ import (
 // CUBIC and the AWS SDKs' adaptive retry mode learn theirs. Until the first
 // 429 there is no rate at all (or only the ceiling). A 429 sets the rate to
 // beta times the requests sent over the last second (but for the refused
-// one: about what the server accepted), and remembers that rate as the last
-// known maximum; the
-// rate then grows along a cubic curve, quickly at first, flat as it regains
-// the last maximum, and beyond it only while callers are held back by it
-// (and never above twice what they ask for), so that it settles just under
-// what the server allows. After a pause, callers are released one at a time at
-// the learned rate rather than all at once.
+// one: about what the server accepted) and remembers that measure as the
+// last known maximum. The rate then grows along a cubic curve, quickly at
+// first, flat as it regains the last maximum, and beyond it only while
+// callers are held back by it (and never above twice what they ask for), so
+// that it settles just under what the server allows. After a pause, callers
+// are released one at a time at the learned rate rather than all at once.
 type limiter struct {
 	ceiling  float64 // configured requests per second; 0: none
 	inFlight chan struct{}
