@@ -78,7 +78,9 @@ func (s *Server) Limits() Limits {
 }
 
 // admit applies the rate limits and the latency to an API request. It
-// reports false when it answered 429 itself.
+// reports false when it answered 429 itself. The sliding window is asked
+// first; a request it accepts counts in it even if Config.RateLimit's bucket
+// then refuses it (benchmarks and tests set one or the other).
 func (s *Server) admit(w http.ResponseWriter, r *http.Request) bool {
 	now := time.Now()
 	wait, limits := s.limits.take(now)
