@@ -28,7 +28,7 @@ func hint(err error) string {
 	case code == http.StatusForbidden:
 		return "The key was recognised but may not do this: check that the key has the needed scope (read for GET, write otherwise), that this machine's IP address is in the key's allowlist, and that the feature is enabled for the organization (static export requires an Enterprise plan)."
 	case code == http.StatusTooManyRequests:
-		return "The API is rate limiting this key: lower requests_per_second or terraform's -parallelism, or try again later."
+		return "The API is rate limiting this key: set requests_per_second below the key's limit, or lower terraform's -parallelism, or try again later."
 	case code >= 500:
 		return "The API had a server-side failure that persisted through retries: try again later; raise max_retries to ride out longer outages."
 	}
