@@ -11,7 +11,8 @@
 # By default only the local platform (go env GOOS/GOARCH, so GOOS= and GOARCH=
 # choose another) is built, from .goreleaser.yml with its platform matrix
 # replaced; -all builds every platform of .goreleaser.yml as a release does.
-# The archives, dist/*_SHA256SUMS and the manifest stay in dist/.
+# The archives, dist/*_SHA256SUMS and the manifest stay in dist/, or in the
+# directory MIRROR_DIST names (goreleaser empties it first).
 #
 # Prints the snapshot version (e.g. 0.0.1-dev-1a2b3c4) on stdout, alone;
 # goreleaser's log goes to stderr. A prerelease version is only installed when
@@ -33,14 +34,18 @@ fi
 [[ $# -eq 1 && -n "$1" ]] || { echo "usage: tools/mirror.sh [-all] <mirror-dir>" >&2; exit 2; }
 mirror="$1"
 
+dist="${MIRROR_DIST:-dist}"
 goreleaser="$(tools/goreleaser.sh)"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 config=.goreleaser.yml
+if [[ -n "${MIRROR_DIST:-}" ]]; then
+  config="$work/goreleaser-dist.yml"
+  { cat .goreleaser.yml; printf 'dist: "%s"\n' "$dist"; } > "$config"
+fi
 if ! $all; then
   target="$(go env GOOS)_$(go env GOARCH)"
-  config="$work/goreleaser-$target.yml"
   # Replace the build's goos, goarch and ignore lists (each key at four
   # spaces, its items indented deeper) with a single target.
   awk -v target="$target" '
@@ -51,21 +56,22 @@ if ! $all; then
     }
     skipping && /^      / { next }
     { skipping = 0; print }
-  ' .goreleaser.yml > "$config"
+  ' "$config" > "$work/goreleaser-$target.yml"
+  config="$work/goreleaser-$target.yml"
   grep -q "^    targets: \[$target\]\$" "$config" || { echo "could not restrict .goreleaser.yml to $target" >&2; exit 1; }
 fi
 
 # Snapshot: no tag needed, nothing signed or published.
 "$goreleaser" release --snapshot --clean --skip=sign,publish --config "$config" >&2
 
-sums=(dist/terraform-provider-docsadmin_*_SHA256SUMS)
-[[ -f "${sums[0]}" && ${#sums[@]} -eq 1 ]] || { echo "expected one SHA256SUMS file in dist/" >&2; exit 1; }
-version="${sums[0]#dist/terraform-provider-docsadmin_}"
+sums=("$dist"/terraform-provider-docsadmin_*_SHA256SUMS)
+[[ -f "${sums[0]}" && ${#sums[@]} -eq 1 ]] || { echo "expected one SHA256SUMS file in $dist/" >&2; exit 1; }
+version="${sums[0]#"$dist"/terraform-provider-docsadmin_}"
 version="${version%_SHA256SUMS}"
-(cd dist && sha256sum --quiet --check --ignore-missing "${sums[0]#dist/}") >&2
+(cd "$dist" && sha256sum --quiet --check --ignore-missing "${sums[0]#"$dist"/}") >&2
 
-zips=(dist/terraform-provider-docsadmin_"${version}"_*.zip)
-[[ -f "${zips[0]}" ]] || { echo "no archives for $version in dist/" >&2; exit 1; }
+zips=("$dist"/terraform-provider-docsadmin_"${version}"_*.zip)
+[[ -f "${zips[0]}" ]] || { echo "no archives for $version in $dist/" >&2; exit 1; }
 for host in registry.terraform.io registry.opentofu.org; do
   dir="$mirror/$host/docsadmin/docsadmin"
   mkdir -p "$dir"
