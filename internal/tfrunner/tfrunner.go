@@ -73,10 +73,15 @@ func declaresModule(goMod []byte) bool {
 type Installation struct {
 	block   string
 	summary string
+	version string // the version a filesystem mirror holds; "" for dev_overrides
 }
 
 // String says in one line where the provider comes from.
 func (i Installation) String() string { return i.summary }
+
+// Version is the provider version a filesystem mirror installation holds,
+// "" for dev_overrides (which serve whatever was built).
+func (i Installation) Version() string { return i.version }
 
 // DevOverrides serves the provider binary in dir for every address of the
 // provider and installs anything else as usual. No terraform init is needed
@@ -97,6 +102,7 @@ type Runner struct {
 	terraform string // resolved executable
 	home      string // bin/ (the provider build) and terraform.rc live here
 	cliConfig string // set by Install
+	inst      Installation
 }
 
 // New finds terraform (a name looked up on PATH, or a path) and returns a
@@ -201,6 +207,7 @@ func (r *Runner) Install(inst Installation) error {
 		return fmt.Errorf("write the Terraform CLI configuration: %w", err)
 	}
 	r.cliConfig = path
+	r.inst = inst
 	return nil
 }
 
