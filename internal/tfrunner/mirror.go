@@ -78,6 +78,7 @@ func FilesystemMirror(dir, version string) Installation {
 			"}\n",
 		summary: fmt.Sprintf("filesystem_mirror %s (version %s)", dir, version),
 		version: version,
+		mirror:  dir,
 	}
 }
 

@@ -74,6 +74,7 @@ type Installation struct {
 	block   string
 	summary string
 	version string // the version a filesystem mirror holds; "" for dev_overrides
+	mirror  string // the filesystem mirror's directory; "" for dev_overrides
 }
 
 // String says in one line where the provider comes from.
@@ -82,6 +83,10 @@ func (i Installation) String() string { return i.summary }
 // Version is the provider version a filesystem mirror installation holds,
 // "" for dev_overrides (which serve whatever was built).
 func (i Installation) Version() string { return i.version }
+
+// MirrorDir is the directory of a filesystem mirror installation, "" for
+// dev_overrides.
+func (i Installation) MirrorDir() string { return i.mirror }
 
 // DevOverrides serves the provider binary in dir for every address of the
 // provider and installs anything else as usual. No terraform init is needed

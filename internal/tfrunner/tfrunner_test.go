@@ -98,6 +98,9 @@ func TestFilesystemMirrorInstallsEveryAddressFromTheMirrorOnly(t *testing.T) {
 	if inst.Version() != "0.0.1-dev-abc1234" {
 		t.Errorf("Version() = %q", inst.Version())
 	}
+	if inst.MirrorDir() != "/tmp/the mirror" {
+		t.Errorf("MirrorDir() = %q", inst.MirrorDir())
+	}
 	if DevOverrides("/tmp").Version() != "" {
 		t.Error("a dev_overrides installation claims a version")
 	}
