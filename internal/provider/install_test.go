@@ -121,20 +121,16 @@ func TestAccInstall_snapshotReleaseFromAFilesystemMirror(t *testing.T) {
 	// archive is verified against the zh: hashes written beforehand.
 	tampered := t.TempDir()
 	writeFile(t, filepath.Join(tampered, "main.tf"), installConfig)
-	writeFile(t, filepath.Join(tampered, ".terraform.lock.hcl"), lockFile(host, version, []string{"zh:" + strings.Repeat("0", 64)}))
-	tf, err := runner.Workdir(tampered, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := tfrunner.Record(tf)
-	if err := runner.Init(ctx, tf); err == nil {
+	writeFile(t, filepath.Join(tampered, tfrunner.LockFileName), tfrunner.LockFile(host, version, []string{"zh:" + strings.Repeat("0", 64)}))
+	out := &tfrunner.Transcript{}
+	if err := runner.Init(ctx, tampered, out, out); err == nil {
 		t.Errorf("init accepted an archive that does not match the lock file's checksum:\n%s", out)
 	} else if said := flattenWhitespace(out.String()); !strings.Contains(said, "match any of the checksums") {
 		t.Errorf("init failed, but not on the checksum: %v\n%s", err, out)
 	}
 
-	// The user's way: the release's checksums in the lock file, then a
-	// plain init and apply.
+	// The user's way: the release's checksums in the lock file (Init writes
+	// it from SHA256SUMS), then a plain init and apply.
 	var uaMu sync.Mutex
 	userAgents := map[string]bool{}
 	mock := mockapi.NewHandler(mockapi.Config{ExportDuration: 600 * time.Millisecond, LinkTTL: 24 * time.Hour})
@@ -149,19 +145,23 @@ func TestAccInstall_snapshotReleaseFromAFilesystemMirror(t *testing.T) {
 
 	work := t.TempDir()
 	writeFile(t, filepath.Join(work, "main.tf"), installConfig)
-	writeFile(t, filepath.Join(work, ".terraform.lock.hcl"), lockFile(host, version, zh))
-	tf, err = runner.Workdir(work, map[string]string{"DOCSADMIN_BASE_URL": mock.URL, "DOCSADMIN_API_KEY": mock.APIKey})
-	if err != nil {
-		t.Fatal(err)
+	if !slices.Equal(inst.Hashes(), zh) {
+		t.Errorf("the installation's checksums are %q, SHA256SUMS says %q", inst.Hashes(), zh)
 	}
-	out = tfrunner.Record(tf)
-	if err := runner.Init(ctx, tf); err != nil {
+	out = &tfrunner.Transcript{}
+	if err := runner.Init(ctx, work, out, out); err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
-	if said := out.String(); strings.Contains(said, "development overrides") || !strings.Contains(said, "Installing docsadmin/docsadmin v"+version) {
-		t.Errorf("init did not install %s from the mirror as a release:\n%s", version, said)
+	said := flattenWhitespace(out.String())
+	if !strings.Contains(said, "Installing docsadmin/docsadmin v"+version) {
+		t.Errorf("init did not install %s from the mirror:\n%s", version, out)
 	}
-	lock, err := os.ReadFile(filepath.Join(work, ".terraform.lock.hcl"))
+	for _, unwanted := range []string{"development overrides", "Incomplete lock file information", "Warning"} {
+		if strings.Contains(said, unwanted) {
+			t.Errorf("init says %q:\n%s", unwanted, out)
+		}
+	}
+	lock, err := os.ReadFile(filepath.Join(work, tfrunner.LockFileName))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -177,11 +177,19 @@ func TestAccInstall_snapshotReleaseFromAFilesystemMirror(t *testing.T) {
 	if len(hashes) != len(zh)+1 {
 		t.Errorf("the lock file records %q; want the release's zh: hashes and one h1:", hashes)
 	}
+	if n := strings.Count(string(lock), "provider \""); n != 1 {
+		t.Errorf("the lock file has %d provider entries, want only %s's:\n%s", n, host, lock)
+	}
 	plugin := filepath.Join(work, ".terraform", "providers", filepath.FromSlash(host), version, goos+"_"+goarch, tfrunner.BinaryName(version, goos))
 	if got, want := fileSHA256(t, plugin), zipEntrySHA256(t, archive, tfrunner.BinaryName(version, goos)); got != want {
 		t.Errorf("the installed %s is not the archive's executable", plugin)
 	}
 
+	tf, err := runner.Workdir(work, map[string]string{"DOCSADMIN_BASE_URL": mock.URL, "DOCSADMIN_API_KEY": mock.APIKey})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out = tfrunner.Record(tf)
 	if err := tf.Apply(ctx); err != nil {
 		t.Fatalf("terraform apply: %v\n%s", err, out)
 	}
@@ -262,18 +270,6 @@ func fileSHA256(t *testing.T, path string) string {
 	}
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:])
-}
-
-// lockFile is a .terraform.lock.hcl that records version of the provider at
-// addr with hashes, as a user writes it from a release's SHA256SUMS.
-func lockFile(addr, version string, hashes []string) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "provider %q {\n  version     = %q\n  constraints = %q\n  hashes = [\n", addr, version, version)
-	for _, h := range hashes {
-		fmt.Fprintf(&b, "    %q,\n", h)
-	}
-	b.WriteString("  ]\n}\n")
-	return b.String()
 }
 
 var (

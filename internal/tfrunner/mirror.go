@@ -5,6 +5,8 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -16,9 +18,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
-
-	"github.com/hashicorp/terraform-exec/tfexec"
 )
 
 // ProjectName is the provider's release name: .goreleaser.yml's project_name,
@@ -57,10 +56,11 @@ func MirrorArchivePath(mirror, addr, version, goos, goarch string) string {
 
 // FilesystemMirror installs the provider, under every one of Addresses, from
 // the filesystem mirror dir, as a user installs a provider from a mirror of
-// its releases, and anything else as usual. It needs terraform init, and a
-// configuration that asks for version (exactly, if it is a prerelease; see
-// PinVersion).
-func FilesystemMirror(dir, version string) Installation {
+// its releases, and anything else as usual. The mirror holds version, whose
+// release archives have the "zh:" checksums hashes (the SHA-256 sums of the
+// archives, as in the release's SHA256SUMS; see LockChecksums). It needs
+// terraform init (see Init).
+func FilesystemMirror(dir, version string, hashes []string) Installation {
 	addrs := make([]string, len(Addresses))
 	for i, addr := range Addresses {
 		addrs[i] = strconv.Quote(addr)
@@ -79,6 +79,7 @@ func FilesystemMirror(dir, version string) Installation {
 		summary: fmt.Sprintf("filesystem_mirror %s (version %s)", dir, version),
 		version: version,
 		mirror:  dir,
+		hashes:  slices.Clone(hashes),
 	}
 }
 
@@ -117,7 +118,8 @@ func (r *Runner) BuildMirror(ctx context.Context, version string) (Installation,
 			return Installation{}, err
 		}
 	}
-	return FilesystemMirror(dir, version), nil
+	sum := sha256.Sum256(archive)
+	return FilesystemMirror(dir, version, []string{"zh:" + hex.EncodeToString(sum[:])}), nil
 }
 
 // archiveExtras are the files goreleaser puts next to the executable in
@@ -204,10 +206,11 @@ func (r *Runner) SnapshotMirror(ctx context.Context) (inst Installation, sums st
 		return Installation{}, "", fmt.Errorf("tools/mirror.sh printed no version\n%s", stderr.Bytes())
 	}
 	sums = filepath.Join(dist, ProjectName+"_"+version+"_SHA256SUMS")
-	if _, err := os.Stat(sums); err != nil {
-		return Installation{}, "", fmt.Errorf("the snapshot has no checksums: %w", err)
+	hashes, err := LockChecksums(sums, version)
+	if err != nil {
+		return Installation{}, "", fmt.Errorf("the snapshot's checksums: %w", err)
 	}
-	return FilesystemMirror(dir, version), sums, nil
+	return FilesystemMirror(dir, version, hashes), sums, nil
 }
 
 func lastLine(b []byte) string {
@@ -246,16 +249,60 @@ terraform {
 	return nil
 }
 
-// Init pins the installed version in tf's working directory (PinVersion) and
-// runs terraform init, which installs the provider from the mirror. Its
-// output goes where tf's does.
-func (r *Runner) Init(ctx context.Context, tf *tfexec.Terraform) error {
-	if err := r.PinVersion(tf.WorkingDir()); err != nil {
+// LockFileName is Terraform's and OpenTofu's dependency lock file.
+const LockFileName = ".terraform.lock.hcl"
+
+// LockFile is the content of a dependency lock file that records version of
+// the provider at addr (one of Addresses), exactly, with hashes: what a
+// careful user writes from a release's SHA256SUMS before installing it from
+// a mirror, so that init checks the mirrored archive against the release's
+// checksums and adds its h1: hash.
+func LockFile(addr, version string, hashes []string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "provider %q {\n  version     = %q\n  constraints = %q\n  hashes = [\n", addr, version, version)
+	for _, h := range hashes {
+		fmt.Fprintf(&b, "    %q,\n", h)
+	}
+	b.WriteString("  ]\n}\n")
+	return b.String()
+}
+
+// Init installs the provider from the mirror in dir as a careful user does:
+// it asks for exactly the mirrored version (PinVersion); where dir has no
+// lock file yet, it writes one with the release's zh: checksums for every
+// one of Addresses (Terraform and OpenTofu each keep the entry of their own
+// registry and drop the other); then it runs terraform init, which verifies
+// the archive against those checksums and records its h1: hash. Init's
+// output goes to stdout and stderr.
+func (r *Runner) Init(ctx context.Context, dir string, stdout, stderr io.Writer) error {
+	if err := r.PinVersion(dir); err != nil {
 		return err
 	}
-	start := time.Now()
+	if r.inst.version != "" && len(r.inst.hashes) > 0 {
+		lock := filepath.Join(dir, LockFileName)
+		if _, err := os.Stat(lock); errors.Is(err, os.ErrNotExist) {
+			entries := make([]string, len(Addresses))
+			for i, addr := range Addresses {
+				entries[i] = LockFile(addr, r.inst.version, r.inst.hashes)
+			}
+			if err := os.WriteFile(lock, []byte(strings.Join(entries, "\n")), 0o600); err != nil {
+				return fmt.Errorf("write the lock file: %w", err)
+			}
+		}
+	}
+	tf, err := r.Workdir(dir, nil)
+	if err != nil {
+		return err
+	}
+	// terraform-exec asks for the version before init, printing it: ask
+	// first, quietly, so that only init's own output is shown.
+	if _, _, err := tf.Version(ctx, false); err != nil {
+		return fmt.Errorf("%s version: %w", r.terraform, err)
+	}
+	tf.SetStdout(stdout)
+	tf.SetStderr(stderr)
 	if err := tf.Init(ctx); err != nil {
-		return fmt.Errorf("terraform init (after %s): %w", time.Since(start).Round(time.Millisecond), err)
+		return fmt.Errorf("terraform init: %w", err)
 	}
 	return nil
 }

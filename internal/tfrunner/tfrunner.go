@@ -18,6 +18,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -73,8 +74,9 @@ func declaresModule(goMod []byte) bool {
 type Installation struct {
 	block   string
 	summary string
-	version string // the version a filesystem mirror holds; "" for dev_overrides
-	mirror  string // the filesystem mirror's directory; "" for dev_overrides
+	version string   // the version a filesystem mirror holds; "" for dev_overrides
+	mirror  string   // the filesystem mirror's directory; "" for dev_overrides
+	hashes  []string // zh: checksums of the version's release archives
 }
 
 // String says in one line where the provider comes from.
@@ -83,6 +85,10 @@ func (i Installation) String() string { return i.summary }
 // Version is the provider version a filesystem mirror installation holds,
 // "" for dev_overrides (which serve whatever was built).
 func (i Installation) Version() string { return i.version }
+
+// Hashes are the "zh:" checksums of the release archives of the version a
+// filesystem mirror installation holds.
+func (i Installation) Hashes() []string { return slices.Clone(i.hashes) }
 
 // MirrorDir is the directory of a filesystem mirror installation, "" for
 // dev_overrides.

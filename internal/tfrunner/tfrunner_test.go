@@ -85,7 +85,7 @@ func TestCommandRunsInTheRunnersEnvironment(t *testing.T) {
 }
 
 func TestFilesystemMirrorInstallsEveryAddressFromTheMirrorOnly(t *testing.T) {
-	inst := FilesystemMirror("/tmp/the mirror", "0.0.1-dev-abc1234")
+	inst := FilesystemMirror("/tmp/the mirror", "0.0.1-dev-abc1234", []string{"zh:aa11"})
 	list := `["registry.terraform.io/docsadmin/docsadmin", "registry.opentofu.org/docsadmin/docsadmin"]`
 	for _, want := range []string{
 		"filesystem_mirror {\n    path    = \"/tmp/the mirror\"\n    include = " + list + "\n  }",
@@ -100,6 +100,9 @@ func TestFilesystemMirrorInstallsEveryAddressFromTheMirrorOnly(t *testing.T) {
 	}
 	if inst.MirrorDir() != "/tmp/the mirror" {
 		t.Errorf("MirrorDir() = %q", inst.MirrorDir())
+	}
+	if got := inst.Hashes(); !slices.Equal(got, []string{"zh:aa11"}) {
+		t.Errorf("Hashes() = %q", got)
 	}
 	if DevOverrides("/tmp").Version() != "" {
 		t.Error("a dev_overrides installation claims a version")
@@ -199,7 +202,7 @@ func TestPinVersionAsksForExactlyTheMirroredVersion(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, VersionOverrideFile)); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("dev_overrides: an override file was written (%v)", err)
 	}
-	r.inst = FilesystemMirror("/tmp/mirror", "0.0.1-dev-abc1234")
+	r.inst = FilesystemMirror("/tmp/mirror", "0.0.1-dev-abc1234", nil)
 	if err := r.PinVersion(dir); err != nil {
 		t.Fatal(err)
 	}
@@ -209,5 +212,21 @@ func TestPinVersionAsksForExactlyTheMirroredVersion(t *testing.T) {
 	}
 	if want := `version = "0.0.1-dev-abc1234"`; !strings.Contains(string(b), want) {
 		t.Errorf("the override file does not say %s:\n%s", want, b)
+	}
+}
+
+func TestLockFileRecordsTheExactVersionAndItsChecksums(t *testing.T) {
+	got := LockFile(Addresses[1], "0.0.1-dev-x", []string{"zh:aa11", "zh:cc33"})
+	want := `provider "registry.opentofu.org/docsadmin/docsadmin" {
+  version     = "0.0.1-dev-x"
+  constraints = "0.0.1-dev-x"
+  hashes = [
+    "zh:aa11",
+    "zh:cc33",
+  ]
+}
+`
+	if got != want {
+		t.Errorf("LockFile =\n%s\nwant\n%s", got, want)
 	}
 }
