@@ -5,8 +5,9 @@
 # exports.
 #
 # `make demo` (go run ./internal/cmd/demo) runs this configuration against an
-# in-process mock of the API, with the locally built provider installed
-# through a dev_overrides CLI configuration.
+# in-process mock of the API, with the locally built provider installed by
+# terraform init from a filesystem mirror; the demo asks for the build's exact
+# version in an override file (docsadmin_version_override.tf).
 
 terraform {
   required_version = ">= 1.0"

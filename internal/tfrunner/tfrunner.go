@@ -188,9 +188,20 @@ Or point at an executable with -terraform /path/to/terraform.`
 
 // Setup finds terraform (see New) and checks that it is 1.0 or later, the
 // first to speak the provider's protocol, then builds the provider reporting
-// version into home/bin (see BuildProvider) and installs that build (see
-// Install). It returns Terraform's version.
+// version into home/bin (see BuildProvider) and installs that build through
+// dev_overrides (see Install). It returns Terraform's version.
 func Setup(ctx context.Context, terraform, home, version string) (*Runner, string, error) {
+	return setup(ctx, terraform, home, version, (*Runner).BuildProvider)
+}
+
+// SetupMirror is Setup with the build packed into a filesystem mirror in
+// home (see BuildMirror), installed with terraform init as a user installs a
+// release (see Init).
+func SetupMirror(ctx context.Context, terraform, home, version string) (*Runner, string, error) {
+	return setup(ctx, terraform, home, version, (*Runner).BuildMirror)
+}
+
+func setup(ctx context.Context, terraform, home, version string, build func(*Runner, context.Context, string) (Installation, error)) (*Runner, string, error) {
 	r, err := New(terraform, home)
 	if err != nil {
 		return nil, "", fmt.Errorf("%w\n\n%s", err, InstallHelp)
@@ -202,7 +213,7 @@ func Setup(ctx context.Context, terraform, home, version string) (*Runner, strin
 	case strings.HasPrefix(v, "0."):
 		return nil, "", fmt.Errorf("terraform %s at %s is too old\n\n%s", v, r.Path(), InstallHelp)
 	}
-	inst, err := r.BuildProvider(ctx, version)
+	inst, err := build(r, ctx, version)
 	if err == nil {
 		err = r.Install(inst)
 	}

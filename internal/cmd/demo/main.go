@@ -1,15 +1,15 @@
 // Command demo runs the docsadmin provider end to end, offline: it builds the
 // provider, starts the in-memory mock of the administration API on loopback,
-// applies examples/demo with Terraform through a dev_overrides CLI
-// configuration (internal/tfrunner), prints the export's outputs (the bundle
+// packs it into a filesystem mirror and installs it from there with terraform
+// init, as a user installs a release (internal/tfrunner), applies
+// examples/demo, prints the export's outputs (the bundle
 // link with its signature redacted), downloads and lists the bundle, then
 // destroys and cleans up.
 //
 //	go run ./internal/cmd/demo [-keep] [-export-duration 3s] [-link-ttl 1h] [-timeout 10m]
 //
-// Terraform on PATH (or -terraform) and Go are the only prerequisites. No
-// terraform init is needed: dev_overrides installs the freshly built
-// provider, and nothing is fetched from a registry.
+// Terraform on PATH (or -terraform) and Go are the only prerequisites;
+// nothing is fetched from a registry.
 package main
 
 import (
@@ -131,7 +131,7 @@ func run(ictx context.Context, args []string, stdout, stderr io.Writer) (err err
 	d.mock = mockapi.NewServer(mockapi.Config{ExportDuration: opts.exportDuration, LinkTTL: opts.linkTTL})
 	fmt.Fprintf(stdout, "Mock API listening on %s (exports take %s, links live %s)\n", d.mock.URL, opts.exportDuration, opts.linkTTL)
 
-	d.step(3, "terraform apply")
+	d.step(3, "terraform init and apply")
 	if err := d.apply(ctx, runner); err != nil {
 		return err
 	}
@@ -184,7 +184,7 @@ func (d *demo) cleanup(ictx context.Context, failed bool) error {
 	switch {
 	case d.tmp == "":
 	case d.opts.keep:
-		fmt.Fprintf(d.stdout, "Kept %s: bin/ (provider), terraform.rc (CLI config), work/ (configuration and state).\n", d.tmp)
+		fmt.Fprintf(d.stdout, "Kept %s: mirror/ (provider), terraform.rc (CLI config), work/ (configuration and state).\n", d.tmp)
 	case os.RemoveAll(d.tmp) != nil:
 		errs = append(errs, fmt.Errorf("remove %s", d.tmp))
 	default:

@@ -12,16 +12,22 @@ import (
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/tfrunner"
 )
 
-// setup finds Terraform, builds the provider into the temporary directory
-// and writes the CLI configuration that installs it.
+// demoVersion is the version of the demo's build: a prerelease, which the
+// configuration asks for exactly (tfrunner.PinVersion).
+const demoVersion = "0.0.0-demo"
+
+// setup finds Terraform, builds the provider and packs it into a filesystem
+// mirror in the temporary directory, as a release would be, and writes the
+// CLI configuration that installs it from there.
 func (d *demo) setup(ctx context.Context) (*tfrunner.Runner, error) {
 	start := time.Now()
-	runner, version, err := tfrunner.Setup(ctx, d.opts.terraform, d.tmp, "demo")
+	runner, version, err := tfrunner.SetupMirror(ctx, d.opts.terraform, d.tmp, demoVersion)
 	if err != nil {
 		return nil, err
 	}
 	fmt.Fprintf(d.stdout, "Terraform %s (%s)\n", version, runner.Path())
-	fmt.Fprintf(d.stdout, "Built the provider (version \"demo\") in %s; CLI config %s\n", time.Since(start).Round(100*time.Millisecond), runner.CLIConfig())
+	fmt.Fprintf(d.stdout, "Built the provider (version %q) into a filesystem mirror in %s; CLI config %s\n",
+		demoVersion, time.Since(start).Round(100*time.Millisecond), runner.CLIConfig())
 	return runner, nil
 }
 
@@ -40,7 +46,9 @@ func (d *demo) apply(ctx context.Context, runner *tfrunner.Runner) error {
 		return err
 	}
 	fmt.Fprintf(d.stdout, "Copied %s/*.tf to %s; DOCSADMIN_BASE_URL=%s, DOCSADMIN_API_KEY=(mock key)\n", exampleDir, workDir, d.mock.URL)
-	fmt.Fprintln(d.stdout, "No terraform init: dev_overrides serves the provider (Terraform warns about it below).")
+	if err := runner.Init(ctx, workDir, d.stdout, d.stderr); err != nil {
+		return fmt.Errorf("%w%s", err, stopped(ctx))
+	}
 	d.tf.SetStdout(d.stdout)
 	d.tf.SetStderr(d.stderr)
 	defer func() { // later commands print nothing: the outputs hold the link
