@@ -238,11 +238,11 @@ terraform {
   required_providers {
     docsadmin = {
       source  = "docsadmin/docsadmin"
-      version = %[2]q
+      version = %[1]q
     }
   }
 }
-`, r.inst.version, r.inst.version)
+`, r.inst.version)
 	if err := os.WriteFile(filepath.Join(dir, VersionOverrideFile), []byte(content), 0o600); err != nil {
 		return fmt.Errorf("pin the provider version: %w", err)
 	}

@@ -111,7 +111,7 @@ func DevOverrides(dir string) Installation {
 // Runner runs one Terraform executable with one CLI configuration.
 type Runner struct {
 	terraform string // resolved executable
-	home      string // bin/ (the provider build) and terraform.rc live here
+	home      string // the provider build (bin/, or build/ and mirror/), dist/ and terraform.rc live here
 	cliConfig string // set by Install
 	inst      Installation
 }
