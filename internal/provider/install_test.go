@@ -210,7 +210,7 @@ func TestAccInstall_snapshotReleaseFromAFilesystemMirror(t *testing.T) {
 	if len(seen) == 0 || slices.ContainsFunc(seen, func(ua string) bool { return !strings.HasPrefix(ua, wantUA) }) {
 		t.Errorf("the mock saw User-Agents %q; want only the snapshot's (%s...)", seen, wantUA)
 	}
-	t.Logf("installed %s from %s into %s; the mock saw %q", version, archive, plugin, seen)
+	t.Logf("installed %s from %s into %s; the mock saw %q", version, tfrunner.MirrorArchivePath(mirror, host, version, goos, goarch), plugin, seen)
 }
 
 // treeFiles lists the regular files below root, slash-separated and sorted.
