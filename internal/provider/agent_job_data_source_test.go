@@ -192,9 +192,11 @@ func TestAccAgentJob_authErrorsSayWhich(t *testing.T) {
 func TestAccAgentJob_waitsForFinalStatus(t *testing.T) {
 	mock := newMock(t, mockapi.Config{})
 	repo := "https://github.com/example/docs"
-	mock.SeedAgentJob("proj_1", mockapi.AgentJob{ID: "job_1", Status: "active", Repository: &repo})
-	mock.ScheduleAgentJob("proj_1", "job_1", 1500*time.Millisecond,
-		mockapi.AgentJob{Status: "completed", Repository: &repo, PRLink: ptr(repo + "/pull/9")})
+	// The first two reads see the job active, whatever the time they take
+	// (a scheduled completion would race a slow machine); then it is done.
+	mock.SeedAgentJob("proj_1", mockapi.AgentJob{ID: "job_1", Status: "completed", Repository: &repo, PRLink: ptr(repo + "/pull/9")})
+	active := mockapi.Fault{Status: 200, Body: `{"id":"job_1","status":"active","source":{"repository":"` + repo + `"}}`}
+	mock.InjectFault(mockapi.EndpointGetAgentJob, active, active)
 	resource.UnitTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testFactories(Options{}),
 		Steps: []resource.TestStep{{
@@ -210,8 +212,11 @@ func TestAccAgentJob_waitsForFinalStatus(t *testing.T) {
 				statecheck.ExpectKnownValue(agentJobAddress, tfjsonpath.New("pr_link"), knownvalue.StringExact(repo+"/pull/9")),
 			},
 			Check: func(*terraform.State) error {
-				if n := mock.AgentJobReads("proj_1", "job_1"); n < 2 {
-					return fmt.Errorf("the job was read %d times; waiting needs more than one read", n)
+				if n := mock.PendingFaults(mockapi.EndpointGetAgentJob); n != 0 {
+					return fmt.Errorf("%d of the job's active answers were never read: the wait did not poll", n)
+				}
+				if n := mock.Requests(mockapi.EndpointGetAgentJob); n < 3 {
+					return fmt.Errorf("the job was read %d times; waiting through two active answers needs at least three", n)
 				}
 				return nil
 			},

@@ -534,7 +534,9 @@ func startExportOutsideTerraform(t *testing.T, mock *mockapi.Server, domain stri
 
 func TestAccStaticExport_failedJobInStateIsReplaced(t *testing.T) {
 	mock := newMock(t, mockapi.Config{})
-	mock.SetExportBehavior("broken.example.com", mockapi.ExportBehavior{Fail: true, Duration: 1500 * time.Millisecond})
+	// The import must find the job still running: long enough for Terraform
+	// to start and plan on a busy machine, short enough to wait for.
+	mock.SetExportBehavior("broken.example.com", mockapi.ExportBehavior{Fail: true, Duration: 8 * time.Second})
 	jobID := startExportOutsideTerraform(t, mock, "broken.example.com")
 	config := exportConfig(mock, `domain = "broken.example.com"`) + fmt.Sprintf(`
 import {
