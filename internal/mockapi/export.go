@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"net/http"
+	"reflect"
 	"regexp"
 	"slices"
 	"strings"
@@ -38,11 +39,14 @@ const (
 
 var progressShapes = []string{Linear: "linear", Noisy: "noisy", Stalling: "stalling"}
 
-func (p ProgressShape) String() string {
-	if p >= 0 && int(p) < len(progressShapes) {
-		return progressShapes[p]
+func (p ProgressShape) String() string { return enumName(progressShapes, p) }
+
+// enumName is names[v], or Type(v) for a value without a name.
+func enumName[T ~int](names []string, v T) string {
+	if v >= 0 && int(v) < len(names) {
+		return names[v]
 	}
-	return fmt.Sprintf("ProgressShape(%d)", int(p))
+	return fmt.Sprintf("%s(%d)", reflect.TypeFor[T]().Name(), int(v))
 }
 
 // ExportBehavior scripts the export jobs of one domain.

@@ -27,17 +27,9 @@ const (
 	RetryAfterAbsent
 )
 
-func (f RetryAfterForm) String() string {
-	switch f {
-	case RetryAfterSeconds:
-		return "delta-seconds"
-	case RetryAfterDate:
-		return "HTTP date"
-	case RetryAfterAbsent:
-		return "absent"
-	}
-	return fmt.Sprintf("RetryAfterForm(%d)", int(f))
-}
+var retryAfterForms = []string{RetryAfterSeconds: "delta-seconds", RetryAfterDate: "HTTP date", RetryAfterAbsent: "absent"}
+
+func (f RetryAfterForm) String() string { return enumName(retryAfterForms, f) }
 
 // Limits are server models of rate limits and latency for benchmarks and
 // tests. They apply to the API endpoints, not to bundle downloads, and run
