@@ -302,13 +302,10 @@ func (s *Server) handleCreateAgentJob(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusTooManyRequests, fmt.Sprintf("rate limit exceeded: at most %d agent job creations per project per hour", AgentCreationsPerHour))
 		return
 	}
-	var id string
-	for {
-		id = "aj_" + randomHex(8)
-		if e, taken := s.agents[agentKey{projectID, id}]; !taken || e.job == nil {
-			break
-		}
-	}
+	id := newID("aj_", func(id string) bool {
+		e := s.agents[agentKey{projectID, id}]
+		return e != nil && e.job != nil
+	})
 	repo, ref, model := "https://github.com/example/docs", "agent/"+id, "mock-agent-1"
 	created := now.UTC()
 	job := AgentJob{ID: id, Status: AgentActive, Repository: &repo, Ref: &ref, Model: &model, CreatedAt: &created}

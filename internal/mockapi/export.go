@@ -368,7 +368,7 @@ func (s *Server) handleStartExport(w http.ResponseWriter, r *http.Request) {
 	b.PageCount = cmp.Or(max(b.PageCount, 0), len(paths))
 	s.jobSeq++
 	j := &exportJob{
-		id:       s.newJobID(),
+		id:       newID("se_", func(id string) bool { return s.jobs[id] != nil }),
 		seq:      s.jobSeq,
 		domain:   domain,
 		version:  version,
@@ -384,16 +384,6 @@ func (s *Server) handleStartExport(w http.ResponseWriter, r *http.Request) {
 	s.mu.Unlock()
 
 	writeJSON(w, http.StatusAccepted, snap.toJSON())
-}
-
-// newJobID must be called with s.mu held.
-func (s *Server) newJobID() string {
-	for {
-		id := "se_" + randomHex(8)
-		if _, taken := s.jobs[id]; !taken {
-			return id
-		}
-	}
 }
 
 func (s *Server) handleGetExport(w http.ResponseWriter, r *http.Request) {
