@@ -12,6 +12,7 @@ import (
 
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/client"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/mockapi"
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/poll"
 )
 
 // TestDocumentedErrorStatuses checks that each documented error reaches the
@@ -20,7 +21,7 @@ import (
 func TestDocumentedErrorStatuses(t *testing.T) {
 	type setup struct {
 		srv   *mockapi.Server
-		clock *mockapi.FakeClock
+		clock *poll.FakeClock
 		c     *client.Client
 	}
 	tests := []struct {

@@ -50,9 +50,9 @@ func newClient(t *testing.T, cfg client.Config) *client.Client {
 
 // newMock starts the fake API on loopback, driven by a fake clock, with the
 // test API key.
-func newMock(t *testing.T, cfg mockapi.Config) (*mockapi.Server, *mockapi.FakeClock) {
+func newMock(t *testing.T, cfg mockapi.Config) (*mockapi.Server, *poll.FakeClock) {
 	t.Helper()
-	clock := mockapi.NewFakeClock(testStart)
+	clock := poll.NewFakeClock(testStart)
 	if cfg.Now == nil {
 		cfg.Now = clock.Now
 	}
@@ -66,7 +66,7 @@ func newMock(t *testing.T, cfg mockapi.Config) (*mockapi.Server, *mockapi.FakeCl
 
 // newMockClient starts the fake API and a client for it; edit adjusts the
 // client configuration.
-func newMockClient(t *testing.T, cfg mockapi.Config, edit func(*client.Config)) (*client.Client, *mockapi.Server, *mockapi.FakeClock) {
+func newMockClient(t *testing.T, cfg mockapi.Config, edit func(*client.Config)) (*client.Client, *mockapi.Server, *poll.FakeClock) {
 	t.Helper()
 	srv, clock := newMock(t, cfg)
 	ccfg := testConfig(srv.URL)

@@ -1,6 +1,7 @@
 package mockapi
 
 import (
+	"cmp"
 	"fmt"
 	"net/http"
 	"slices"
@@ -103,8 +104,13 @@ func (s *Server) startScript(projectID string, e *agentEntry, now time.Time) {
 	}
 	e.schedule = e.schedule[:0]
 	for _, step := range script {
-		e.schedule = append(e.schedule, scheduledAgentJob{at: now.Add(step.After), next: step.Job.clone()})
+		e.plan(now.Add(step.After), step.Job)
 	}
+}
+
+// plan makes the entry's job become next at at. Called with s.mu held.
+func (e *agentEntry) plan(at time.Time, next AgentJob) {
+	e.schedule = append(e.schedule, scheduledAgentJob{at: at, next: next.clone()})
 	slices.SortStableFunc(e.schedule, func(a, b scheduledAgentJob) int { return a.at.Compare(b.at) })
 }
 
@@ -124,26 +130,16 @@ func (s *Server) AgentJobPrompts(projectID, id string) []string {
 func (s *Server) AgentJobsCreated(projectID string) []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	type created struct {
-		id string
-		at time.Time
-	}
-	var jobs []created
+	ids := []string{}
 	for k, e := range s.agents {
 		if k.project == projectID && e.created {
-			jobs = append(jobs, created{k.id, e.createdAt()})
+			ids = append(ids, k.id)
 		}
 	}
-	slices.SortFunc(jobs, func(a, b created) int {
-		if c := a.at.Compare(b.at); c != 0 {
-			return c
-		}
-		return strings.Compare(a.id, b.id)
+	createdAt := func(id string) time.Time { return s.agents[agentKey{projectID, id}].createdAt() }
+	slices.SortFunc(ids, func(a, b string) int {
+		return cmp.Or(createdAt(a).Compare(createdAt(b)), strings.Compare(a, b))
 	})
-	ids := make([]string, len(jobs))
-	for i, j := range jobs {
-		ids[i] = j.id
-	}
 	return ids
 }
 
@@ -191,12 +187,9 @@ func (s *Server) SeedAgentJob(projectID string, job AgentJob) {
 // to id). If the job does not exist yet, it appears then.
 func (s *Server) ScheduleAgentJob(projectID, id string, after time.Duration, next AgentJob) {
 	at := s.now().Add(after)
-	n := next.clone()
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	e := s.agentEntry(agentKey{projectID, id})
-	e.schedule = append(e.schedule, scheduledAgentJob{at: at, next: n})
-	slices.SortStableFunc(e.schedule, func(a, b scheduledAgentJob) int { return a.at.Compare(b.at) })
+	s.agentEntry(agentKey{projectID, id}).plan(at, next)
 }
 
 // AgentJobReads is the number of GET requests for the job, including faulted
@@ -207,18 +200,18 @@ func (s *Server) AgentJobReads(projectID, id string) int {
 
 // AgentJobState returns the job as it currently stands.
 func (s *Server) AgentJobState(projectID, id string) (AgentJob, bool) {
-	return s.updateAgentJob(projectID, id, func(*AgentJob) {})
+	return s.updateAgentJob(projectID, id, func(*agentEntry, *AgentJob, time.Time) {})
 }
 
-// updateAgentJob applies the job's due transitions, then change, and returns
-// a copy of the job.
-func (s *Server) updateAgentJob(projectID, id string, change func(*AgentJob)) (AgentJob, bool) {
+// updateAgentJob applies the job's due transitions, then change (called
+// with s.mu held), and returns a copy of the job.
+func (s *Server) updateAgentJob(projectID, id string, change func(*agentEntry, *AgentJob, time.Time)) (AgentJob, bool) {
 	now := s.now()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if e, ok := s.agents[agentKey{projectID, id}]; ok {
 		if j := e.current(id, now); j != nil {
-			change(j)
+			change(e, j, now)
 			return j.clone(), true
 		}
 	}
@@ -300,26 +293,19 @@ func (s *Server) handleCreateAgentJob(w http.ResponseWriter, r *http.Request) {
 	projectID := r.PathValue("projectId")
 	now := s.now()
 	s.mu.Lock()
-	// Keep only creations inside the sliding one-hour window.
-	window := slices.DeleteFunc(s.agentCreations[projectID], func(t time.Time) bool {
-		return !t.After(now.Add(-time.Hour))
-	})
-	if len(window) >= AgentCreationsPerHour {
-		s.agentCreations[projectID] = window
+	// Creations count in a sliding one-hour window.
+	var wait time.Duration
+	s.agentCreations[projectID], wait = slide(s.agentCreations[projectID], now, time.Hour, AgentCreationsPerHour)
+	if wait > 0 {
 		s.mu.Unlock()
-		wait := window[0].Add(time.Hour).Sub(now)
 		w.Header().Set("Retry-After", strconv.Itoa(retryAfterSeconds(wait)))
 		writeError(w, http.StatusTooManyRequests, fmt.Sprintf("rate limit exceeded: at most %d agent job creations per project per hour", AgentCreationsPerHour))
 		return
 	}
-	s.agentCreations[projectID] = append(window, now)
-	var id string
-	for {
-		id = "aj_" + randomHex(8)
-		if e, taken := s.agents[agentKey{projectID, id}]; !taken || e.job == nil {
-			break
-		}
-	}
+	id := newID("aj_", func(id string) bool {
+		e := s.agents[agentKey{projectID, id}]
+		return e != nil && e.job != nil
+	})
 	repo, ref, model := "https://github.com/example/docs", "agent/"+id, "mock-agent-1"
 	created := now.UTC()
 	job := AgentJob{ID: id, Status: AgentActive, Repository: &repo, Ref: &ref, Model: &model, CreatedAt: &created}
@@ -339,24 +325,16 @@ func (s *Server) handleAgentMessage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	projectID, id := r.PathValue("projectId"), r.PathValue("id")
-	now := s.now()
-	s.mu.Lock()
-	var j *AgentJob
-	e, exists := s.agents[agentKey{projectID, id}]
-	if exists {
-		j = e.current(id, now)
-	}
-	if j == nil {
-		s.mu.Unlock()
+	j, ok := s.updateAgentJob(projectID, id, func(e *agentEntry, j *AgentJob, now time.Time) {
+		if j.Status == AgentCompleted {
+			j.Status = AgentActive
+		}
+		e.prompts = append(e.prompts, prompt)
+		s.startScript(projectID, e, now)
+	})
+	if !ok {
 		agentNotFound(w, projectID, id)
 		return
 	}
-	if j.Status == AgentCompleted {
-		j.Status = AgentActive
-	}
-	e.prompts = append(e.prompts, prompt)
-	s.startScript(projectID, e, now)
-	out := j.clone()
-	s.mu.Unlock()
-	writeJSON(w, http.StatusOK, renderAgentJob(out))
+	writeJSON(w, http.StatusOK, renderAgentJob(j))
 }

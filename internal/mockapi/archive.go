@@ -164,9 +164,8 @@ var siteAssets = []siteFile{
 // siteFiles are the files of an export: a page for each requested path (the
 // default pages when none were requested), cut or padded with generated
 // pages to count, so that an archive holds as many pages as the job reports,
-// then the assets.
-// siteFiles renders a site; build (the export job) is stamped on every page,
-// as a real export's build stamp is, so two exports never serve the same bytes.
+// then the assets. build (the export job) is stamped on every page, as a
+// real export's build stamp is, so two exports never serve the same bytes.
 func siteFiles(domain, version, build string, paths []string, count int) []siteFile {
 	pages := defaultPages
 	if len(paths) > 0 {

@@ -94,25 +94,20 @@ func writeS3Error(w http.ResponseWriter, status int, e s3Error) {
 func (s *Server) handleDownload(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	alg, date, expires, sig := q.Get("X-Amz-Algorithm"), q.Get("X-Amz-Date"), q.Get("X-Amz-Expires"), q.Get("X-Amz-Signature")
+	denied := func(code, msg string) { writeS3Error(w, http.StatusForbidden, s3Error{Code: code, Message: msg}) }
 	if alg == "" || date == "" || expires == "" || sig == "" {
-		writeS3Error(w, http.StatusForbidden, s3Error{
-			Code:    "AccessDenied",
-			Message: "Query-string authentication requires the X-Amz-Algorithm, X-Amz-Credential, X-Amz-Signature, X-Amz-Date, X-Amz-SignedHeaders, and X-Amz-Expires parameters.",
-		})
+		denied("AccessDenied", "Query-string authentication requires the X-Amz-Algorithm, X-Amz-Credential, X-Amz-Signature, X-Amz-Date, X-Amz-SignedHeaders, and X-Amz-Expires parameters.")
 		return
 	}
 	want := s.signature(r.URL.EscapedPath(), date, expires)
 	if alg != "AWS4-HMAC-SHA256" || !hmac.Equal([]byte(sig), []byte(want)) {
-		writeS3Error(w, http.StatusForbidden, s3Error{
-			Code:    "SignatureDoesNotMatch",
-			Message: "The request signature we calculated does not match the signature you provided.",
-		})
+		denied("SignatureDoesNotMatch", "The request signature we calculated does not match the signature you provided.")
 		return
 	}
 	signed, err1 := time.Parse(amzDateFormat, date)
 	secs, err2 := strconv.ParseInt(expires, 10, 64)
 	if err1 != nil || err2 != nil {
-		writeS3Error(w, http.StatusForbidden, s3Error{Code: "AccessDenied", Message: "Invalid X-Amz-Date or X-Amz-Expires."})
+		denied("AccessDenied", "Invalid X-Amz-Date or X-Amz-Expires.")
 		return
 	}
 	now := s.now()

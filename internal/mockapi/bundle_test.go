@@ -10,10 +10,12 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/poll"
 )
 
 // completedJob starts an export and moves the clock past its end.
-func completedJob(t *testing.T, s *Server, clock *FakeClock, body string) string {
+func completedJob(t *testing.T, s *Server, clock *poll.FakeClock, body string) string {
 	t.Helper()
 	id := startExport(t, s, body)
 	clock.Advance(DefaultExportDuration)

@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"net/http"
+	"reflect"
 	"regexp"
 	"slices"
 	"strings"
@@ -38,11 +39,14 @@ const (
 
 var progressShapes = []string{Linear: "linear", Noisy: "noisy", Stalling: "stalling"}
 
-func (p ProgressShape) String() string {
-	if p >= 0 && int(p) < len(progressShapes) {
-		return progressShapes[p]
+func (p ProgressShape) String() string { return enumName(progressShapes, p) }
+
+// enumName is names[v], or Type(v) for a value without a name.
+func enumName[T ~int](names []string, v T) string {
+	if v >= 0 && int(v) < len(names) {
+		return names[v]
 	}
-	return fmt.Sprintf("ProgressShape(%d)", int(p))
+	return fmt.Sprintf("%s(%d)", reflect.TypeFor[T]().Name(), int(v))
 }
 
 // ExportBehavior scripts the export jobs of one domain.
@@ -364,7 +368,7 @@ func (s *Server) handleStartExport(w http.ResponseWriter, r *http.Request) {
 	b.PageCount = cmp.Or(max(b.PageCount, 0), len(paths))
 	s.jobSeq++
 	j := &exportJob{
-		id:       s.newJobID(),
+		id:       newID("se_", func(id string) bool { return s.jobs[id] != nil }),
 		seq:      s.jobSeq,
 		domain:   domain,
 		version:  version,
@@ -380,16 +384,6 @@ func (s *Server) handleStartExport(w http.ResponseWriter, r *http.Request) {
 	s.mu.Unlock()
 
 	writeJSON(w, http.StatusAccepted, snap.toJSON())
-}
-
-// newJobID must be called with s.mu held.
-func (s *Server) newJobID() string {
-	for {
-		id := "se_" + randomHex(8)
-		if _, taken := s.jobs[id]; !taken {
-			return id
-		}
-	}
 }
 
 func (s *Server) handleGetExport(w http.ResponseWriter, r *http.Request) {

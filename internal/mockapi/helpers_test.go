@@ -12,14 +12,16 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/poll"
 )
 
 var testStart = time.Date(2026, 11, 22, 8, 0, 0, 0, time.UTC)
 
 // newTestServer starts a listening server on a fake clock.
-func newTestServer(t *testing.T, cfg Config) (*Server, *FakeClock) {
+func newTestServer(t *testing.T, cfg Config) (*Server, *poll.FakeClock) {
 	t.Helper()
-	clock := NewFakeClock(testStart)
+	clock := poll.NewFakeClock(testStart)
 	if cfg.Now == nil {
 		cfg.Now = clock.Now
 	}

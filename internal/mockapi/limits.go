@@ -1,8 +1,10 @@
 package mockapi
 
 import (
+	"cmp"
 	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -25,17 +27,9 @@ const (
 	RetryAfterAbsent
 )
 
-func (f RetryAfterForm) String() string {
-	switch f {
-	case RetryAfterSeconds:
-		return "delta-seconds"
-	case RetryAfterDate:
-		return "HTTP date"
-	case RetryAfterAbsent:
-		return "absent"
-	}
-	return fmt.Sprintf("RetryAfterForm(%d)", int(f))
-}
+var retryAfterForms = []string{RetryAfterSeconds: "delta-seconds", RetryAfterDate: "HTTP date", RetryAfterAbsent: "absent"}
+
+func (f RetryAfterForm) String() string { return enumName(retryAfterForms, f) }
 
 // Limits are server models of rate limits and latency for benchmarks and
 // tests. They apply to the API endpoints, not to bundle downloads, and run
@@ -92,11 +86,9 @@ func (s *Server) admit(w http.ResponseWriter, r *http.Request) bool {
 		s.mu.Unlock()
 	}
 	if limits.Latency > 0 {
-		t := time.NewTimer(limits.Latency)
 		select {
-		case <-t.C:
+		case <-time.After(limits.Latency):
 		case <-r.Context().Done():
-			t.Stop()
 		}
 	}
 	if wait == 0 {
@@ -122,18 +114,18 @@ func (ls *limitState) take(now time.Time) (time.Duration, Limits) {
 	if l.WindowLimit <= 0 {
 		return 0, l
 	}
-	window := l.Window
-	if window <= 0 {
-		window = time.Second
+	var wait time.Duration
+	ls.accepted, wait = slide(ls.accepted, now, cmp.Or(max(l.Window, 0), time.Second), l.WindowLimit)
+	return wait, l
+}
+
+// slide records an event at now in log, the events of the last window
+// (oldest first), if fewer than limit are there; else it returns how long
+// until the oldest leaves the window.
+func slide(log []time.Time, now time.Time, window time.Duration, limit int) ([]time.Time, time.Duration) {
+	log = slices.DeleteFunc(log, func(t time.Time) bool { return !t.After(now.Add(-window)) })
+	if len(log) >= limit {
+		return log, log[0].Add(window).Sub(now)
 	}
-	keep := 0
-	for keep < len(ls.accepted) && !ls.accepted[keep].After(now.Add(-window)) {
-		keep++
-	}
-	ls.accepted = ls.accepted[keep:]
-	if len(ls.accepted) >= l.WindowLimit {
-		return ls.accepted[0].Add(window).Sub(now), l
-	}
-	ls.accepted = append(ls.accepted, now)
-	return 0, l
+	return append(log, now), 0
 }

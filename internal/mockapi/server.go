@@ -310,4 +310,13 @@ func randomBytes(n int) []byte {
 
 func randomHex(nBytes int) string { return hex.EncodeToString(randomBytes(nBytes)) }
 
+// newID returns prefix and random hex digits, an id that taken refuses.
+func newID(prefix string, taken func(id string) bool) string {
+	for {
+		if id := prefix + randomHex(8); !taken(id) {
+			return id
+		}
+	}
+}
+
 func formatTime(t time.Time) string { return t.UTC().Format(time.RFC3339) }

@@ -5,6 +5,8 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/poll"
 )
 
 func TestAuthRequiredOnEveryAPIEndpoint(t *testing.T) {
@@ -83,7 +85,7 @@ func TestUnknownPathAndWrongMethod(t *testing.T) {
 }
 
 func TestNewHandlerWithOwnListener(t *testing.T) {
-	clock := NewFakeClock(testStart)
+	clock := poll.NewFakeClock(testStart)
 	s := NewHandler(Config{Now: clock.Now, ExportDuration: 1})
 	ts := httptest.NewServer(s)
 	defer ts.Close()

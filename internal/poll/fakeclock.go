@@ -8,8 +8,10 @@ import (
 // FakeClock is a simulated clock for simulations and benchmarks: every wait
 // on it moves it forward by its length at once, so code runs through hours
 // of simulated waiting in no real time and the time it waited can be read
-// off the clock. Tests that need time to stand still while something else
-// happens run in a testing/synctest bubble on RealClock instead.
+// off the clock. Otherwise it stands still until Advance, which lets tests
+// step a server's clock (mockapi's Config.Now) by hand. Tests that need time
+// to stand still while the code under test waits run in a testing/synctest
+// bubble on RealClock instead.
 type FakeClock struct {
 	mu  sync.Mutex
 	now time.Time
@@ -39,3 +41,6 @@ func (c *FakeClock) After(d time.Duration) <-chan time.Time {
 	ch <- c.now
 	return ch
 }
+
+// Advance moves the clock forward by d, as a wait of d on it does.
+func (c *FakeClock) Advance(d time.Duration) { <-c.After(d) }

@@ -24,6 +24,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/tfversion"
 
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/mockapi"
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/poll"
 )
 
 const bundleTypeName = "docsadmin_static_export_bundle"
@@ -248,7 +249,7 @@ func (stateHoldsNoLink) CheckState(_ context.Context, req statecheck.CheckStateR
 }
 
 func TestAccStaticExportBundleEphemeral_unusableJobs(t *testing.T) {
-	clock := mockapi.NewFakeClock(time.Date(2026, 11, 22, 8, 0, 0, 0, time.UTC))
+	clock := poll.NewFakeClock(time.Date(2026, 11, 22, 8, 0, 0, 0, time.UTC))
 	mock := newMock(t, mockapi.Config{Now: clock.Now, ExportDuration: 10 * time.Minute})
 	mock.SetExportBehavior("broken.example.com", mockapi.ExportBehavior{FailMessage: "rendering error on page guides/intro", Fail: true})
 	mock.SetExportBehavior("busy.example.com", mockapi.ExportBehavior{Queue: time.Hour})

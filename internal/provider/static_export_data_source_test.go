@@ -12,6 +12,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/mockapi"
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/poll"
 )
 
 const exportDataAddress = "data.docsadmin_static_export.job"
@@ -25,7 +26,7 @@ data "docsadmin_static_export" "job" {
 }
 
 func TestAccStaticExportDataSource_runningCompletedFailed(t *testing.T) {
-	clock := mockapi.NewFakeClock(time.Date(2026, 11, 22, 8, 0, 0, 0, time.UTC))
+	clock := poll.NewFakeClock(time.Date(2026, 11, 22, 8, 0, 0, 0, time.UTC))
 	mock := newMock(t, mockapi.Config{Now: clock.Now, ExportDuration: 10 * time.Minute})
 	mock.SetExportBehavior("broken.example.com", mockapi.ExportBehavior{Fail: true, FailMessage: "rendering error on page guides/intro"})
 	running := startExportOutsideTerraform(t, mock, "docs.example.com")
