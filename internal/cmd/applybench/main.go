@@ -25,13 +25,13 @@ import (
 	"io"
 	"math"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/hashicorp/terraform-exec/tfexec"
 
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/benchcmd"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/mockapi"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/tfrunner"
 )
@@ -51,23 +51,7 @@ type options struct {
 }
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
-	opts, err := parseFlags(os.Args[1:])
-	if errors.Is(err, flag.ErrHelp) {
-		return
-	}
-	pass := false
-	if err == nil {
-		pass, err = run(ctx, opts, os.Stdout)
-	}
-	switch {
-	case err != nil:
-		fmt.Fprintf(os.Stderr, "applybench: %v\n", err)
-		os.Exit(2)
-	case opts.strict && !pass:
-		os.Exit(1)
-	}
+	benchcmd.Main("applybench", parseFlags, run, func(o options) bool { return o.strict })
 }
 
 func parseFlags(args []string) (options, error) {

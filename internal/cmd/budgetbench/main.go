@@ -30,7 +30,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -39,6 +38,7 @@ import (
 	"github.com/hashicorp/terraform-exec/tfexec"
 	tfjson "github.com/hashicorp/terraform-json"
 
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/benchcmd"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/mockapi"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/tfrunner"
 )
@@ -66,23 +66,7 @@ type options struct {
 }
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
-	opts, err := parseFlags(os.Args[1:])
-	if errors.Is(err, flag.ErrHelp) {
-		return
-	}
-	pass := false
-	if err == nil {
-		pass, err = run(ctx, opts, os.Stdout)
-	}
-	switch {
-	case err != nil:
-		fmt.Fprintf(os.Stderr, "budgetbench: %v\n", err)
-		os.Exit(2)
-	case opts.strict && !pass:
-		os.Exit(1)
-	}
+	benchcmd.Main("budgetbench", parseFlags, run, func(o options) bool { return o.strict })
 }
 
 func parseFlags(args []string) (options, error) {

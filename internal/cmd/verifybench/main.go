@@ -24,7 +24,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -32,7 +31,6 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
-	"os/signal"
 	"runtime"
 	"strconv"
 	"strings"
@@ -41,6 +39,7 @@ import (
 
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/archive"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/archive/archivetest"
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/benchcmd"
 )
 
 // targetRSS is the requirement: the verifying process's peak RSS.
@@ -61,28 +60,7 @@ func main() {
 	if len(os.Args) > 1 && os.Args[1] == "-child" {
 		os.Exit(child(os.Args[2:], os.Stdout, os.Stderr))
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
-	opts, err := parseFlags(os.Args[1:])
-	if errors.Is(err, flag.ErrHelp) {
-		return
-	}
-	pass := false
-	if err == nil {
-		pass, err = run(ctx, opts, os.Stdout)
-	}
-	if err == nil && opts.provider {
-		var providerPass bool
-		providerPass, err = runProvider(ctx, opts.size, os.Stdout)
-		pass = pass && providerPass
-	}
-	switch {
-	case err != nil:
-		fmt.Fprintf(os.Stderr, "verifybench: %v\n", err)
-		os.Exit(2)
-	case opts.strict && !pass:
-		os.Exit(1)
-	}
+	benchcmd.Main("verifybench", parseFlags, run, func(o options) bool { return o.strict })
 }
 
 func parseFlags(args []string) (options, error) {
@@ -265,6 +243,10 @@ func run(ctx context.Context, o options, out io.Writer) (bool, error) {
 	}
 	fmt.Fprintf(out, "\n(wall-clock figures depend on what else the machine runs; %d CPUs, load average %s)\n", runtime.NumCPU(), loadAverage())
 	fmt.Fprintf(out, "%s: the peak RSS of the verifying process stays under %s\n", verdict(pass), mib(targetRSS))
+	if o.provider {
+		providerPass, err := runProvider(ctx, o.size, out)
+		return pass && providerPass, err
+	}
 	return pass, nil
 }
 
