@@ -148,6 +148,10 @@ func New(cfg Config) (*Client, error) {
 	return c, nil
 }
 
+// Throttled reports whether the API has answered 429 to this client, which
+// then paces every request at a rate learned from it.
+func (c *Client) Throttled() bool { return c.limiter.throttled() }
+
 type nopLogger struct{}
 
 func (nopLogger) Debug(context.Context, string, map[string]any) {}
@@ -208,13 +212,12 @@ func (c *Client) do(ctx context.Context, ep endpoint, body any, out any) error {
 
 // attempt sends one request and reports when it was sent.
 func (c *Client) attempt(ctx context.Context, ep endpoint, payload []byte, out any, attempt int) (time.Time, error) {
-	release, err := c.limiter.acquire(ctx)
+	started, release, err := c.limiter.acquire(ctx)
 	if err != nil {
 		// Not a transport failure: the call could not run within its time.
 		return time.Time{}, fmt.Errorf("%s: waiting for the request budget: %w", ep, err)
 	}
 	defer release()
-	started := c.clock.Now()
 	return started, c.send(ctx, ep, payload, out, attempt, started)
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"sync"
 	"time"
 
@@ -33,15 +34,16 @@ type limiter struct {
 
 	mu           sync.Mutex
 	pausedUntil  time.Time
-	next         time.Time // earliest send of the next request while paced
-	rate         float64   // requests per second allowed now; +Inf: unpaced
-	learned      bool      // a 429 has set the rate
-	lastMax      float64   // the measured rate that met the last 429
-	lastThrottle time.Time // when the rate was last lowered
-	k            float64   // seconds along the curve until it regains lastMax
-	curve        float64   // seconds along the curve since the last 429
-	curveAt      time.Time // when curve was last advanced
-	sent         sendMeter
+	rate         float64       // requests allowed in any one second now; +Inf: no limit
+	learned      bool          // a 429 has set the rate
+	lastMax      float64       // the measured rate that met the last 429
+	lastThrottle time.Time     // when the rate was last lowered
+	k            float64       // seconds along the curve until it regains lastMax
+	restart      float64       // the share of lastMax the last 429 restarted the rate at
+	plateau      time.Duration // how long the rate holds at lastMax before probing above it
+	curve        float64       // seconds along the curve since the last 429
+	curveAt      time.Time     // when curve was last advanced
+	sent         sendLog
 	waiting      int // callers waiting for their turn
 }
 
@@ -57,6 +59,11 @@ const (
 	// share (or half a request per second): the rate changes in steps that
 	// are each logged.
 	rateStep = 0.05
+	// Every 429 pauses all callers, so a probe above the limit is costly:
+	// the rate holds at the last 429's rate for firstPlateau before probing
+	// above it, twice as long after each failed probe, up to maxPlateau.
+	firstPlateau = 5 * time.Second
+	maxPlateau   = time.Minute
 )
 
 func newLimiter(ceiling float64, concurrency int, clock poll.Clock, logger Logger) *limiter {
@@ -71,6 +78,13 @@ func newLimiter(ceiling float64, concurrency int, clock poll.Clock, logger Logge
 		l.rate = ceiling
 	}
 	return l
+}
+
+// throttled reports whether a 429 has set the rate.
+func (l *limiter) throttled() bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.learned
 }
 
 // rateChange is one logged step of the rate.
@@ -100,13 +114,14 @@ func rateField(r float64) any {
 }
 
 // acquire waits for a free slot, for a pause to end and for the request's
-// turn at the current rate, and returns the function that frees the slot. A
-// wait that would outlast the context's deadline fails at once.
-func (l *limiter) acquire(ctx context.Context) (func(), error) {
+// turn at the current rate, and returns when the request may be sent and the
+// function that frees the slot. A wait that would outlast the context's
+// deadline fails at once.
+func (l *limiter) acquire(ctx context.Context) (time.Time, func(), error) {
 	select {
 	case l.inFlight <- struct{}{}:
 	case <-ctx.Done():
-		return nil, ctx.Err()
+		return time.Time{}, nil, ctx.Err()
 	}
 	release := func() { <-l.inFlight }
 	for waited := false; ; waited = true {
@@ -117,14 +132,10 @@ func (l *limiter) acquire(ctx context.Context) (func(), error) {
 		if l.pausedUntil.After(at) {
 			at = l.pausedUntil
 		}
-		paced := !math.IsInf(l.rate, 1)
-		if paced && l.next.After(at) {
-			at = l.next
+		if turn := l.turnLocked(now); turn.After(at) {
+			at = turn
 		}
 		if !at.After(now) {
-			if paced {
-				l.next = now.Add(time.Duration(float64(time.Second) / l.rate))
-			}
 			l.sent.add(now)
 		}
 		l.mu.Unlock()
@@ -132,12 +143,12 @@ func (l *limiter) acquire(ctx context.Context) (func(), error) {
 
 		wait := at.Sub(now)
 		if wait <= 0 {
-			return release, nil
+			return now, release, nil
 		}
 		if deadline, ok := ctx.Deadline(); ok && ctx.Err() == nil && wait > time.Until(deadline) {
 			release()
 			// A deadline is wall time whatever clock the client was given.
-			return nil, fmt.Errorf("%w (the request budget has no room before the deadline)", context.DeadlineExceeded)
+			return time.Time{}, nil, fmt.Errorf("%w (the request budget has no room before the deadline)", context.DeadlineExceeded)
 		}
 		l.mu.Lock()
 		l.waiting++
@@ -148,7 +159,7 @@ func (l *limiter) acquire(ctx context.Context) (func(), error) {
 		l.mu.Unlock()
 		if err != nil {
 			release()
-			return nil, err
+			return time.Time{}, nil, err
 		}
 	}
 }
@@ -163,22 +174,44 @@ func (l *limiter) recordThrottle(ctx context.Context, sent time.Time, pause time
 	if until := now.Add(pause); until.After(l.pausedUntil) {
 		l.pausedUntil = until
 	}
+	// The server did not count the refused request: the log keeps what it
+	// accepted.
+	l.sent.remove(sent)
+	measured := l.sent.rate(now) // what the server accepted in the last second, about
 	var change *rateChange
-	if !l.learned || sent.After(l.lastThrottle) {
-		// The requests sent in the last second, but for the refused one: about
-		// what the server accepted.
-		measured := math.Max(l.sent.rate(now)-1, 0)
+	switch {
+	case l.learned && !sent.After(l.lastThrottle):
+		// Refused together with the request that set the rate: it says
+		// nothing new about the rate, but the last second held fewer
+		// accepted requests than that 429 could know.
+		if refused := math.Max(measured, l.floor()); refused < l.lastMax {
+			l.lastMax = refused
+			l.k = math.Cbrt(refused * (1 - l.restart) / cubicScale)
+			change = l.setRateLocked(math.Min(l.rate, math.Max(refused*l.restart, l.floor())), fmt.Sprintf(
+				"%s, refused with the last: the server accepted %.0f requests in the last second", why, measured))
+		}
+	case l.learned && l.rate > l.lastMax && measured >= l.lastMax-math.Max(rateStep*l.lastMax, 1):
+		// A probe above the last 429's rate met a 429 at about that rate:
+		// it is the limit. Return to what the server accepted, and probe
+		// again only after holding it twice as long.
+		l.lastMax = math.Max(math.Min(measured, l.rate), l.floor())
+		l.lastThrottle, l.curveAt, l.curve, l.k, l.restart = now, now, 0, 0, 1
+		l.plateau = min(2*l.plateau, maxPlateau)
+		change = l.setRateLocked(l.lastMax, fmt.Sprintf(
+			"%s: the probe failed; the rate returns to %.1f/s, what the server accepted, and probes again after %s",
+			why, l.lastMax, l.plateau))
+	default:
 		refused := measured
 		if !math.IsInf(l.rate, 1) {
 			refused = math.Min(measured, l.rate)
 		}
-		refused = math.Max(refused, l.floor())
 		l.learned = true
-		l.lastMax = refused
-		l.lastThrottle, l.curveAt, l.curve = now, now, 0
-		l.k = math.Cbrt(refused * (1 - beta) / cubicScale)
-		change = l.setRateLocked(math.Max(refused*beta, l.floor()), fmt.Sprintf(
-			"%s: %.0f other requests were sent in the last second; the rate restarts at %g of that and regains it in %.1fs",
+		l.lastMax = math.Max(refused, l.floor())
+		l.lastThrottle, l.curveAt, l.curve, l.restart = now, now, 0, beta
+		l.plateau = firstPlateau
+		l.k = math.Cbrt(l.lastMax * (1 - beta) / cubicScale)
+		change = l.setRateLocked(math.Max(l.lastMax*beta, l.floor()), fmt.Sprintf(
+			"%s: %.0f requests were accepted in the last second; the rate restarts at %g of that and regains it in %.1fs",
 			why, measured, beta, l.k))
 	}
 	l.mu.Unlock()
@@ -196,12 +229,15 @@ func (l *limiter) adaptLocked(now time.Time, waited bool) *rateChange {
 	if !l.learned {
 		return nil
 	}
-	held := waited || l.waiting > 0 || l.next.After(now)
+	held := waited || l.waiting > 0 || l.turnLocked(now).After(now)
 	if elapsed := now.Sub(l.curveAt).Seconds(); elapsed > 0 && (l.curve < l.k || held) {
 		l.curve += elapsed
 	}
 	l.curveAt = now
 	t := l.curve - l.k
+	if t > 0 {
+		t = math.Max(t-l.plateau.Seconds(), 0)
+	}
 	target := cubicScale*t*t*t + l.lastMax
 	reason := fmt.Sprintf("recovering towards %.1f/s, the rate of the last 429", l.lastMax)
 	if t > 0 {
@@ -244,32 +280,84 @@ func (l *limiter) jitter(d time.Duration) time.Duration {
 	return d + time.Duration(rand.Float64()*0.2*float64(d))
 }
 
-// sendMeter counts the requests sent over the last second in ten buckets of
-// a tenth of a second each.
-type sendMeter struct {
-	buckets [10]int
-	stamp   [10]int64 // the tenth of a second each bucket counts
+// turnLocked is the earliest time the rate allows the next request: the
+// rate is a budget of requests in any one second, the way servers count
+// their limits, so a burst within it is sent at once.
+func (l *limiter) turnLocked(now time.Time) time.Time {
+	if math.IsInf(l.rate, 1) {
+		return now
+	}
+	n := max(int(l.rate), 1)
+	turn := l.sent.nthLatest(now, n).Add(sendWindow + skewMargin)
+	if now.Before(l.pausedUntil.Add(sendWindow)) {
+		// For a second after a pause, callers leave one at a time: the end
+		// of a pause never sets off a burst.
+		if last := l.sent.nthLatest(now, 1); !last.IsZero() {
+			turn = maxTime(turn, last.Add(time.Duration(float64(time.Second)/l.rate)))
+		}
+	}
+	return turn
 }
 
-const meterTick = 100 * time.Millisecond
-
-func (m *sendMeter) add(now time.Time) {
-	tick := now.UnixNano() / int64(meterTick)
-	i := int(tick % int64(len(m.buckets)))
-	if m.stamp[i] != tick {
-		m.stamp[i], m.buckets[i] = tick, 0
+func maxTime(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
 	}
-	m.buckets[i]++
+	return b
+}
+
+// sendWindow is the span of the rate; skewMargin widens it for spacing
+// requests, so that requests that reach the server closer together than
+// they left still fall in different seconds of its count.
+const (
+	sendWindow = time.Second
+	skewMargin = 50 * time.Millisecond
+)
+
+// sendLog holds the send times of the requests of the last second, oldest
+// first.
+type sendLog struct{ times []time.Time }
+
+func (s *sendLog) prune(now time.Time) {
+	cut := now.Add(-sendWindow - skewMargin)
+	i := 0
+	for i < len(s.times) && !s.times[i].After(cut) {
+		i++
+	}
+	s.times = s.times[i:]
+}
+
+func (s *sendLog) add(now time.Time) {
+	s.prune(now)
+	s.times = append(s.times, now)
+}
+
+// remove drops the request sent at t.
+func (s *sendLog) remove(t time.Time) {
+	if i := slices.Index(s.times, t); i >= 0 {
+		s.times = slices.Delete(s.times, i, i+1)
+	}
 }
 
 // rate is the number of requests sent in the last second.
-func (m *sendMeter) rate(now time.Time) float64 {
-	tick := now.UnixNano() / int64(meterTick)
+func (s *sendLog) rate(now time.Time) float64 {
+	s.prune(now)
+	cut := now.Add(-sendWindow)
 	n := 0
-	for i, stamp := range m.stamp {
-		if tick-stamp < int64(len(m.buckets)) {
-			n += m.buckets[i]
+	for _, t := range s.times {
+		if t.After(cut) {
+			n++
 		}
 	}
 	return float64(n)
+}
+
+// nthLatest is the send time of the n-th latest request of the last second,
+// or the zero time when fewer were sent.
+func (s *sendLog) nthLatest(now time.Time, n int) time.Time {
+	s.prune(now)
+	if len(s.times) < n {
+		return time.Time{}
+	}
+	return s.times[len(s.times)-n]
 }

@@ -2,6 +2,8 @@ package client
 
 import (
 	"context"
+	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"testing/synctest"
@@ -64,15 +66,21 @@ func TestNoRateUntilTheServerPushesBack(t *testing.T) {
 	})
 }
 
-func TestCeilingPacesRequests(t *testing.T) {
+func TestCeilingBoundsTheRequestsOfAnySecond(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		l := newLimiter(5, 4, poll.RealClock, &rateLog{})
 		start := time.Now()
+		var sent []time.Time
 		for range 11 {
-			acquire(t, l)
+			sent = append(sent, acquire(t, l))
 		}
-		if waited := time.Since(start); waited != 2*time.Second {
-			t.Errorf("11 requests at a ceiling of 5/s took %s, want 2s", waited)
+		// A burst within the ceiling leaves at once; the next waits until the
+		// first leaves the second (widened by the skew margin).
+		for i, at := range sent {
+			want := start.Add(time.Duration(i/5) * (sendWindow + skewMargin))
+			if !at.Equal(want) {
+				t.Errorf("request %d at a ceiling of 5/s left after %s, want %s", i, at.Sub(start), want.Sub(start))
+			}
 		}
 	})
 }
@@ -115,8 +123,12 @@ func TestRateLimitedAnswerLowersTheRateUntilItRecovers(t *testing.T) {
 			t.Errorf("rate after a minute idle = %v, want it unchanged at %v", got, before)
 		}
 		sendSteadily(t, l, 40, 25*time.Millisecond) // 40/s, if the rate allows
-		if got := l.currentRate(); got <= 20 {
-			t.Errorf("rate while callers want more = %v, want it probing above 20", got)
+		if got := l.currentRate(); got > 21 {
+			t.Errorf("rate a second into callers wanting more = %v, want it held near 20 for %s first", got, firstPlateau)
+		}
+		sendSteadily(t, l, 400, 25*time.Millisecond)
+		if got := l.currentRate(); got <= 21 {
+			t.Errorf("rate while callers want more for 10s = %v, want it probing above 20", got)
 		}
 
 		// A 429 to a request sent after the last one lowers it again.
@@ -125,6 +137,51 @@ func TestRateLimitedAnswerLowersTheRateUntilItRecovers(t *testing.T) {
 		l.recordThrottle(t.Context(), sent, time.Second, "HTTP 429 to GET /x")
 		if got := l.currentRate(); got >= before {
 			t.Errorf("rate after a later 429 = %v, want below %v", got, before)
+		}
+	})
+}
+
+func TestFailedProbeReturnsToTheLimitAndWaitsLongerBeforeTheNext(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		log := &rateLog{}
+		l := newLimiter(0, 4, poll.RealClock, log)
+		sent := sendSteadily(t, l, 21, 45*time.Millisecond) // 20 accepted
+		l.recordThrottle(t.Context(), sent, time.Second, "HTTP 429 to GET /x")
+		time.Sleep(time.Second)
+		// Callers want 40/s until the rate probes above 20.
+		for l.currentRate() <= 20 {
+			sendSteadily(t, l, 10, 25*time.Millisecond)
+		}
+		// The server still accepts 20 in a second: the probe's 429.
+		sent = acquire(t, l)
+		l.recordThrottle(t.Context(), sent, time.Second, "HTTP 429 to GET /x")
+		if got := l.currentRate(); got < 19 || got > 21 {
+			t.Fatalf("rate after a failed probe = %v, want back at about 20, the limit, not 0.7 of it", got)
+		}
+		if l.plateau != 2*firstPlateau {
+			t.Errorf("hold before the next probe = %s, want twice %s", l.plateau, firstPlateau)
+		}
+		if c := log.last(); !strings.Contains(fmt.Sprint(c["reason"]), "probe failed") {
+			t.Errorf("logged reason = %v, want it to say the probe failed", c["reason"])
+		}
+	})
+}
+
+func TestRequestsRefusedTogetherCountOnceAndNotAsAccepted(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		l := newLimiter(0, 30, poll.RealClock, &rateLog{})
+		// 20 accepted, then 3 sent at once that are all refused.
+		sendSteadily(t, l, 20, 45*time.Millisecond)
+		time.Sleep(10 * time.Millisecond)
+		refused := []time.Time{acquireNow(t, l), acquireNow(t, l), acquireNow(t, l)}
+		for _, sent := range refused {
+			l.recordThrottle(t.Context(), sent, time.Second, "HTTP 429 to GET /x")
+		}
+		if got := l.currentRate(); got != 14 {
+			t.Errorf("rate after 3 simultaneous 429s over 20 accepted = %v, want 0.7 x 20 = 14", got)
+		}
+		if l.lastMax != 20 {
+			t.Errorf("limit learned = %v, want the 20 accepted", l.lastMax)
 		}
 	})
 }
@@ -211,12 +268,12 @@ func (l *limiter) currentRate() float64 {
 // acquire takes a request slot, waiting as the limiter says, and frees it.
 func acquire(t *testing.T, l *limiter) time.Time {
 	t.Helper()
-	release, err := l.acquire(context.Background())
+	sent, release, err := l.acquire(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
 	release()
-	return time.Now()
+	return sent
 }
 
 // acquireNow takes a request slot, failing if it had to wait.

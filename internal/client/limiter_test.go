@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -31,33 +32,39 @@ func runConcurrently(n int, call func(i int) error) []error {
 }
 
 func TestRequestsPerSecondIsEnforced(t *testing.T) {
-	var hits atomic.Int32
+	var mu sync.Mutex
+	var hits []time.Time
 	srv := newHTTPServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		hits.Add(1)
+		mu.Lock()
+		hits = append(hits, time.Now())
+		mu.Unlock()
 		_, _ = w.Write([]byte(runningJob))
 	}))
 	cfg := testConfig(srv.URL)
-	cfg.RequestsPerSecond = 20 // a ceiling: one request every 50ms
+	cfg.RequestsPerSecond = 20 // a ceiling: at most 20 requests in any second
 	cfg.MaxConcurrentRequests = 40
 	c := newClient(t, cfg)
 
-	start := time.Now()
 	errs := runConcurrently(40, func(int) error {
 		_, err := c.GetStaticExport(t.Context(), "se_1")
 		return err
 	})
-	elapsed := time.Since(start)
 	for i, err := range errs {
 		if err != nil {
 			t.Errorf("call %d: %v", i, err)
 		}
 	}
-	if hits.Load() != 40 {
-		t.Errorf("%d requests, want 40", hits.Load())
+	mu.Lock()
+	defer mu.Unlock()
+	if len(hits) != 40 {
+		t.Fatalf("%d requests, want 40", len(hits))
 	}
-	// One every 50ms: about 2s.
-	if elapsed < 1900*time.Millisecond {
-		t.Errorf("40 requests at a ceiling of 20/s took %s, want about 2s", elapsed)
+	slices.SortFunc(hits, func(a, b time.Time) int { return a.Compare(b) })
+	// The server saw no more than 20 in any second.
+	for i := range len(hits) - 20 {
+		if gap := hits[i+20].Sub(hits[i]); gap < time.Second {
+			t.Errorf("requests %d and %d arrived %s apart: 21 requests within a second at a ceiling of 20/s", i, i+20, gap)
+		}
 	}
 }
 
@@ -283,5 +290,30 @@ func TestClientIsSafeForConcurrentUse(t *testing.T) {
 	}
 	if seq.count() != 30 {
 		t.Errorf("%d requests, want 30", seq.count())
+	}
+}
+
+func TestThrottledOnceTheAPIAnswers429(t *testing.T) {
+	var calls atomic.Int32
+	srv := newHTTPServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if calls.Add(1) == 2 {
+			w.Header().Set("Retry-After", "0")
+			w.WriteHeader(http.StatusTooManyRequests)
+			return
+		}
+		_, _ = w.Write([]byte(runningJob))
+	}))
+	c := newClient(t, testConfig(srv.URL))
+	if _, err := c.GetStaticExport(t.Context(), "se_1"); err != nil {
+		t.Fatal(err)
+	}
+	if c.Throttled() {
+		t.Error("Throttled before any 429, want false")
+	}
+	if _, err := c.GetStaticExport(t.Context(), "se_1"); err != nil {
+		t.Fatal(err) // retried after the 429
+	}
+	if !c.Throttled() {
+		t.Error("Throttled after a 429, want true")
 	}
 }
