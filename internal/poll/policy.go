@@ -44,6 +44,11 @@ type Policy struct {
 	// Log, if set, receives debug events: unknown statuses, transient
 	// errors and each chosen wait.
 	Log func(ctx context.Context, msg string, fields map[string]any)
+	// QuickLook makes UntilFrom check once MinInterval after the
+	// observation in hand (the answer that started a job), besides the
+	// scheduled checks: a job shorter than that is noticed at once rather
+	// than after InitialInterval, for one more request per longer job.
+	QuickLook bool
 	// KnownStatuses, if set, lists the statuses the caller recognises;
 	// any other status is logged once and treated as not final.
 	KnownStatuses []string

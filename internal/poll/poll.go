@@ -45,6 +45,7 @@ func until(ctx context.Context, p Policy, first *Observation, check CheckFunc) (
 	w := &wait{ctx: ctx, p: s.Policy()}
 	w.start = w.p.Clock.Now()
 
+	quickLook := first != nil && w.p.QuickLook
 	for {
 		if err := ctx.Err(); err != nil {
 			return w.last, w.timeout(err)
@@ -81,10 +82,39 @@ func until(ctx context.Context, p Policy, first *Observation, check CheckFunc) (
 				return w.last, &ErrorBudgetError{Last: w.last, Seen: w.seen, Errors: s.errors, Err: err, Waited: w.waited()}
 			}
 		}
+		if quickLook && d.Wait > w.p.MinInterval {
+			quickLook = false
+			if obs, done, err := w.quickLook(check); done {
+				return obs, err
+			}
+			d.Wait -= w.p.MinInterval
+		}
 		if err := Sleep(ctx, w.p.Clock, d.Wait); err != nil {
 			return w.last, w.timeout(err)
 		}
 	}
+}
+
+// quickLook checks once, MinInterval after the observation in hand (see
+// Policy.QuickLook). The look is not shown to the scheduler, whose first reading of a
+// rate needs the whole first wait, and a transient error is ignored: the
+// scheduled check follows. It reports done with the result when the job is
+// final, the check failed permanently, or the context ended.
+func (w *wait) quickLook(check CheckFunc) (Observation, bool, error) {
+	if err := Sleep(w.ctx, w.p.Clock, w.p.MinInterval); err != nil {
+		return w.last, true, w.timeout(err)
+	}
+	obs, err := check(w.ctx)
+	w.polls++
+	switch {
+	case err == nil && obs.Final:
+		return obs, true, nil
+	case err == nil:
+		w.last = obs
+	case IsPermanent(err):
+		return w.last, true, unwrapPermanent(err)
+	}
+	return w.last, false, nil
 }
 
 // unwrapPermanent returns the error a check passed to Permanent, so callers

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -349,5 +350,42 @@ func TestUntilFromStartsFromTheObservationInHand(t *testing.T) {
 	check, calls = script(running(50))
 	if obs, err := UntilFrom(context.Background(), p, done, check); err != nil || !obs.Final || *calls != 0 {
 		t.Errorf("UntilFrom(final) = %+v, %v after %d checks, want it back at once", obs, err, *calls)
+	}
+}
+
+func TestQuickLookNoticesAShortJobAndLeavesTheScheduleAsItWas(t *testing.T) {
+	inHand := Observation{Status: "queued", Progress: ptr(0.0)}
+	checks := func(quick bool, results ...func() (Observation, error)) []time.Duration {
+		p, c := autoPolicy()
+		p.QuickLook = quick
+		var at []time.Duration
+		check, _ := script(results...)
+		if _, err := UntilFrom(context.Background(), p, inHand, func(ctx context.Context) (Observation, error) {
+			at = append(at, c.Now().Sub(simEpoch))
+			return check(ctx)
+		}); err != nil {
+			t.Fatal(err)
+		}
+		return at
+	}
+
+	// A job done within MinInterval is seen at MinInterval, not after the
+	// initial interval.
+	if at := checks(true, completed); !slices.Equal(at, []time.Duration{DefaultMinInterval}) {
+		t.Errorf("short job checked at %v, want once at %s", at, DefaultMinInterval)
+	}
+	// A longer job costs the one look more; every later check is where it
+	// would be without it.
+	without := checks(false, running(40), running(80), completed)
+	with := checks(true, running(20), running(40), running(80), completed)
+	if len(with) != len(without)+1 || with[0] != DefaultMinInterval || !slices.Equal(with[1:], without) {
+		t.Errorf("checks with the quick look at %v, without at %v: want one more at %s and the rest unchanged", with, without, DefaultMinInterval)
+	}
+	// A permanent error at the quick look ends the wait.
+	p, _ := autoPolicy()
+	p.QuickLook = true
+	check, _ := script(failing(Permanent(errors.New("gone"))))
+	if _, err := UntilFrom(context.Background(), p, inHand, check); err == nil || err.Error() != "gone" {
+		t.Errorf("permanent error at the quick look: %v, want it returned", err)
 	}
 }

@@ -66,8 +66,9 @@ func Strategies() []Strategy {
 
 var epoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 
-// WaitOurs waits as the provider's resource does: poll.UntilFrom with the
-// default policy (jitter included), the answer that started the job standing
+// WaitOurs waits as the provider's resource does against an API that has
+// not answered 429: poll.UntilFrom with the default policy (jitter
+// included) and its quick look, the answer that started the job standing
 // for the first poll, and a check that reads the job model as the resource
 // reads the API; on a fake clock that jumps through every wait.
 func WaitOurs(j Job, rnd *rand.Rand) Result {
@@ -78,7 +79,7 @@ func WaitOurs(j Job, rnd *rand.Rand) Result {
 	defer cancel()
 	var gets int
 	started := observation(j.state(0))
-	_, err := poll.UntilFrom(ctx, poll.Policy{Clock: clock, Rand: rnd.Float64}, started, func(ctx context.Context) (poll.Observation, error) {
+	_, err := poll.UntilFrom(ctx, poll.Policy{Clock: clock, Rand: rnd.Float64, QuickLook: true}, started, func(ctx context.Context) (poll.Observation, error) {
 		elapsed := clock.Now().Sub(epoch)
 		if elapsed > CreateTimeout {
 			cancel()
