@@ -1,10 +1,9 @@
 // Command budgetbench measures the provider's request budget end to end: it
-// builds the provider and times real `terraform plan` and `terraform apply`
-// runs of many docsadmin_static_export resources (one for_each) against the
-// in-memory mock under several server models, each twice in the same run:
-// once with the provider's default, adaptive budget and once with
-// requests_per_second = 20, the fixed budget that was the default before,
-// as the baseline.
+// builds the provider twice, from this tree and from the git revision
+// -baseline (the last with the fixed budget of 20 requests per second, the
+// baseline), and times real `terraform plan` and `terraform apply` runs of
+// many docsadmin_static_export resources (one for_each) with each build
+// against the in-memory mock under several server models.
 //
 // Scenarios (-scenarios, comma-separated; default all):
 //
@@ -13,14 +12,16 @@
 //	        with answers at once and after 20ms
 //	window  apply of 50 exports with 3s jobs against a limit of 20 requests
 //	        in any sliding second, for each form of Retry-After (-forms)
-//	limit5  the same at a limit of 5 requests per second, delta-seconds
+//	bucket  the same against the mock's token bucket of 20 requests per
+//	        second (burst 20), Retry-After in delta-seconds
+//	limit5  the window at a limit of 5 requests per second, delta-seconds
 //
-// Every run prints its wall time, the requests and 429s the mock counted,
-// whether every export was started exactly once and completed, and the
-// one-minute load average as it ended: wall times on a shared machine are
-// noisy. Targets are reported, not asserted (-strict exits 1 on a miss).
+// Every run prints its wall time, the API requests and 429s the mock
+// counted, whether every export was started exactly once and completed, and
+// the one-minute load average as it ended: wall times on a shared machine
+// are noisy. Targets are reported, not asserted (-strict exits 1 on a miss).
 //
-//	go run ./internal/cmd/budgetbench [-scenarios apply,plan,window,limit5] [-forms seconds,date,absent] [-keep -log]
+//	go run ./internal/cmd/budgetbench [-scenarios apply,plan,window,bucket,limit5] [-forms seconds,date,absent] [-baseline REV] [-keep -log]
 package main
 
 import (
@@ -44,7 +45,7 @@ import (
 )
 
 var (
-	allScenarios = []string{"apply", "plan", "window", "limit5"}
+	allScenarios = []string{"apply", "plan", "window", "bucket", "limit5"}
 	allForms     = map[string]mockapi.RetryAfterForm{
 		"seconds": mockapi.RetryAfterSeconds,
 		"date":    mockapi.RetryAfterDate,
@@ -52,12 +53,13 @@ var (
 	}
 )
 
-// The baseline: the fixed budget that was the default.
-const baselineRate = "20"
+// baselineRevision is the last revision with the fixed budget.
+const baselineRevision = "4cfad06"
 
 type options struct {
 	scenarios []string
 	forms     []string
+	baseline  string
 	terraform string
 	keep      bool
 	log       bool
@@ -74,6 +76,7 @@ func parseFlags(args []string) (options, error) {
 	fs := flag.NewFlagSet("budgetbench", flag.ContinueOnError)
 	scenarios := fs.String("scenarios", strings.Join(allScenarios, ","), "scenarios to run, comma-separated: "+strings.Join(allScenarios, ", "))
 	forms := fs.String("forms", "seconds,date,absent", "forms of Retry-After for the window scenario, comma-separated: seconds, date, absent")
+	fs.StringVar(&o.baseline, "baseline", baselineRevision, "git revision whose build is the baseline")
 	fs.StringVar(&o.terraform, "terraform", "terraform", "Terraform executable: a name looked up on PATH, or a path")
 	fs.BoolVar(&o.keep, "keep", false, "leave the temporary directory (provider, CLI config, configurations, logs) in place")
 	fs.BoolVar(&o.log, "log", false, "write each run's provider log at DEBUG (TF_LOG_PROVIDER=DEBUG) next to it; use with -keep")
@@ -111,15 +114,9 @@ const configTemplate = `terraform {
   }
 }
 
-variable "requests_per_second" {
-  type    = number
-  default = null # unset: the adaptive budget
-}
-
-# base_url and api_key come from DOCSADMIN_BASE_URL and DOCSADMIN_API_KEY.
-provider "docsadmin" {
-  requests_per_second = var.requests_per_second
-}
+# base_url and api_key come from DOCSADMIN_BASE_URL and DOCSADMIN_API_KEY;
+# every other setting is the default.
+provider "docsadmin" {}
 
 resource "docsadmin_static_export" "site" {
   for_each = toset([for i in range(%d) : "site${i}.example.com"])
@@ -128,39 +125,21 @@ resource "docsadmin_static_export" "site" {
 `
 
 type bench struct {
-	opts   options
-	runner *tfrunner.Runner
-	tmp    string
-	out    io.Writer
-	runs   int
-	missed int
+	opts    options
+	tmp     string
+	out     io.Writer
+	runs    int
+	missed  int
+	budgets []budget // the baseline first
 }
 
-// budget is one of the two provider settings compared.
+// budget is one build of the provider, at its default settings.
 type budget struct {
-	name string
-	rate string // requests_per_second, "" for unset
+	name   string
+	runner *tfrunner.Runner
 }
 
-var (
-	adaptive = budget{"adaptive (default)", ""}
-	fixed    = budget{"fixed 20/s (baseline)", baselineRate}
-	budgets  = []budget{fixed, adaptive}
-)
-
-func (b budget) vars() []tfexec.PlanOption {
-	if b.rate == "" {
-		return nil
-	}
-	return []tfexec.PlanOption{tfexec.Var("requests_per_second=" + b.rate)}
-}
-
-func (b budget) applyVars() []tfexec.ApplyOption {
-	if b.rate == "" {
-		return nil
-	}
-	return []tfexec.ApplyOption{tfexec.Var("requests_per_second=" + b.rate)}
-}
+func (b *bench) baseline(bud budget) bool { return bud == b.budgets[0] }
 
 func run(ctx context.Context, opts options, stdout io.Writer) (bool, error) {
 	ctx, cancel := context.WithTimeout(ctx, opts.timeout)
@@ -177,39 +156,57 @@ func run(ctx context.Context, opts options, stdout io.Writer) (bool, error) {
 		}
 		_ = os.RemoveAll(b.tmp)
 	}()
-	if b.runner, err = tfrunner.New(opts.terraform, b.tmp); err != nil {
+	fmt.Fprintf(stdout, "Building the provider, and the baseline at %s...\n", opts.baseline)
+	current, err := tfrunner.New(opts.terraform, b.tmp)
+	if err != nil {
 		return false, fmt.Errorf("%w; install Terraform or pass -terraform", err)
 	}
-	fmt.Fprintln(stdout, "Building the provider...")
-	inst, err := b.runner.BuildProvider(ctx, "bench")
+	inst, err := current.BuildProvider(ctx, "bench")
+	if err == nil {
+		err = current.Install(inst)
+	}
 	if err != nil {
 		return false, err
 	}
-	if err := b.runner.Install(inst); err != nil {
+	baseHome := filepath.Join(b.tmp, "baseline")
+	if err := os.Mkdir(baseHome, 0o700); err != nil {
 		return false, err
 	}
+	base, err := buildRevision(ctx, opts.terraform, baseHome, opts.baseline)
+	if err != nil {
+		return false, err
+	}
+	b.budgets = []budget{{"fixed 20/s, " + opts.baseline, base}, {"adaptive (this tree)", current}}
 	fmt.Fprintf(stdout, "load average at start: %s\n", loadAverage())
 
 	started := time.Now()
 	want := func(s string) bool { return slices.Contains(opts.scenarios, s) }
-	var planDir *applied
+	var kept []applied
 	if want("apply") {
-		if planDir, err = b.applyScenario(ctx); err != nil {
+		if kept, err = b.applyScenario(ctx); err != nil {
 			return false, err
 		}
 	}
 	if want("plan") {
-		if err := b.planScenario(ctx, planDir); err != nil {
+		if err := b.planScenario(ctx, kept); err != nil {
 			return false, err
 		}
 	}
-	if want("window") {
-		if err := b.windowScenario(ctx, 20, opts.forms, 1.3); err != nil {
-			return false, err
+	for _, l := range []struct {
+		scenario string
+		limit    int
+		bucket   bool
+		forms    []string
+		target   float64
+	}{
+		{"window", 20, false, opts.forms, 1.3},
+		{"bucket", 20, true, []string{"seconds"}, 1.3},
+		{"limit5", 5, false, []string{"seconds"}, 0},
+	} {
+		if !want(l.scenario) {
+			continue
 		}
-	}
-	if want("limit5") {
-		if err := b.windowScenario(ctx, 5, []string{"seconds"}, 0); err != nil {
+		if err := b.limitScenario(ctx, l.limit, l.bucket, l.forms, l.target); err != nil {
 			return false, err
 		}
 	}
@@ -249,7 +246,7 @@ func (b *bench) apply(ctx context.Context, name string, mock *mockapi.Server, n,
 	if err := os.WriteFile(filepath.Join(dir, "main.tf"), fmt.Appendf(nil, configTemplate, n), 0o600); err != nil {
 		return res, dir, err
 	}
-	tf, err := b.workdir(dir, mock)
+	tf, err := workdir(bud, dir, mock)
 	if err != nil {
 		return res, dir, err
 	}
@@ -263,7 +260,7 @@ func (b *bench) apply(ctx context.Context, name string, mock *mockapi.Server, n,
 	}
 	out := tfrunner.Record(tf)
 	start := time.Now()
-	res.exitErr = tf.Apply(ctx, append(bud.applyVars(), tfexec.Parallelism(parallelism))...)
+	res.exitErr = tf.Apply(ctx, tfexec.Parallelism(parallelism))
 	res.wall = time.Since(start)
 	b.runs++
 	if ctx.Err() != nil {
@@ -276,7 +273,7 @@ func (b *bench) apply(ctx context.Context, name string, mock *mockapi.Server, n,
 			res.errors++
 		}
 	}
-	res.total, res.limited = mock.TotalRequests(), mock.RateLimited()
+	res.total, res.limited = apiRequests(mock), mock.RateLimited()
 	for i := range n {
 		if mock.ExportsStarted(fmt.Sprintf("site%d.example.com", i)) == 1 {
 			res.startedOK++
@@ -290,8 +287,14 @@ func (b *bench) apply(ctx context.Context, name string, mock *mockapi.Server, n,
 	return res, dir, nil
 }
 
-func (b *bench) workdir(dir string, mock *mockapi.Server) (*tfexec.Terraform, error) {
-	return b.runner.Workdir(dir, map[string]string{"DOCSADMIN_BASE_URL": mock.URL, "DOCSADMIN_API_KEY": mock.APIKey})
+func workdir(bud budget, dir string, mock *mockapi.Server) (*tfexec.Terraform, error) {
+	return bud.runner.Workdir(dir, map[string]string{"DOCSADMIN_BASE_URL": mock.URL, "DOCSADMIN_API_KEY": mock.APIKey})
+}
+
+// apiRequests counts the requests to the API, not the archive downloads
+// (which no limit applies to).
+func apiRequests(mock *mockapi.Server) int {
+	return mock.TotalRequests() - mock.Requests(mockapi.EndpointDownload)
 }
 
 // completed counts the exports in state that completed and carry a link.
@@ -309,10 +312,10 @@ func completed(state *tfjson.State) int {
 }
 
 func (b *bench) header(title string) {
-	fmt.Fprintf(b.out, "\n%s\n\n  %-22s %8s  %-36s %8s %14s %8s %8s  %s\n", title, "budget", "wall", "vs target", "requests", "429s", "started", "failed", "load")
+	fmt.Fprintf(b.out, "\n%s\n\n  %-26s %8s  %-36s %8s %14s %8s %8s  %s\n", title, "budget", "wall", "vs target", "requests", "429s", "started", "failed", "load")
 }
 
-func (b *bench) row(bud budget, wall time.Duration, verdict string, res *result, n int) {
+func (b *bench) row(name string, wall time.Duration, verdict string, res *result, n int) {
 	reqs, limited, once, failed := "", "", "", ""
 	if res != nil {
 		reqs = fmt.Sprint(res.total)
@@ -320,7 +323,7 @@ func (b *bench) row(bud budget, wall time.Duration, verdict string, res *result,
 		once = fmt.Sprintf("%d/%d", res.startedOK, n)
 		failed = fmt.Sprint(n - res.completed)
 	}
-	fmt.Fprintf(b.out, "  %-22s %7.1fs  %-36s %8s %14s %8s %8s  %s\n", bud.name, wall.Seconds(), verdict, reqs, limited, once, failed, loadAverage())
+	fmt.Fprintf(b.out, "  %-26s %7.1fs  %-36s %8s %14s %8s %8s  %s\n", name, wall.Seconds(), verdict, reqs, limited, once, failed, loadAverage())
 }
 
 // verdict compares got with a target and counts a miss.
@@ -332,35 +335,34 @@ func (b *bench) verdict(ok bool, format string, args ...any) string {
 	return "PASS " + fmt.Sprintf(format, args...)
 }
 
-// applyScenario: 200 exports, 0.2s jobs, no server limit. The adaptive run's
-// directory is kept for the plan scenario.
-func (b *bench) applyScenario(ctx context.Context) (*applied, error) {
+// applyScenario: 200 exports, 0.2s jobs, no server limit. Each build's
+// directory is kept, with its mock, for the plan scenario.
+func (b *bench) applyScenario(ctx context.Context) ([]applied, error) {
 	const n, parallelism = 200, 10
 	b.header(fmt.Sprintf("apply of %d exports, 0.2s jobs, -parallelism=%d, no server limit (target: at most half the baseline's wall time)", n, parallelism))
 	var base time.Duration
-	var kept *applied
-	for _, bud := range budgets {
+	var kept []applied
+	for _, bud := range b.budgets {
 		mock := mockapi.NewServer(mockapi.Config{ExportDuration: 200 * time.Millisecond, LinkTTL: 24 * time.Hour})
-		res, dir, err := b.apply(ctx, "apply200-"+strings.Fields(bud.name)[0], mock, n, parallelism, bud)
+		res, dir, err := b.apply(ctx, "apply200-"+b.label(bud), mock, n, parallelism, bud)
+		kept = append(kept, applied{dir: dir, mock: mock})
 		if err != nil {
-			mock.Close()
+			closeAll(kept)
 			return nil, err
 		}
 		ok := res.exitErr == nil && res.completed == n
 		var verdict string
-		if bud == fixed {
+		if b.baseline(bud) {
 			base = res.wall
-			mock.Close()
 			verdict = "baseline"
 			if !ok {
 				verdict = "baseline run failed"
 			}
 		} else {
-			kept = &applied{dir: dir, mock: mock}
 			ratio := res.wall.Seconds() / base.Seconds()
 			verdict = b.verdict(ok && ratio <= 0.5, "%.2fx baseline (<= 0.50x)", ratio)
 		}
-		b.row(bud, res.wall, verdict, &res, n)
+		b.row(bud.name, res.wall, verdict, &res, n)
 		if res.exitErr != nil {
 			fmt.Fprintf(b.out, "    apply failed; log: %s\n", res.log)
 		}
@@ -368,31 +370,47 @@ func (b *bench) applyScenario(ctx context.Context) (*applied, error) {
 	return kept, nil
 }
 
+func closeAll(kept []applied) {
+	for _, k := range kept {
+		k.mock.Close()
+	}
+}
+
+// label names a build in file names.
+func (b *bench) label(bud budget) string {
+	if b.baseline(bud) {
+		return "baseline"
+	}
+	return "adaptive"
+}
+
 // planScenario: plan of 200 unchanged exports, with and without refresh,
-// with answers at once and after 20ms.
-func (b *bench) planScenario(ctx context.Context, kept *applied) error {
+// with answers at once and after 20ms. Each build plans the state it applied
+// (a state holds the schema of the build that wrote it).
+func (b *bench) planScenario(ctx context.Context, kept []applied) error {
 	const n = 200
 	if kept == nil {
-		fmt.Fprintf(b.out, "\nApplying %d exports for the plan scenario...\n", n)
-		mock := mockapi.NewServer(mockapi.Config{ExportDuration: time.Millisecond, LinkTTL: 24 * time.Hour})
-		res, dir, err := b.apply(ctx, "plan-setup", mock, n, 10, adaptive)
-		if err != nil {
-			mock.Close()
-			return err
+		fmt.Fprintf(b.out, "\nApplying %d exports with each build for the plan scenario...\n", n)
+		for _, bud := range b.budgets {
+			mock := mockapi.NewServer(mockapi.Config{ExportDuration: time.Millisecond, LinkTTL: 24 * time.Hour})
+			res, dir, err := b.apply(ctx, "plan-setup-"+b.label(bud), mock, n, 10, bud)
+			kept = append(kept, applied{dir: dir, mock: mock})
+			if err == nil && (res.exitErr != nil || res.completed != n) {
+				err = fmt.Errorf("the plan scenario's setup apply failed; log: %s", res.log)
+			}
+			if err != nil {
+				closeAll(kept)
+				return err
+			}
 		}
-		if res.exitErr != nil || res.completed != n {
-			mock.Close()
-			return fmt.Errorf("the plan scenario's setup apply failed; log: %s", res.log)
-		}
-		kept = &applied{dir: dir, mock: mock}
 	}
-	defer kept.mock.Close()
-	tf, err := b.workdir(kept.dir, kept.mock)
-	if err != nil {
-		return err
-	}
+	defer closeAll(kept)
 	plans := 0
-	plan := func(opts ...tfexec.PlanOption) (time.Duration, error) {
+	plan := func(bud budget, k applied, opts ...tfexec.PlanOption) (time.Duration, error) {
+		tf, err := workdir(bud, k.dir, k.mock)
+		if err != nil {
+			return 0, err
+		}
 		plans++
 		if b.opts.log {
 			if err := tf.SetLogProvider("DEBUG"); err != nil {
@@ -416,27 +434,27 @@ func (b *bench) planScenario(ctx context.Context, kept *applied) error {
 		return took, nil
 	}
 
-	noRefresh, err := plan(tfexec.Refresh(false))
+	adaptive := b.budgets[1]
+	noRefresh, err := plan(adaptive, kept[1], tfexec.Refresh(false))
 	if err != nil {
 		return err
 	}
 	b.header(fmt.Sprintf("plan of %d unchanged exports, no server limit (target: at most 1.5x plan -refresh=false)", n))
-	b.row(budget{"-refresh=false", ""}, noRefresh, "no API call: the reference", nil, n)
+	b.row("-refresh=false", noRefresh, "no API call: the reference", nil, n)
 	for _, latency := range []time.Duration{0, 20 * time.Millisecond} {
-		kept.mock.SetLimits(mockapi.Limits{Latency: latency})
-		for _, bud := range budgets {
-			before := kept.mock.TotalRequests()
-			took, err := plan(bud.vars()...)
+		for i, bud := range b.budgets {
+			kept[i].mock.SetLimits(mockapi.Limits{Latency: latency})
+			before := apiRequests(kept[i].mock)
+			took, err := plan(bud, kept[i])
 			if err != nil {
 				return err
 			}
-			name := fmt.Sprintf("%s, %s", strings.Fields(bud.name)[0], latencyName(latency))
 			ratio := took.Seconds() / noRefresh.Seconds()
 			verdict := fmt.Sprintf("%.2fx -refresh=false", ratio)
-			if bud == adaptive {
+			if !b.baseline(bud) {
 				verdict = b.verdict(ratio <= 1.5, "%.2fx -refresh=false (<= 1.5x)", ratio)
 			}
-			fmt.Fprintf(b.out, "  %-22s %7.1fs  %-36s %8d %14s %8s %8s  %s\n", name, took.Seconds(), verdict, kept.mock.TotalRequests()-before, "", "", "", loadAverage())
+			fmt.Fprintf(b.out, "  %-26s %7.1fs  %-36s %8d %14s %8s %8s  %s\n", b.label(bud)+", "+latencyName(latency), took.Seconds(), verdict, apiRequests(kept[i].mock)-before, "", "", "", loadAverage())
 		}
 	}
 	return nil
@@ -449,10 +467,10 @@ func latencyName(d time.Duration) string {
 	return fmt.Sprintf("%s answers", d)
 }
 
-// windowScenario: 50 exports, 3s jobs, -parallelism=10, against a limit of
-// limit requests in any sliding second. A target ratio of 0 asks only that
-// every export completes.
-func (b *bench) windowScenario(ctx context.Context, limit int, forms []string, target float64) error {
+// limitScenario: 50 exports, 3s jobs, -parallelism=10, against a limit of
+// limit requests in any sliding second, or a token bucket of limit requests
+// per second. A target ratio of 0 asks only that every export completes.
+func (b *bench) limitScenario(ctx context.Context, limit int, bucket bool, forms []string, target float64) error {
 	const n, parallelism = 50, 10
 	const job = 3 * time.Second
 	ideal := time.Duration((n+parallelism-1)/parallelism) * job
@@ -461,12 +479,20 @@ func (b *bench) windowScenario(ctx context.Context, limit int, forms []string, t
 		goal = fmt.Sprintf("at most %.1fx the ideal %s = %.1fs, every export started once, none failed", target, ideal, target*ideal.Seconds())
 	}
 	for _, form := range forms {
-		b.header(fmt.Sprintf("apply of %d exports, %s jobs, -parallelism=%d, server limit %d requests in any sliding second, Retry-After %s (target: %s)",
-			n, job, parallelism, limit, allForms[form], goal))
-		for _, bud := range budgets {
-			mock := mockapi.NewServer(mockapi.Config{ExportDuration: job, LinkTTL: 24 * time.Hour,
-				Limits: mockapi.Limits{WindowLimit: limit, RetryAfter: allForms[form]}})
-			res, _, err := b.apply(ctx, fmt.Sprintf("window%d-%s-%s", limit, form, strings.Fields(bud.name)[0]), mock, n, parallelism, bud)
+		cfg := mockapi.Config{ExportDuration: job, LinkTTL: 24 * time.Hour}
+		server := fmt.Sprintf("server limit %d requests in any sliding second, Retry-After %s", limit, allForms[form])
+		name := fmt.Sprintf("window%d-%s", limit, form)
+		if bucket {
+			cfg.RateLimit = float64(limit)
+			server = fmt.Sprintf("the mock's token bucket of %d requests per second (burst %d), Retry-After %s", limit, limit, allForms[form])
+			name = fmt.Sprintf("bucket%d", limit)
+		} else {
+			cfg.Limits = mockapi.Limits{WindowLimit: limit, RetryAfter: allForms[form]}
+		}
+		b.header(fmt.Sprintf("apply of %d exports, %s jobs, -parallelism=%d, %s (target: %s)", n, job, parallelism, server, goal))
+		for _, bud := range b.budgets {
+			mock := mockapi.NewServer(cfg)
+			res, _, err := b.apply(ctx, name+"-"+b.label(bud), mock, n, parallelism, bud)
 			mock.Close()
 			if err != nil {
 				return err
@@ -475,7 +501,7 @@ func (b *bench) windowScenario(ctx context.Context, limit int, forms []string, t
 			ok := res.exitErr == nil && res.completed == n && res.startedOK == n
 			var verdict string
 			switch {
-			case bud == fixed:
+			case b.baseline(bud):
 				verdict = fmt.Sprintf("%.2fx ideal", ratio)
 				if !ok {
 					verdict += ", failures"
@@ -485,7 +511,7 @@ func (b *bench) windowScenario(ctx context.Context, limit int, forms []string, t
 			default:
 				verdict = b.verdict(ok, "%.2fx ideal, all complete", ratio)
 			}
-			b.row(bud, res.wall, verdict, &res, n)
+			b.row(bud.name, res.wall, verdict, &res, n)
 			if res.exitErr != nil {
 				fmt.Fprintf(b.out, "    apply failed (%d errors); log: %s\n", res.errors, res.log)
 			}
