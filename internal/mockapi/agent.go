@@ -1,7 +1,6 @@
 package mockapi
 
 import (
-	"cmp"
 	"fmt"
 	"net/http"
 	"slices"
@@ -75,14 +74,26 @@ type agentEntry struct {
 	job      *AgentJob
 	schedule []scheduledAgentJob // sorted by at
 	reads    int
-	prompts  []string    // received through the API: the creation's first, then each message
-	created  bool        // created through the API rather than seeded
-	script   []AgentStep // on the project's entry (empty id) only: what every created or messaged job does next
+	prompts  []string // received through the API: the creation's first, then each message
 }
 
-// projectEntryID is the id of the entry that holds a project's script; no
-// job can have it, as the routes need a non-empty id.
-const projectEntryID = ""
+// agentProject is guarded by Server.mu.
+type agentProject struct {
+	script    []AgentStep // what every created or messaged job does next
+	created   []string    // ids of the jobs created through the API, oldest first
+	creations []time.Time // creation times in the last hour
+}
+
+// agentProject returns the project's entry, creating it. Called with s.mu
+// held.
+func (s *Server) agentProject(projectID string) *agentProject {
+	p, ok := s.agentProjects[projectID]
+	if !ok {
+		p = &agentProject{}
+		s.agentProjects[projectID] = p
+	}
+	return p
+}
 
 // SetAgentJobScript makes every job created or messaged through the API in
 // the project from now on follow steps, counted from that call: for
@@ -92,13 +103,13 @@ const projectEntryID = ""
 func (s *Server) SetAgentJobScript(projectID string, steps ...AgentStep) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.agentEntry(agentKey{projectID, projectEntryID}).script = slices.Clone(steps)
+	s.agentProject(projectID).script = slices.Clone(steps)
 }
 
 // startScript schedules the project's script for e, from now. Called with
 // s.mu held.
 func (s *Server) startScript(projectID string, e *agentEntry, now time.Time) {
-	script := s.agentEntry(agentKey{projectID, projectEntryID}).script
+	script := s.agentProject(projectID).script
 	if len(script) == 0 {
 		return
 	}
@@ -128,26 +139,7 @@ func (s *Server) AgentJobPrompts(projectID, id string) []string {
 // AgentJobsCreated returns the ids of the jobs created through the API in
 // the project, oldest first.
 func (s *Server) AgentJobsCreated(projectID string) []string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	ids := []string{}
-	for k, e := range s.agents {
-		if k.project == projectID && e.created {
-			ids = append(ids, k.id)
-		}
-	}
-	createdAt := func(id string) time.Time { return s.agents[agentKey{projectID, id}].createdAt() }
-	slices.SortFunc(ids, func(a, b string) int {
-		return cmp.Or(createdAt(a).Compare(createdAt(b)), strings.Compare(a, b))
-	})
-	return ids
-}
-
-func (e *agentEntry) createdAt() time.Time {
-	if e.job != nil && e.job.CreatedAt != nil {
-		return *e.job.CreatedAt
-	}
-	return time.Time{}
+	return locked(s, func() []string { return append([]string{}, s.agentProject(projectID).created...) })
 }
 
 // agentEntry returns the entry for k, creating it. Called with s.mu held.
@@ -293,9 +285,10 @@ func (s *Server) handleCreateAgentJob(w http.ResponseWriter, r *http.Request) {
 	projectID := r.PathValue("projectId")
 	now := s.now()
 	s.mu.Lock()
+	p := s.agentProject(projectID)
 	// Creations count in a sliding one-hour window.
 	var wait time.Duration
-	s.agentCreations[projectID], wait = slide(s.agentCreations[projectID], now, time.Hour, AgentCreationsPerHour)
+	p.creations, wait = slide(p.creations, now, time.Hour, AgentCreationsPerHour)
 	if wait > 0 {
 		s.mu.Unlock()
 		w.Header().Set("Retry-After", strconv.Itoa(retryAfterSeconds(wait)))
@@ -310,7 +303,8 @@ func (s *Server) handleCreateAgentJob(w http.ResponseWriter, r *http.Request) {
 	created := now.UTC()
 	job := AgentJob{ID: id, Status: AgentActive, Repository: &repo, Ref: &ref, Model: &model, CreatedAt: &created}
 	e := s.agentEntry(agentKey{projectID, id})
-	e.job, e.created, e.prompts = &job, true, []string{prompt}
+	e.job, e.prompts = &job, []string{prompt}
+	p.created = append(p.created, id)
 	s.startScript(projectID, e, now)
 	out := job.clone()
 	s.mu.Unlock()

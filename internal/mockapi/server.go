@@ -104,7 +104,7 @@ type Server struct {
 	downloads      map[string]int // by job
 	faults         map[Endpoint][]Fault
 	agents         map[agentKey]*agentEntry
-	agentCreations map[string][]time.Time
+	agentProjects  map[string]*agentProject
 }
 
 // NewHandler returns a Server that does not listen. Serve it with your own
@@ -129,7 +129,7 @@ func NewHandler(cfg Config) *Server {
 		requests:       map[Endpoint]int{},
 		faults:         map[Endpoint][]Fault{},
 		agents:         map[agentKey]*agentEntry{},
-		agentCreations: map[string][]time.Time{},
+		agentProjects:  map[string]*agentProject{},
 	}
 	if cfg.RateLimit > 0 {
 		s.limiter = rate.NewLimiter(rate.Limit(cfg.RateLimit), max(1, int(cfg.RateLimit)))
