@@ -73,8 +73,7 @@ type AgentStep struct {
 type agentEntry struct {
 	job      *AgentJob
 	schedule []scheduledAgentJob // sorted by at
-	reads    int
-	prompts  []string // received through the API: the creation's first, then each message
+	prompts  []string            // received through the API: the creation's first, then each message
 }
 
 // agentProject is guarded by Server.mu.
@@ -187,7 +186,7 @@ func (s *Server) ScheduleAgentJob(projectID, id string, after time.Duration, nex
 // AgentJobReads is the number of GET requests for the job, including faulted
 // and unauthorized ones.
 func (s *Server) AgentJobReads(projectID, id string) int {
-	return locked(s, func() int { return s.agentEntry(agentKey{projectID, id}).reads })
+	return s.counted(agentKey{projectID, id})
 }
 
 // AgentJobState returns the job as it currently stands.

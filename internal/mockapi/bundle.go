@@ -43,9 +43,7 @@ func (s *Server) handleBundle(w http.ResponseWriter, r *http.Request) {
 	}
 
 	link, expiresAt := s.signLink(s.baseURLFor(r), jobID, s.now())
-	s.mu.Lock()
-	s.bundles[jobID]++
-	s.mu.Unlock()
+	s.count(bundlesFor(jobID))
 
 	out := bundleJSON{JobID: jobID, BundleURL: link, SizeBytes: archive.size()}
 	if !s.cfg.OmitExpiresAt {
@@ -128,8 +126,6 @@ func (s *Server) handleDownload(w http.ResponseWriter, r *http.Request) {
 		writeS3Error(w, http.StatusNotFound, s3Error{Code: "NoSuchKey", Message: "The specified key does not exist."})
 		return
 	}
-	s.mu.Lock()
-	s.downloads[jobID]++
-	s.mu.Unlock()
+	s.count(downloadsFor(jobID), allDownloads)
 	writeStream(w, http.StatusOK, "application/gzip", archive.size(), archive.write)
 }

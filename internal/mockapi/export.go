@@ -379,7 +379,7 @@ func (s *Server) handleStartExport(w http.ResponseWriter, r *http.Request) {
 	j.site = sync.OnceValue(func() []siteFile { return siteFiles(domain, version, j.id, paths, j.behavior.PageCount) })
 	j.archive = archiveFor(b.Archive, j.site, b.ArchiveSize, j.seq)
 	s.jobs[j.id] = j
-	s.exportsStarted[domain]++
+	s.counts[startsFor(domain)]++
 	snap := j.snapshot(now)
 	s.mu.Unlock()
 
