@@ -23,23 +23,20 @@ const (
 	StatusFailed    = "failed"
 )
 
-// ProgressShape is how progress evolves while a job runs.
-type ProgressShape int
+// ProgressShape is how progress evolves while a job runs. Its name is its
+// value; empty means Linear.
+type ProgressShape string
 
 const (
 	// Linear progress grows at a constant rate.
-	Linear ProgressShape = iota
+	Linear ProgressShape = "linear"
 	// Noisy progress follows the linear trend within ±3 percentage points
 	// of random noise, never goes backwards, and ends on time.
-	Noisy
+	Noisy ProgressShape = "noisy"
 	// Stalling progress climbs to 60% in the first quarter, stays flat for
 	// the rest of the run, then the job finishes at once.
-	Stalling
+	Stalling ProgressShape = "stalling"
 )
-
-var progressShapes = []string{Linear: "linear", Noisy: "noisy", Stalling: "stalling"}
-
-func (p ProgressShape) String() string { return enumName(progressShapes, p) }
 
 // enumName is names[v], or Type(v) for a value without a name.
 func enumName[T ~int](names []string, v T) string {
@@ -94,6 +91,7 @@ func (b ExportBehavior) resolved() ExportBehavior {
 	b.Queue = max(b.Queue, 0)
 	b.PageCount = cmp.Or(max(b.PageCount, 0), DefaultPageCount)
 	b.FailMessage = cmp.Or(b.FailMessage, DefaultFailMessage)
+	b.Progress = cmp.Or(b.Progress, Linear)
 	return b
 }
 
