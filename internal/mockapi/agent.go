@@ -83,15 +83,14 @@ type agentProject struct {
 	creations []time.Time // creation times in the last hour
 }
 
-// agentProject returns the project's entry, creating it. Called with s.mu
-// held.
-func (s *Server) agentProject(projectID string) *agentProject {
-	p, ok := s.agentProjects[projectID]
+// entry returns m[k], creating it. Called with s.mu held.
+func entry[K comparable, V any](m map[K]*V, k K) *V {
+	v, ok := m[k]
 	if !ok {
-		p = &agentProject{}
-		s.agentProjects[projectID] = p
+		v = new(V)
+		m[k] = v
 	}
-	return p
+	return v
 }
 
 // SetAgentJobScript makes every job created or messaged through the API in
@@ -102,13 +101,13 @@ func (s *Server) agentProject(projectID string) *agentProject {
 func (s *Server) SetAgentJobScript(projectID string, steps ...AgentStep) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.agentProject(projectID).script = slices.Clone(steps)
+	entry(s.agentProjects, projectID).script = slices.Clone(steps)
 }
 
 // startScript schedules the project's script for e, from now. Called with
 // s.mu held.
 func (s *Server) startScript(projectID string, e *agentEntry, now time.Time) {
-	script := s.agentProject(projectID).script
+	script := entry(s.agentProjects, projectID).script
 	if len(script) == 0 {
 		return
 	}
@@ -138,17 +137,7 @@ func (s *Server) AgentJobPrompts(projectID, id string) []string {
 // AgentJobsCreated returns the ids of the jobs created through the API in
 // the project, oldest first.
 func (s *Server) AgentJobsCreated(projectID string) []string {
-	return locked(s, func() []string { return append([]string{}, s.agentProject(projectID).created...) })
-}
-
-// agentEntry returns the entry for k, creating it. Called with s.mu held.
-func (s *Server) agentEntry(k agentKey) *agentEntry {
-	e, ok := s.agents[k]
-	if !ok {
-		e = &agentEntry{}
-		s.agents[k] = e
-	}
-	return e
+	return locked(s, func() []string { return append([]string{}, entry(s.agentProjects, projectID).created...) })
 }
 
 // current applies due transitions and returns the job, or nil. Called with
@@ -171,7 +160,7 @@ func (s *Server) SeedAgentJob(projectID string, job AgentJob) {
 	j := job.clone()
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.agentEntry(agentKey{projectID, job.ID}).job = &j
+	entry(s.agents, agentKey{projectID, job.ID}).job = &j
 }
 
 // ScheduleAgentJob makes job id become next at Now()+after (its ID is forced
@@ -180,7 +169,7 @@ func (s *Server) ScheduleAgentJob(projectID, id string, after time.Duration, nex
 	at := s.now().Add(after)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.agentEntry(agentKey{projectID, id}).plan(at, next)
+	entry(s.agents, agentKey{projectID, id}).plan(at, next)
 }
 
 // AgentJobReads is the number of GET requests for the job, including faulted
@@ -284,7 +273,7 @@ func (s *Server) handleCreateAgentJob(w http.ResponseWriter, r *http.Request) {
 	projectID := r.PathValue("projectId")
 	now := s.now()
 	s.mu.Lock()
-	p := s.agentProject(projectID)
+	p := entry(s.agentProjects, projectID)
 	// Creations count in a sliding one-hour window.
 	var wait time.Duration
 	p.creations, wait = slide(p.creations, now, time.Hour, AgentCreationsPerHour)
@@ -301,7 +290,7 @@ func (s *Server) handleCreateAgentJob(w http.ResponseWriter, r *http.Request) {
 	repo, ref, model := "https://github.com/example/docs", "agent/"+id, "mock-agent-1"
 	created := now.UTC()
 	job := AgentJob{ID: id, Status: AgentActive, Repository: &repo, Ref: &ref, Model: &model, CreatedAt: &created}
-	e := s.agentEntry(agentKey{projectID, id})
+	e := entry(s.agents, agentKey{projectID, id})
 	e.job, e.prompts = &job, []string{prompt}
 	p.created = append(p.created, id)
 	s.startScript(projectID, e, now)
