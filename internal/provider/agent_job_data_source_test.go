@@ -20,11 +20,7 @@ const agentJobAddress = "data.docsadmin_agent_job.job"
 func ptr[T any](v T) *T { return &v }
 
 func agentJobConfig(mock *mockapi.Server, providerExtra, body string) string {
-	return providerConfig(mock, providerExtra) + fmt.Sprintf(`
-data "docsadmin_agent_job" "job" {
-%s
-}
-`, body)
+	return blockConfig(mock, providerExtra, `data "docsadmin_agent_job" "job"`, body)
 }
 
 func TestAccAgentJob_eachStatus(t *testing.T) {
