@@ -208,6 +208,7 @@ type ExportJobSnapshot struct {
 	Version              string // as requested; empty means latest
 	Paths                []string
 	CreatedAt, UpdatedAt time.Time
+	archive              *jobArchive // what the job's download serves
 }
 
 func (j *exportJob) snapshot(now time.Time) ExportJobSnapshot {
@@ -226,7 +227,7 @@ func (j *exportJob) snapshot(now time.Time) ExportJobSnapshot {
 		updated = j.created.Add(end)
 	}
 	return ExportJobSnapshot{JobState: st, ID: j.id, Domain: j.domain, Version: j.version,
-		Paths: slices.Clone(j.paths), CreatedAt: j.created, UpdatedAt: updated}
+		Paths: slices.Clone(j.paths), CreatedAt: j.created, UpdatedAt: updated, archive: j.archive}
 }
 
 // jobJSON is the StaticExportJob model. domain and version are extra fields
@@ -285,19 +286,13 @@ func (s *Server) DeleteExportJob(jobID string) {
 
 // ExportJob returns the current state of a job.
 func (s *Server) ExportJob(jobID string) (ExportJobSnapshot, bool) {
-	snap, _, ok := s.exportJob(jobID)
-	return snap, ok
-}
-
-// exportJob returns the current state of a job and its archive.
-func (s *Server) exportJob(jobID string) (snap ExportJobSnapshot, archive *jobArchive, ok bool) {
 	now := s.now()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if j, ok := s.jobs[jobID]; ok {
-		return j.snapshot(now), j.archive, true
+		return j.snapshot(now), true
 	}
-	return snap, nil, false
+	return ExportJobSnapshot{}, false
 }
 
 // ExportJobIDs lists the jobs started for domain, oldest first.
