@@ -126,12 +126,7 @@ func (e *agentEntry) plan(at time.Time, next AgentJob) {
 // AgentJobPrompts returns the prompts the job received through the API: the
 // one that created it, then each message, in order.
 func (s *Server) AgentJobPrompts(projectID, id string) []string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if e, ok := s.agents[agentKey{projectID, id}]; ok {
-		return slices.Clone(e.prompts)
-	}
-	return nil
+	return locked(s, func() []string { return slices.Clone(entry(s.agents, agentKey{projectID, id}).prompts) })
 }
 
 // AgentJobsCreated returns the ids of the jobs created through the API in
