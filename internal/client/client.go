@@ -5,6 +5,7 @@ package client
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -89,23 +90,17 @@ func New(cfg Config) (*Client, error) {
 	c := &Client{
 		baseURL:       strings.TrimRight(base.String(), "/"),
 		apiKey:        cfg.APIKey,
-		userAgent:     cfg.UserAgent,
+		userAgent:     cmp.Or(cfg.UserAgent, DefaultUserAgent),
 		http:          cfg.HTTPClient,
-		maxBody:       cfg.MaxResponseBytes,
-		maxRetries:    cfg.MaxRetries,
-		maxRetryAfter: cfg.MaxRetryAfter,
+		maxBody:       cmp.Or(max(cfg.MaxResponseBytes, 0), DefaultMaxResponseBytes),
+		maxRetries:    max(cmp.Or(cfg.MaxRetries, DefaultMaxRetries), 0), // only an unset (zero) count takes the default
+		maxRetryAfter: cmp.Or(max(cfg.MaxRetryAfter, 0), DefaultMaxRetryAfter),
 		backoff:       cfg.Backoff,
 		clock:         cfg.Clock,
 		logger:        cfg.Logger,
 	}
-	if c.userAgent == "" {
-		c.userAgent = DefaultUserAgent
-	}
 	if c.http == nil {
-		timeout := cfg.RequestTimeout
-		if timeout <= 0 {
-			timeout = DefaultRequestTimeout
-		}
+		timeout := cmp.Or(max(cfg.RequestTimeout, 0), DefaultRequestTimeout)
 		// Keep a connection for every request that may be in flight: the
 		// default keeps two, so a burst would open (and, over TLS, shake
 		// hands for) new connections again and again.
@@ -118,18 +113,6 @@ func New(cfg Config) (*Client, error) {
 			c.http = &http.Client{Timeout: timeout}
 		}
 	}
-	if c.maxBody <= 0 {
-		c.maxBody = DefaultMaxResponseBytes
-	}
-	switch {
-	case c.maxRetries == 0:
-		c.maxRetries = DefaultMaxRetries
-	case c.maxRetries < 0:
-		c.maxRetries = 0
-	}
-	if c.maxRetryAfter <= 0 {
-		c.maxRetryAfter = DefaultMaxRetryAfter
-	}
 	if c.backoff.Base <= 0 {
 		c.backoff = poll.Backoff{Base: 500 * time.Millisecond, Max: 15 * time.Second, Factor: 2, Jitter: 0.2}
 	}
@@ -139,12 +122,8 @@ func New(cfg Config) (*Client, error) {
 	if c.logger == nil {
 		c.logger = nopLogger{}
 	}
-	ceiling := max(cfg.RequestsPerSecond, 0)
-	concurrency := cfg.MaxConcurrentRequests
-	if concurrency <= 0 {
-		concurrency = DefaultMaxConcurrentRequests
-	}
-	c.limiter = newLimiter(ceiling, concurrency, c.clock, c.logger)
+	concurrency := cmp.Or(max(cfg.MaxConcurrentRequests, 0), DefaultMaxConcurrentRequests)
+	c.limiter = newLimiter(max(cfg.RequestsPerSecond, 0), concurrency, c.clock, c.logger)
 	return c, nil
 }
 

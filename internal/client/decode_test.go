@@ -1,6 +1,7 @@
 package client_test
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"testing"
@@ -9,13 +10,36 @@ import (
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/client"
 )
 
+// decodeCase is a JSON answer and what a client must decode from it.
+type decodeCase[T any] struct {
+	name, body string
+	want       T
+}
+
+// testDecoding serves each case's body as a 200 JSON answer, has get decode
+// it and check compare the result with the case's want.
+func testDecoding[T any](t *testing.T, cases []decodeCase[T], get func(context.Context, *client.Client) (*T, error), check func(t *testing.T, got, want *T)) {
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := get(t.Context(), jsonAnswerClient(t, tc.body))
+			if err != nil {
+				t.Fatalf("decoding %s: %v", tc.body, err)
+			}
+			check(t, got, &tc.want)
+		})
+	}
+}
+
+// jsonAnswerClient is a client of a server that answers every request 200
+// with body as JSON.
+func jsonAnswerClient(t *testing.T, body string) *client.Client {
+	t.Helper()
+	return newClient(t, testConfig(cannedServer(t, 200, map[string]string{"Content-Type": "application/json"}, body).URL))
+}
+
 func TestGetStaticExportTolerantDecoding(t *testing.T) {
 	created := time.Date(2026, 11, 22, 8, 0, 0, 0, time.UTC)
-	tests := []struct {
-		name string
-		body string
-		want client.StaticExportJob
-	}{
+	testDecoding(t, []decodeCase[client.StaticExportJob]{
 		{
 			name: "full answer with unknown fields",
 			body: `{"jobId":"se_1","status":"running","progress":37.5,"pageCount":12,"createdAt":"2026-11-22T08:00:00Z","updatedAt":"2026-11-22T08:01:30.25Z","error":null,"domain":"docs.example.com","extra":{"nested":[1,2,3]},"etaSeconds":12}`,
@@ -71,28 +95,21 @@ func TestGetStaticExportTolerantDecoding(t *testing.T) {
 			body: `{"jobId":"se_1","status":"paused"}`,
 			want: client.StaticExportJob{JobID: "se_1", Status: "paused"},
 		},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			srv := cannedServer(t, 200, map[string]string{"Content-Type": "application/json"}, tt.body)
-			c := newClient(t, testConfig(srv.URL))
-			job, err := c.GetStaticExport(t.Context(), "se_requested")
-			if err != nil {
-				t.Fatalf("GetStaticExport: %v", err)
-			}
-			if job.JobID != tt.want.JobID || job.Status != tt.want.Status {
-				t.Errorf("job = %q %q, want %q %q", job.JobID, job.Status, tt.want.JobID, tt.want.Status)
-			}
-			equalPtr(t, "Progress", job.Progress, tt.want.Progress)
-			equalPtr(t, "PageCount", job.PageCount, tt.want.PageCount)
-			equalTime(t, "CreatedAt", job.CreatedAt, tt.want.CreatedAt)
-			equalTime(t, "UpdatedAt", job.UpdatedAt, tt.want.UpdatedAt)
-			equalPtr(t, "Error", job.Error, tt.want.Error)
-			if job.CreatedAt != nil && job.CreatedAt.Location() != time.UTC {
-				t.Errorf("CreatedAt location = %v, want UTC", job.CreatedAt.Location())
-			}
-		})
-	}
+	}, func(ctx context.Context, c *client.Client) (*client.StaticExportJob, error) {
+		return c.GetStaticExport(ctx, "se_requested")
+	}, func(t *testing.T, job, want *client.StaticExportJob) {
+		if job.JobID != want.JobID || job.Status != want.Status {
+			t.Errorf("job = %q %q, want %q %q", job.JobID, job.Status, want.JobID, want.Status)
+		}
+		equalPtr(t, "Progress", job.Progress, want.Progress)
+		equalPtr(t, "PageCount", job.PageCount, want.PageCount)
+		equalTime(t, "CreatedAt", job.CreatedAt, want.CreatedAt)
+		equalTime(t, "UpdatedAt", job.UpdatedAt, want.UpdatedAt)
+		equalPtr(t, "Error", job.Error, want.Error)
+		if job.CreatedAt != nil && job.CreatedAt.Location() != time.UTC {
+			t.Errorf("CreatedAt location = %v, want UTC", job.CreatedAt.Location())
+		}
+	})
 }
 
 func TestUnknownStatusIsNotFinal(t *testing.T) {
@@ -199,9 +216,7 @@ func TestCreateStaticExportLinkDecoding(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			srv := cannedServer(t, 200, map[string]string{"Content-Type": "application/json"}, tt.body)
-			c := newClient(t, testConfig(srv.URL))
-			bundle, err := c.CreateStaticExportLink(t.Context(), "se_requested")
+			bundle, err := jsonAnswerClient(t, tt.body).CreateStaticExportLink(t.Context(), "se_requested")
 			if tt.wantErr != "" {
 				apiErr := asAPIError(t, err)
 				if !strings.Contains(apiErr.Message, tt.wantErr) || apiErr.StatusCode != 200 {
@@ -223,11 +238,7 @@ func TestCreateStaticExportLinkDecoding(t *testing.T) {
 
 func TestGetAgentJobTolerantDecoding(t *testing.T) {
 	created := time.Date(2026, 11, 22, 8, 0, 0, 0, time.UTC)
-	tests := []struct {
-		name string
-		body string
-		want client.AgentJob
-	}{
+	testDecoding(t, []decodeCase[client.AgentJob]{
 		{
 			name: "documented answer with unknown fields",
 			body: `{"id":"aj_1","status":"completed","source":{"repository":"https://github.com/example/docs","ref":"main","provider":"github"},"model":"m","prLink":"https://github.com/example/docs/pull/1","createdAt":"2026-11-22T08:00:00Z","archivedAt":null,"cost":{"usd":1.5}}`,
@@ -258,18 +269,9 @@ func TestGetAgentJobTolerantDecoding(t *testing.T) {
 			body: `{}`,
 			want: client.AgentJob{ID: "aj_requested"},
 		},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			srv := cannedServer(t, 200, map[string]string{"Content-Type": "application/json"}, tt.body)
-			c := newClient(t, testConfig(srv.URL))
-			job, err := c.GetAgentJob(t.Context(), "p1", "aj_requested")
-			if err != nil {
-				t.Fatalf("GetAgentJob: %v", err)
-			}
-			assertAgentJob(t, job, &tt.want)
-		})
-	}
+	}, func(ctx context.Context, c *client.Client) (*client.AgentJob, error) {
+		return c.GetAgentJob(ctx, "p1", "aj_requested")
+	}, assertAgentJob)
 }
 
 func TestUnreadableAnswers(t *testing.T) {

@@ -1,7 +1,6 @@
 package mockapi
 
 import (
-	"cmp"
 	"fmt"
 	"net/http"
 	"slices"
@@ -74,15 +73,25 @@ type AgentStep struct {
 type agentEntry struct {
 	job      *AgentJob
 	schedule []scheduledAgentJob // sorted by at
-	reads    int
-	prompts  []string    // received through the API: the creation's first, then each message
-	created  bool        // created through the API rather than seeded
-	script   []AgentStep // on the project's entry (empty id) only: what every created or messaged job does next
+	prompts  []string            // received through the API: the creation's first, then each message
 }
 
-// projectEntryID is the id of the entry that holds a project's script; no
-// job can have it, as the routes need a non-empty id.
-const projectEntryID = ""
+// agentProject is guarded by Server.mu.
+type agentProject struct {
+	script    []AgentStep // what every created or messaged job does next
+	created   []string    // ids of the jobs created through the API, oldest first
+	creations []time.Time // creation times in the last hour
+}
+
+// entry returns m[k], creating it. Called with s.mu held.
+func entry[K comparable, V any](m map[K]*V, k K) *V {
+	v, ok := m[k]
+	if !ok {
+		v = new(V)
+		m[k] = v
+	}
+	return v
+}
 
 // SetAgentJobScript makes every job created or messaged through the API in
 // the project from now on follow steps, counted from that call: for
@@ -92,13 +101,13 @@ const projectEntryID = ""
 func (s *Server) SetAgentJobScript(projectID string, steps ...AgentStep) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.agentEntry(agentKey{projectID, projectEntryID}).script = slices.Clone(steps)
+	entry(s.agentProjects, projectID).script = slices.Clone(steps)
 }
 
 // startScript schedules the project's script for e, from now. Called with
 // s.mu held.
 func (s *Server) startScript(projectID string, e *agentEntry, now time.Time) {
-	script := s.agentEntry(agentKey{projectID, projectEntryID}).script
+	script := entry(s.agentProjects, projectID).script
 	if len(script) == 0 {
 		return
 	}
@@ -117,47 +126,13 @@ func (e *agentEntry) plan(at time.Time, next AgentJob) {
 // AgentJobPrompts returns the prompts the job received through the API: the
 // one that created it, then each message, in order.
 func (s *Server) AgentJobPrompts(projectID, id string) []string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if e, ok := s.agents[agentKey{projectID, id}]; ok {
-		return slices.Clone(e.prompts)
-	}
-	return nil
+	return locked(s, func() []string { return slices.Clone(entry(s.agents, agentKey{projectID, id}).prompts) })
 }
 
 // AgentJobsCreated returns the ids of the jobs created through the API in
 // the project, oldest first.
 func (s *Server) AgentJobsCreated(projectID string) []string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	ids := []string{}
-	for k, e := range s.agents {
-		if k.project == projectID && e.created {
-			ids = append(ids, k.id)
-		}
-	}
-	createdAt := func(id string) time.Time { return s.agents[agentKey{projectID, id}].createdAt() }
-	slices.SortFunc(ids, func(a, b string) int {
-		return cmp.Or(createdAt(a).Compare(createdAt(b)), strings.Compare(a, b))
-	})
-	return ids
-}
-
-func (e *agentEntry) createdAt() time.Time {
-	if e.job != nil && e.job.CreatedAt != nil {
-		return *e.job.CreatedAt
-	}
-	return time.Time{}
-}
-
-// agentEntry returns the entry for k, creating it. Called with s.mu held.
-func (s *Server) agentEntry(k agentKey) *agentEntry {
-	e, ok := s.agents[k]
-	if !ok {
-		e = &agentEntry{}
-		s.agents[k] = e
-	}
-	return e
+	return locked(s, func() []string { return append([]string{}, entry(s.agentProjects, projectID).created...) })
 }
 
 // current applies due transitions and returns the job, or nil. Called with
@@ -180,7 +155,7 @@ func (s *Server) SeedAgentJob(projectID string, job AgentJob) {
 	j := job.clone()
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.agentEntry(agentKey{projectID, job.ID}).job = &j
+	entry(s.agents, agentKey{projectID, job.ID}).job = &j
 }
 
 // ScheduleAgentJob makes job id become next at Now()+after (its ID is forced
@@ -189,13 +164,13 @@ func (s *Server) ScheduleAgentJob(projectID, id string, after time.Duration, nex
 	at := s.now().Add(after)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.agentEntry(agentKey{projectID, id}).plan(at, next)
+	entry(s.agents, agentKey{projectID, id}).plan(at, next)
 }
 
 // AgentJobReads is the number of GET requests for the job, including faulted
 // and unauthorized ones.
 func (s *Server) AgentJobReads(projectID, id string) int {
-	return locked(s, func() int { return s.agentEntry(agentKey{projectID, id}).reads })
+	return s.counted(agentKey{projectID, id})
 }
 
 // AgentJobState returns the job as it currently stands.
@@ -293,9 +268,10 @@ func (s *Server) handleCreateAgentJob(w http.ResponseWriter, r *http.Request) {
 	projectID := r.PathValue("projectId")
 	now := s.now()
 	s.mu.Lock()
+	p := entry(s.agentProjects, projectID)
 	// Creations count in a sliding one-hour window.
 	var wait time.Duration
-	s.agentCreations[projectID], wait = slide(s.agentCreations[projectID], now, time.Hour, AgentCreationsPerHour)
+	p.creations, wait = slide(p.creations, now, time.Hour, AgentCreationsPerHour)
 	if wait > 0 {
 		s.mu.Unlock()
 		w.Header().Set("Retry-After", strconv.Itoa(retryAfterSeconds(wait)))
@@ -309,8 +285,9 @@ func (s *Server) handleCreateAgentJob(w http.ResponseWriter, r *http.Request) {
 	repo, ref, model := "https://github.com/example/docs", "agent/"+id, "mock-agent-1"
 	created := now.UTC()
 	job := AgentJob{ID: id, Status: AgentActive, Repository: &repo, Ref: &ref, Model: &model, CreatedAt: &created}
-	e := s.agentEntry(agentKey{projectID, id})
-	e.job, e.created, e.prompts = &job, true, []string{prompt}
+	e := entry(s.agents, agentKey{projectID, id})
+	e.job, e.prompts = &job, []string{prompt}
+	p.created = append(p.created, id)
 	s.startScript(projectID, e, now)
 	out := job.clone()
 	s.mu.Unlock()

@@ -23,7 +23,7 @@ func TestConcurrentUse(t *testing.T) {
 	for w := range workers {
 		wg.Go(func() {
 			domain := fmt.Sprintf("d%d.example.com", w)
-			s.SetExportBehavior(domain, ExportBehavior{Progress: ProgressShape(w % 3), PageCount: 10 + w})
+			s.SetExportBehavior(domain, ExportBehavior{Progress: []ProgressShape{Linear, Noisy, Stalling}[w%3], PageCount: 10 + w})
 			r, err := doRequest(http.DefaultClient, s, s.APIKey, "POST", "/v1/static-export/jobs", fmt.Sprintf(`{"domain":%q}`, domain))
 			if err != nil || r.status != http.StatusAccepted {
 				errs <- fmt.Errorf("start %s: %v %d", domain, err, r.status)

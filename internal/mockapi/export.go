@@ -23,23 +23,20 @@ const (
 	StatusFailed    = "failed"
 )
 
-// ProgressShape is how progress evolves while a job runs.
-type ProgressShape int
+// ProgressShape is how progress evolves while a job runs. Its name is its
+// value; empty means Linear.
+type ProgressShape string
 
 const (
 	// Linear progress grows at a constant rate.
-	Linear ProgressShape = iota
+	Linear ProgressShape = "linear"
 	// Noisy progress follows the linear trend within ±3 percentage points
 	// of random noise, never goes backwards, and ends on time.
-	Noisy
+	Noisy ProgressShape = "noisy"
 	// Stalling progress climbs to 60% in the first quarter, stays flat for
 	// the rest of the run, then the job finishes at once.
-	Stalling
+	Stalling ProgressShape = "stalling"
 )
-
-var progressShapes = []string{Linear: "linear", Noisy: "noisy", Stalling: "stalling"}
-
-func (p ProgressShape) String() string { return enumName(progressShapes, p) }
 
 // enumName is names[v], or Type(v) for a value without a name.
 func enumName[T ~int](names []string, v T) string {
@@ -94,6 +91,7 @@ func (b ExportBehavior) resolved() ExportBehavior {
 	b.Queue = max(b.Queue, 0)
 	b.PageCount = cmp.Or(max(b.PageCount, 0), DefaultPageCount)
 	b.FailMessage = cmp.Or(b.FailMessage, DefaultFailMessage)
+	b.Progress = cmp.Or(b.Progress, Linear)
 	return b
 }
 
@@ -210,6 +208,7 @@ type ExportJobSnapshot struct {
 	Version              string // as requested; empty means latest
 	Paths                []string
 	CreatedAt, UpdatedAt time.Time
+	archive              *jobArchive // what the job's download serves
 }
 
 func (j *exportJob) snapshot(now time.Time) ExportJobSnapshot {
@@ -228,7 +227,7 @@ func (j *exportJob) snapshot(now time.Time) ExportJobSnapshot {
 		updated = j.created.Add(end)
 	}
 	return ExportJobSnapshot{JobState: st, ID: j.id, Domain: j.domain, Version: j.version,
-		Paths: slices.Clone(j.paths), CreatedAt: j.created, UpdatedAt: updated}
+		Paths: slices.Clone(j.paths), CreatedAt: j.created, UpdatedAt: updated, archive: j.archive}
 }
 
 // jobJSON is the StaticExportJob model. domain and version are extra fields
@@ -287,19 +286,13 @@ func (s *Server) DeleteExportJob(jobID string) {
 
 // ExportJob returns the current state of a job.
 func (s *Server) ExportJob(jobID string) (ExportJobSnapshot, bool) {
-	snap, _, ok := s.exportJob(jobID)
-	return snap, ok
-}
-
-// exportJob returns the current state of a job and its archive.
-func (s *Server) exportJob(jobID string) (snap ExportJobSnapshot, archive *jobArchive, ok bool) {
 	now := s.now()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if j, ok := s.jobs[jobID]; ok {
-		return j.snapshot(now), j.archive, true
+		return j.snapshot(now), true
 	}
-	return snap, nil, false
+	return ExportJobSnapshot{}, false
 }
 
 // ExportJobIDs lists the jobs started for domain, oldest first.
@@ -379,7 +372,7 @@ func (s *Server) handleStartExport(w http.ResponseWriter, r *http.Request) {
 	j.site = sync.OnceValue(func() []siteFile { return siteFiles(domain, version, j.id, paths, j.behavior.PageCount) })
 	j.archive = archiveFor(b.Archive, j.site, b.ArchiveSize, j.seq)
 	s.jobs[j.id] = j
-	s.exportsStarted[domain]++
+	s.counts[startsFor(domain)]++
 	snap := j.snapshot(now)
 	s.mu.Unlock()
 

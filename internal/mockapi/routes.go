@@ -63,12 +63,10 @@ func (s *Server) endpoint(e Endpoint, h http.HandlerFunc) http.HandlerFunc {
 		}
 	}
 	return func(w http.ResponseWriter, r *http.Request) {
-		s.mu.Lock()
-		s.requests[e]++
+		s.count(e)
 		if e == EndpointGetAgentJob {
-			s.agentEntry(agentKey{r.PathValue("projectId"), r.PathValue("id")}).reads++
+			s.count(agentKey{r.PathValue("projectId"), r.PathValue("id")})
 		}
-		s.mu.Unlock()
 		if api && !s.admit(w, r) { // rate limits and latency: limits.go
 			return
 		}
@@ -83,9 +81,7 @@ func (s *Server) endpoint(e Endpoint, h http.HandlerFunc) http.HandlerFunc {
 // ServeHTTP counts every request and routes it. Unrouted requests get a 404,
 // or the mux's 405 with Allow, as a JSON error like the rest of the API.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	s.mu.Lock()
-	s.total++
-	s.mu.Unlock()
+	s.count(allRequests)
 	if h, pattern := s.mux.Handler(r); pattern == "" {
 		rec := httptest.NewRecorder()
 		h.ServeHTTP(rec, r)

@@ -92,20 +92,30 @@ type Server struct {
 	mux     *http.ServeMux
 	httpSrv *httptest.Server
 
-	mu             sync.Mutex // guards URL and APIKey too
-	jobs           map[string]*exportJob
-	jobSeq         int64
-	behaviors      map[string]ExportBehavior
-	exportsStarted map[string]int
-	bundles        map[string]int
-	requests       map[Endpoint]int
-	total          int
-	rateLimited    int
-	downloads      map[string]int // by job
-	faults         map[Endpoint][]Fault
-	agents         map[agentKey]*agentEntry
-	agentCreations map[string][]time.Time
+	mu            sync.Mutex // guards URL and APIKey too
+	jobs          map[string]*exportJob
+	jobSeq        int64
+	behaviors     map[string]ExportBehavior
+	counts        map[any]int // keyed by the counter types below
+	rateLimited   int
+	faults        map[Endpoint][]Fault
+	agents        map[agentKey]*agentEntry
+	agentProjects map[string]*agentProject
 }
+
+// The keys of Server.counts, one type for each thing counted. Endpoint keys
+// count requests, and agentKey keys the GET requests for an agent job.
+type (
+	startsFor    string // export jobs started, by domain
+	bundlesFor   string // bundle links generated, by job
+	downloadsFor string // archive downloads, by job
+)
+
+// Keys that count over all requests and all jobs.
+const (
+	allRequests  Endpoint     = ""
+	allDownloads downloadsFor = ""
+)
 
 // NewHandler returns a Server that does not listen. Serve it with your own
 // listener and call SetURL so bundle links point at it; until then links are
@@ -118,18 +128,15 @@ func NewHandler(cfg Config) *Server {
 		cfg.Now = time.Now
 	}
 	s := &Server{
-		APIKey:         cfg.APIKey,
-		cfg:            cfg,
-		secret:         randomBytes(32),
-		jobs:           map[string]*exportJob{},
-		behaviors:      map[string]ExportBehavior{},
-		exportsStarted: map[string]int{},
-		bundles:        map[string]int{},
-		downloads:      map[string]int{},
-		requests:       map[Endpoint]int{},
-		faults:         map[Endpoint][]Fault{},
-		agents:         map[agentKey]*agentEntry{},
-		agentCreations: map[string][]time.Time{},
+		APIKey:        cfg.APIKey,
+		cfg:           cfg,
+		secret:        randomBytes(32),
+		jobs:          map[string]*exportJob{},
+		behaviors:     map[string]ExportBehavior{},
+		counts:        map[any]int{},
+		faults:        map[Endpoint][]Fault{},
+		agents:        map[agentKey]*agentEntry{},
+		agentProjects: map[string]*agentProject{},
 	}
 	if cfg.RateLimit > 0 {
 		s.limiter = rate.NewLimiter(rate.Limit(cfg.RateLimit), max(1, int(cfg.RateLimit)))
@@ -207,41 +214,39 @@ func locked[T any](s *Server, read func() T) T {
 	return read()
 }
 
-// ExportsStarted is the number of export jobs successfully started for domain.
-func (s *Server) ExportsStarted(domain string) int {
-	return locked(s, func() int { return s.exportsStarted[domain] })
+// count adds one to each of keys.
+func (s *Server) count(keys ...any) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, k := range keys {
+		s.counts[k]++
+	}
 }
 
+func (s *Server) counted(key any) int { return locked(s, func() int { return s.counts[key] }) }
+
+// ExportsStarted is the number of export jobs successfully started for domain.
+func (s *Server) ExportsStarted(domain string) int { return s.counted(startsFor(domain)) }
+
 // BundlesGenerated is the number of bundle links generated for jobID.
-func (s *Server) BundlesGenerated(jobID string) int {
-	return locked(s, func() int { return s.bundles[jobID] })
-}
+func (s *Server) BundlesGenerated(jobID string) int { return s.counted(bundlesFor(jobID)) }
 
 // Requests is the number of requests routed to e, including those answered
 // by a fault, a 401 or a 429.
-func (s *Server) Requests(e Endpoint) int { return locked(s, func() int { return s.requests[e] }) }
+func (s *Server) Requests(e Endpoint) int { return s.counted(e) }
 
 // TotalRequests is the number of requests received, routed or not.
-func (s *Server) TotalRequests() int { return locked(s, func() int { return s.total }) }
+func (s *Server) TotalRequests() int { return s.counted(allRequests) }
 
 // RateLimited is the number of requests the rate limiter answered with 429.
 func (s *Server) RateLimited() int { return locked(s, func() int { return s.rateLimited }) }
 
 // Downloads is the number of archive downloads served, over all jobs.
-func (s *Server) Downloads() int {
-	return locked(s, func() (n int) {
-		for _, d := range s.downloads {
-			n += d
-		}
-		return n
-	})
-}
+func (s *Server) Downloads() int { return s.counted(allDownloads) }
 
 // ArchiveDownloads is the number of archive downloads served for jobID: a
 // link renewal alone does not count.
-func (s *Server) ArchiveDownloads(jobID string) int {
-	return locked(s, func() int { return s.downloads[jobID] })
-}
+func (s *Server) ArchiveDownloads(jobID string) int { return s.counted(downloadsFor(jobID)) }
 
 // writeBody answers with body.
 func writeBody(w http.ResponseWriter, status int, contentType string, body []byte) {

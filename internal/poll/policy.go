@@ -1,6 +1,7 @@
 package poll
 
 import (
+	"cmp"
 	"context"
 	"math/rand/v2"
 	"time"
@@ -68,39 +69,14 @@ const (
 // withDefaults returns p with every zero field set to its default and the
 // intervals made consistent with each other.
 func (p Policy) withDefaults() Policy {
-	if p.MinInterval <= 0 {
-		p.MinInterval = DefaultMinInterval
-	}
-	if p.MaxInterval <= 0 {
-		p.MaxInterval = DefaultMaxInterval
-	}
-	if p.MaxInterval < p.MinInterval {
-		p.MaxInterval = p.MinInterval
-	}
-	if p.MaxEstimatedInterval <= 0 {
-		p.MaxEstimatedInterval = DefaultMaxEstimatedInterval
-	}
-	if p.MaxEstimatedInterval < p.MaxInterval {
-		p.MaxEstimatedInterval = p.MaxInterval
-	}
-	if p.InitialInterval <= 0 {
-		p.InitialInterval = DefaultInitialInterval
-	}
-	p.InitialInterval = clampDuration(p.InitialInterval, p.MinInterval, p.MaxInterval)
-	if p.TargetLatency <= 0 {
-		p.TargetLatency = DefaultTargetLatency
-	}
-	switch {
-	case p.Jitter == 0:
-		p.Jitter = DefaultJitter
-	case p.Jitter < 0:
-		p.Jitter = 0
-	case p.Jitter > 1:
-		p.Jitter = 1
-	}
-	if p.MaxConsecutiveErrors <= 0 {
-		p.MaxConsecutiveErrors = DefaultMaxConsecutiveErrors
-	}
+	// cmp.Or(max(v, 0), d): a zero or negative v takes the default d.
+	p.MinInterval = cmp.Or(max(p.MinInterval, 0), DefaultMinInterval)
+	p.MaxInterval = max(cmp.Or(max(p.MaxInterval, 0), DefaultMaxInterval), p.MinInterval)
+	p.MaxEstimatedInterval = max(cmp.Or(max(p.MaxEstimatedInterval, 0), DefaultMaxEstimatedInterval), p.MaxInterval)
+	p.InitialInterval = clampDuration(cmp.Or(max(p.InitialInterval, 0), DefaultInitialInterval), p.MinInterval, p.MaxInterval)
+	p.TargetLatency = cmp.Or(max(p.TargetLatency, 0), DefaultTargetLatency)
+	p.Jitter = min(max(cmp.Or(p.Jitter, DefaultJitter), 0), 1) // only an unset (zero) jitter takes the default
+	p.MaxConsecutiveErrors = cmp.Or(max(p.MaxConsecutiveErrors, 0), DefaultMaxConsecutiveErrors)
 	if p.Clock == nil {
 		p.Clock = RealClock
 	}

@@ -69,7 +69,7 @@ func (a *agentJobAction) Schema(_ context.Context, _ action.SchemaRequest, resp 
 				MarkdownDescription: "Instruction for the agent. Never logged by the provider (logs show its length and first words only), " +
 					"but shown in the plan like any action argument unless it comes from a `sensitive` variable.",
 				Required:   true,
-				Validators: []validator.String{promptValidator{}},
+				Validators: []validator.String{stringCheck{summary: "Invalid prompt", description: "must not be empty or blank", check: promptProblem}},
 			},
 			"job_id": schema.StringAttribute{
 				MarkdownDescription: "When set, the prompt is sent as a follow-up message to this existing job instead of starting a new one.",
@@ -299,20 +299,10 @@ func maskPrompt(ctx context.Context, prompt string) context.Context {
 	return tflog.MaskAllFieldValuesStrings(ctx, prompt)
 }
 
-// promptValidator refuses an empty prompt at plan time without quoting it.
-type promptValidator struct{}
-
-func (promptValidator) Description(context.Context) string { return "must not be empty or blank" }
-func (v promptValidator) MarkdownDescription(ctx context.Context) string {
-	return v.Description(ctx)
-}
-
-func (promptValidator) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
-	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
-		return
+// promptProblem refuses an empty prompt without quoting it.
+func promptProblem(p string) string {
+	if strings.TrimSpace(p) != "" {
+		return ""
 	}
-	if p := req.ConfigValue.ValueString(); strings.TrimSpace(p) == "" {
-		resp.Diagnostics.AddAttributeError(req.Path, "Invalid prompt",
-			fmt.Sprintf("The prompt is empty or blank (%d characters). Accepted: an instruction for the agent, such as \"Update the docs for release 2.4.0\".", len(p)))
-	}
+	return fmt.Sprintf("The prompt is empty or blank (%d characters). Accepted: an instruction for the agent, such as \"Update the docs for release 2.4.0\".", len(p))
 }

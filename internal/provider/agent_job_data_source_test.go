@@ -20,11 +20,7 @@ const agentJobAddress = "data.docsadmin_agent_job.job"
 func ptr[T any](v T) *T { return &v }
 
 func agentJobConfig(mock *mockapi.Server, providerExtra, body string) string {
-	return providerConfig(mock, providerExtra) + fmt.Sprintf(`
-data "docsadmin_agent_job" "job" {
-%s
-}
-`, body)
+	return blockConfig(mock, providerExtra, `data "docsadmin_agent_job" "job"`, body)
 }
 
 func TestAccAgentJob_eachStatus(t *testing.T) {
@@ -154,17 +150,6 @@ func TestAccAgentJob_projectFromEnvironment(t *testing.T) {
 	})
 }
 
-func TestAccAgentJob_notFoundNamesProjectAndJob(t *testing.T) {
-	mock := newMock(t, mockapi.Config{})
-	resource.UnitTest(t, resource.TestCase{
-		ProtoV6ProviderFactories: testFactories(Options{}),
-		Steps: []resource.TestStep{{
-			Config:      agentJobConfig(mock, "", `id = "job_missing"`+"\n"+`project_id = "proj_1"`),
-			ExpectError: regexp.MustCompile(`(?s)no agent job job_missing in project proj_1.*HTTP 404`),
-		}},
-	})
-}
-
 func TestAccAgentJob_authErrorsSayWhich(t *testing.T) {
 	mock := newMock(t, mockapi.Config{})
 	mock.SeedAgentJob("proj_1", mockapi.AgentJob{ID: "job_1", Status: "active"})
@@ -224,31 +209,34 @@ func TestAccAgentJob_waitsForFinalStatus(t *testing.T) {
 	})
 }
 
-func TestAccAgentJob_waitTimesOut(t *testing.T) {
-	mock := newMock(t, mockapi.Config{})
-	mock.SeedAgentJob("proj_1", mockapi.AgentJob{ID: "job_1", Status: "active"})
-	resource.UnitTest(t, resource.TestCase{
-		ProtoV6ProviderFactories: testFactories(Options{}),
-		Steps: []resource.TestStep{{
-			Config: agentJobConfig(mock, "", `
+// TestAccAgentJob_errors runs configurations that must fail, each against a
+// fresh mock that holds job_1 in status (no job when status is empty).
+func TestAccAgentJob_errors(t *testing.T) {
+	for _, tc := range []struct {
+		name, status, body, want string
+		planOnly                 bool // an invalid configuration: the API must not be called
+	}{
+		{
+			name: "not found names project and job",
+			body: `id = "job_missing"` + "\n" + `project_id = "proj_1"`,
+			want: `(?s)no agent job job_missing in project proj_1.*HTTP 404`,
+		},
+		{
+			name:   "wait times out",
+			status: "active",
+			body: `
   id                    = "job_1"
   project_id            = "proj_1"
   wait_for_final_status = true
   timeouts {
     read = "2s"
-  }`),
-			ExpectError: regexp.MustCompile(`(?s)waiting\s+for\s+agent\s+job\s+job_1\s+in\s+project\s+proj_1\s+timed\s+out\s+after\s+2s.*limit\s+timeouts\.read\s+=\s+2s.*status\s+"active".*did\s+not\s+reach\s+a\s+final\s+status`),
-		}},
-	})
-}
-
-func TestAccAgentJob_postconditionFailsOnFailedJob(t *testing.T) {
-	mock := newMock(t, mockapi.Config{})
-	mock.SeedAgentJob("proj_1", mockapi.AgentJob{ID: "job_1", Status: "failed"})
-	resource.UnitTest(t, resource.TestCase{
-		ProtoV6ProviderFactories: testFactories(Options{}),
-		Steps: []resource.TestStep{{
-			Config: agentJobConfig(mock, "", `
+  }`,
+			want: `(?s)waiting\s+for\s+agent\s+job\s+job_1\s+in\s+project\s+proj_1\s+timed\s+out\s+after\s+2s.*limit\s+timeouts\.read\s+=\s+2s.*status\s+"active".*did\s+not\s+reach\s+a\s+final\s+status`,
+		},
+		{
+			name:   "postcondition fails on a failed job",
+			status: "failed",
+			body: `
   id         = "job_1"
   project_id = "proj_1"
   lifecycle {
@@ -256,29 +244,38 @@ func TestAccAgentJob_postconditionFailsOnFailedJob(t *testing.T) {
       condition     = self.status != "failed"
       error_message = "Agent job ${self.id} failed."
     }
-  }`),
-			ExpectError: regexp.MustCompile(`Agent job job_1 failed\.`),
-		}},
-	})
-}
-
-func TestAccAgentJob_invalidTimeout(t *testing.T) {
-	mock := newMock(t, mockapi.Config{})
-	resource.UnitTest(t, resource.TestCase{
-		ProtoV6ProviderFactories: testFactories(Options{}),
-		Steps: []resource.TestStep{{
-			Config: agentJobConfig(mock, "", `
+  }`,
+			want: `Agent job job_1 failed\.`,
+		},
+		{
+			name: "invalid timeout",
+			body: `
   id                    = "job_1"
   project_id            = "proj_1"
   wait_for_final_status = true
   timeouts {
     read = "0s"
-  }`),
-			PlanOnly:    true,
-			ExpectError: regexp.MustCompile(`(?s)timeouts\.read.*below the minimum of 1s`),
-		}},
-	})
-	if n := mock.TotalRequests(); n != 0 {
-		t.Fatalf("an invalid timeout reached the API %d times", n)
+  }`,
+			want:     `(?s)timeouts\.read.*below the minimum of 1s`,
+			planOnly: true,
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			mock := newMock(t, mockapi.Config{})
+			if tc.status != "" {
+				mock.SeedAgentJob("proj_1", mockapi.AgentJob{ID: "job_1", Status: tc.status})
+			}
+			resource.UnitTest(t, resource.TestCase{
+				ProtoV6ProviderFactories: testFactories(Options{}),
+				Steps: []resource.TestStep{{
+					Config:      agentJobConfig(mock, "", tc.body),
+					PlanOnly:    tc.planOnly,
+					ExpectError: regexp.MustCompile(tc.want),
+				}},
+			})
+			if n := mock.TotalRequests(); tc.planOnly && n != 0 {
+				t.Fatalf("an invalid configuration reached the API %d times", n)
+			}
+		})
 	}
 }

@@ -48,7 +48,7 @@ func badResource(body string) func(*mockapi.Server) string {
 
 func badExportData(body string) func(*mockapi.Server) string {
 	return func(mock *mockapi.Server) string {
-		return providerConfig(mock, "") + "data \"docsadmin_static_export\" \"job\" {\n" + body + "\n}\n"
+		return blockConfig(mock, "", `data "docsadmin_static_export" "job"`, body)
 	}
 }
 

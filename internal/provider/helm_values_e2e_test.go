@@ -108,9 +108,18 @@ type rendering struct {
 }
 
 // helmTemplate renders the fixture chart as helm_release would install it:
-// values holds the non-secret values (helm_release's values) and bundleURL
-// arrives separately, like set_sensitive or set_wo.
-func helmTemplate(t *testing.T, helm, values, bundleURL string) (rendering, error) {
+// the configuration's output "values" holds the non-secret values
+// (helm_release's values) and bundleURL arrives separately, like
+// set_sensitive or set_wo.
+func helmTemplate(t *testing.T, helm string, s *terraform.State, bundleURL string) (rendering, error) {
+	output, ok := s.RootModule().Outputs["values"]
+	if !ok {
+		return rendering{}, errors.New("output values not in state")
+	}
+	values, ok := output.Value.(string)
+	if !ok {
+		return rendering{}, fmt.Errorf("output values is a %T, want a YAML string", output.Value)
+	}
 	dir := t.TempDir()
 	valuesFile := filepath.Join(dir, "values.yaml")
 	if err := os.WriteFile(valuesFile, []byte(values), 0o600); err != nil {
@@ -214,20 +223,12 @@ output "values" {
 	// render renders the chart with the values output and the link in
 	// state, and checks where each landed.
 	render := func(s *terraform.State) error {
-		output, ok := s.RootModule().Outputs["values"]
-		if !ok {
-			return errors.New("output values not in state")
-		}
-		values, ok := output.Value.(string)
-		if !ok {
-			return fmt.Errorf("output values is a %T, want a YAML string", output.Value)
-		}
 		attrs := s.RootModule().Resources[exportAddress].Primary.Attributes
 		o := observed{jobID: attrs["job_id"], bundleURL: attrs["bundle_url"], archiveSHA256: attrs["archive_sha256"]}
 		if o.bundleURL == "" || o.archiveSHA256 == "" {
 			return fmt.Errorf("the export has no bundle_url or no archive_sha256 (%q)", o.archiveSHA256)
 		}
-		r, err := helmTemplate(t, helm, values, o.bundleURL)
+		r, err := helmTemplate(t, helm, s, o.bundleURL)
 		if err != nil {
 			return err
 		}

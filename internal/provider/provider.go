@@ -97,7 +97,7 @@ func (p *docsadminProvider) Schema(_ context.Context, _ provider.SchemaRequest, 
 					"Sensitive: never shown in plans or logs. Defaults to the `" + envAPIKey + "` environment variable. Required from one of the two.",
 				Optional:   true,
 				Sensitive:  true,
-				Validators: []validator.String{apiKeyValidator{}},
+				Validators: []validator.String{apiKeyValidator()},
 			},
 			"base_url": schema.StringAttribute{
 				MarkdownDescription: "Root address of the API, an absolute `https://` (or, for local testing, `http://`) URL with a host and no query or fragment, " +

@@ -71,6 +71,12 @@ provider "docsadmin" {
 `, mock.URL, mock.APIKey, extra)
 }
 
+// blockConfig is the provider's configuration followed by one block, such
+// as resource "docsadmin_static_export" "site", that holds body.
+func blockConfig(mock *mockapi.Server, providerExtra, block, body string) string {
+	return providerConfig(mock, providerExtra) + fmt.Sprintf("\n%s {\n%s\n}\n", block, body)
+}
+
 // captureAttr stores an attribute of a resource in state into *dst.
 func captureAttr(resourceName, attribute string, dst *string) func(*terraform.State) error {
 	return func(s *terraform.State) error {

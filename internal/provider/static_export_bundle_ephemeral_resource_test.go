@@ -85,11 +85,7 @@ func (expectOnlyEphemeralOpens) CheckPlan(_ context.Context, req plancheck.Check
 
 // bundleConfig declares the ephemeral resource for jobID; consumers follow.
 func bundleConfig(mock *mockapi.Server, jobID, consumers string) string {
-	return providerConfig(mock, "") + fmt.Sprintf(`
-ephemeral "docsadmin_static_export_bundle" "b" {
-  job_id = %q
-}
-`, jobID) + consumers
+	return blockConfig(mock, "", `ephemeral "docsadmin_static_export_bundle" "b"`, fmt.Sprintf("  job_id = %q", jobID)) + consumers
 }
 
 // echoWholeBundle hands every result of the ephemeral resource to the echo

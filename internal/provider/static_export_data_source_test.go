@@ -18,11 +18,7 @@ import (
 const exportDataAddress = "data.docsadmin_static_export.job"
 
 func exportDataConfig(mock *mockapi.Server, jobID string) string {
-	return providerConfig(mock, "") + fmt.Sprintf(`
-data "docsadmin_static_export" "job" {
-  job_id = %q
-}
-`, jobID)
+	return blockConfig(mock, "", `data "docsadmin_static_export" "job"`, fmt.Sprintf("  job_id = %q", jobID))
 }
 
 func TestAccStaticExportDataSource_runningCompletedFailed(t *testing.T) {

@@ -1,7 +1,6 @@
 package provider
 
 import (
-	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -36,15 +35,7 @@ output "values" {
 `, durableURL)
 
 	check := func(s *terraform.State) error {
-		output, ok := s.RootModule().Outputs["values"]
-		if !ok {
-			return errors.New("output values not in state")
-		}
-		values, ok := output.Value.(string)
-		if !ok {
-			return fmt.Errorf("output values is a %T, want a YAML string", output.Value)
-		}
-		r, err := helmTemplate(t, helm, values, durableURL)
+		r, err := helmTemplate(t, helm, s, durableURL)
 		if err != nil {
 			return err
 		}

@@ -232,13 +232,8 @@ func (r *staticExportFileResource) Read(ctx context.Context, req resource.ReadRe
 }
 
 // Update only happens for a change of timeouts: every other input replaces.
-func (r *staticExportFileResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	var plan staticExportFileModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+func (r *staticExportFileResource) Update(_ context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	resp.State.Raw = req.Plan.Raw
 }
 
 func (r *staticExportFileResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {

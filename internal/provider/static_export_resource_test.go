@@ -22,11 +22,7 @@ import (
 const exportAddress = "docsadmin_static_export.site"
 
 func exportConfig(mock *mockapi.Server, body string) string {
-	return providerConfig(mock, "") + fmt.Sprintf(`
-resource "docsadmin_static_export" "site" {
-%s
-}
-`, body)
+	return blockConfig(mock, "", `resource "docsadmin_static_export" "site"`, body)
 }
 
 func TestAccStaticExport_createThenEmptyPlan(t *testing.T) {

@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/url"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -65,62 +66,55 @@ func isLoopback(host string) bool {
 
 var hostnameLabel = regexp.MustCompile(`^[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?$`)
 
-// domainProblem accepts a bare hostname, as the export endpoint requires.
-func domainProblem(domain string) string {
-	const accepted = "Accepted: a hostname only, such as docs.example.com (no scheme, port, path, trailing slash or spaces)."
-	quoted := fmt.Sprintf("%q", domain)
-	switch {
-	case domain == "":
-		return "The domain is empty. " + accepted
-	case strings.TrimSpace(domain) != domain || strings.ContainsAny(domain, " \t\r\n"):
-		return quoted + " contains spaces. " + accepted
-	case strings.Contains(domain, "://"):
-		return quoted + " contains a scheme. " + accepted
-	case strings.HasSuffix(domain, "/"):
-		return quoted + " ends with a slash. " + accepted
-	case strings.Contains(domain, "/"):
-		return quoted + " contains a path. " + accepted
-	case strings.Contains(domain, ":"):
-		return quoted + " contains a port. " + accepted
-	case len(domain) > 253:
-		return fmt.Sprintf("The domain is %d characters long; a hostname has at most 253. %s", len(domain), accepted)
-	}
-	for _, label := range strings.Split(domain, ".") {
-		if !hostnameLabel.MatchString(label) {
-			return quoted + " is not a valid hostname: each dot-separated label must be 1 to 63 letters, digits or hyphens, not starting or ending with a hyphen. " + accepted
+// rule is one way a value can be malformed: when bad, text says how.
+type rule struct {
+	bad  bool
+	text string
+}
+
+// firstProblem is the text of the first bad rule followed by what is
+// accepted, or "" when no rule is bad.
+func firstProblem(accepted string, rules ...rule) string {
+	for _, r := range rules {
+		if r.bad {
+			return r.text + " " + accepted
 		}
 	}
 	return ""
 }
 
+// domainProblem accepts a bare hostname, as the export endpoint requires.
+func domainProblem(domain string) string {
+	q := fmt.Sprintf("%q", domain)
+	return firstProblem("Accepted: a hostname only, such as docs.example.com (no scheme, port, path, trailing slash or spaces).",
+		rule{domain == "", "The domain is empty."},
+		rule{strings.TrimSpace(domain) != domain || strings.ContainsAny(domain, " \t\r\n"), q + " contains spaces."},
+		rule{strings.Contains(domain, "://"), q + " contains a scheme."},
+		rule{strings.HasSuffix(domain, "/"), q + " ends with a slash."},
+		rule{strings.Contains(domain, "/"), q + " contains a path."},
+		rule{strings.Contains(domain, ":"), q + " contains a port."},
+		rule{len(domain) > 253, fmt.Sprintf("The domain is %d characters long; a hostname has at most 253.", len(domain))},
+		rule{slices.ContainsFunc(strings.Split(domain, "."), func(label string) bool { return !hostnameLabel.MatchString(label) }),
+			q + " is not a valid hostname: each dot-separated label must be 1 to 63 letters, digits or hyphens, not starting or ending with a hyphen."},
+	)
+}
+
 // pagePathProblem accepts a page path relative to the site root.
 func pagePathProblem(p string) string {
-	const accepted = "Accepted: a page path relative to the site root, such as index or guides/getting-started."
-	quoted := fmt.Sprintf("%q", p)
-	switch {
-	case strings.TrimSpace(p) == "":
-		return "A page path is empty. " + accepted
-	case strings.ContainsAny(p, " \t\r\n"):
-		return quoted + " contains spaces. " + accepted
-	case strings.Contains(p, "://"):
-		return quoted + " contains a scheme and host; give only the path. " + accepted
-	case strings.HasPrefix(p, "//"):
-		return quoted + " starts with a host. " + accepted
-	case strings.HasPrefix(p, "/"):
-		return quoted + " starts with a slash. " + accepted
-	case strings.ContainsAny(p, "?#"):
-		return quoted + " contains a query or fragment. " + accepted
-	case len(p) > 1024:
-		return fmt.Sprintf("A page path is %d characters long; at most 1024 are accepted.", len(p))
-	case strings.Contains(p, `\`):
-		return quoted + " contains a backslash; separate segments with '/'. " + accepted
-	}
-	for _, segment := range strings.Split(strings.TrimRight(p, "/"), "/") {
-		if segment == "" || segment == "." || segment == ".." {
-			return quoted + " has an empty, '.' or '..' segment. " + accepted
-		}
-	}
-	return ""
+	q := fmt.Sprintf("%q", p)
+	return firstProblem("Accepted: a page path relative to the site root, such as index or guides/getting-started.",
+		rule{strings.TrimSpace(p) == "", "A page path is empty."},
+		rule{strings.ContainsAny(p, " \t\r\n"), q + " contains spaces."},
+		rule{strings.Contains(p, "://"), q + " contains a scheme and host; give only the path."},
+		rule{strings.HasPrefix(p, "//"), q + " starts with a host."},
+		rule{strings.HasPrefix(p, "/"), q + " starts with a slash."},
+		rule{strings.ContainsAny(p, "?#"), q + " contains a query or fragment."},
+		rule{len(p) > 1024, fmt.Sprintf("A page path is %d characters long; it may have at most 1024.", len(p))},
+		rule{strings.Contains(p, `\`), q + " contains a backslash; separate segments with '/'."},
+		rule{slices.ContainsFunc(strings.Split(strings.TrimRight(p, "/"), "/"), func(segment string) bool {
+			return segment == "" || segment == "." || segment == ".."
+		}), q + " has an empty, '.' or '..' segment."},
+	)
 }
 
 // durationProblem accepts a Go duration string of at least minimum.
@@ -142,20 +136,13 @@ func durationProblem(s string, minimum time.Duration) string {
 // a request path: the API's ids are opaque, so only what cannot be one is
 // refused. kind names it ("job id"), example shows one.
 func identifierProblem(kind, example, id string) string {
-	accepted := fmt.Sprintf("Accepted: a %s as shown on the dashboard, such as %s, without spaces, slashes, '?', '#' or '%%'.", kind, example)
-	switch {
-	case strings.TrimSpace(id) == "":
-		return fmt.Sprintf("The %s is empty or blank. %s", kind, accepted)
-	case id == "." || id == "..":
-		return fmt.Sprintf("%q is not a %s. %s", id, kind, accepted)
-	case strings.ContainsAny(id, " \t\r\n"):
-		return fmt.Sprintf("%q contains spaces. %s", id, accepted)
-	case strings.ContainsAny(id, "/\\?#%"):
-		return fmt.Sprintf("%q contains a character that cannot appear in a %s. %s", id, kind, accepted)
-	case len(id) > 256:
-		return fmt.Sprintf("The %s is %d characters long; at most 256 are accepted.", kind, len(id))
-	}
-	return ""
+	return firstProblem(fmt.Sprintf("Accepted: a %s as shown on the dashboard, such as %s, without spaces, slashes, '?', '#' or '%%'.", kind, example),
+		rule{strings.TrimSpace(id) == "", fmt.Sprintf("The %s is empty or blank.", kind)},
+		rule{id == "." || id == "..", fmt.Sprintf("%q is not a %s.", id, kind)},
+		rule{strings.ContainsAny(id, " \t\r\n"), fmt.Sprintf("%q contains spaces.", id)},
+		rule{strings.ContainsAny(id, "/\\?#%"), fmt.Sprintf("%q contains a character that cannot appear in a %s.", id, kind)},
+		rule{len(id) > 256, fmt.Sprintf("The %s is %d characters long; it may have at most 256.", kind, len(id))},
+	)
 }
 
 // stringCheck adapts one of the checks above to a plan-time validator.
@@ -163,6 +150,10 @@ type stringCheck struct {
 	summary     string
 	description string
 	check       func(string) string
+	// secret reports without an attribute path: Terraform prints the
+	// configuration line of an attribute's error, which would show a secret
+	// written literally in the configuration.
+	secret bool
 }
 
 func (v stringCheck) Description(context.Context) string         { return v.description }
@@ -172,28 +163,16 @@ func (v stringCheck) ValidateString(_ context.Context, req validator.StringReque
 	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
 		return
 	}
-	if problem := v.check(req.ConfigValue.ValueString()); problem != "" {
+	switch problem := v.check(req.ConfigValue.ValueString()); {
+	case problem != "" && v.secret:
+		resp.Diagnostics.AddError(v.summary, problem)
+	case problem != "":
 		resp.Diagnostics.AddAttributeError(req.Path, v.summary, problem)
 	}
 }
 
-// apiKeyValidator reports without an attribute path on purpose: Terraform
-// prints the configuration line of an attribute's error, which would show a
-// key written literally in the configuration.
-type apiKeyValidator struct{}
-
-func (apiKeyValidator) Description(context.Context) string { return "must be shaped <prefix>_<secret>" }
-func (v apiKeyValidator) MarkdownDescription(ctx context.Context) string {
-	return v.Description(ctx)
-}
-
-func (apiKeyValidator) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
-	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
-		return
-	}
-	if problem := apiKeyProblem(req.ConfigValue.ValueString()); problem != "" {
-		resp.Diagnostics.AddError("Invalid API key in the provider's api_key", problem)
-	}
+func apiKeyValidator() validator.String {
+	return stringCheck{summary: "Invalid API key in the provider's api_key", description: "must be shaped <prefix>_<secret>", check: apiKeyProblem, secret: true}
 }
 
 func domainValidator() validator.String {

@@ -27,8 +27,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"runtime"
@@ -151,36 +151,22 @@ func child(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
-// countingHash measures the archive once, so that the server can announce
-// its length and the child's digest can be checked.
-type countingHash struct {
-	n int64
-	h io.Writer
-}
-
-func (c *countingHash) Write(p []byte) (int, error) {
-	c.n += int64(len(p))
-	return c.h.Write(p)
-}
-
 func run(ctx context.Context, o options, out io.Writer) (bool, error) {
 	fmt.Fprintf(out, "verifybench: archive.Fetch of a generated %s site over loopback HTTP, in a child process\n\n", mib(o.size))
 
+	// Measure the archive once, so that the server can announce its length
+	// and the child's digest can be checked.
 	start := time.Now()
 	h := sha256.New()
-	measured := &countingHash{h: h}
-	if err := archivetest.WriteSite(measured, o.size, o.seed); err != nil {
-		return false, err
-	}
-	length, digest := measured.n, hex.EncodeToString(h.Sum(nil))
-	fmt.Fprintf(out, "archive: %s compressed (%.0f%% of the files), sha256 %s (measured in %s)\n",
-		mib(length), 100*float64(length)/float64(o.size), digest, time.Since(start).Round(time.Millisecond))
-
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	length, err := io.Copy(h, archivetest.Site(o.size, o.seed))
 	if err != nil {
 		return false, err
 	}
-	srv := &http.Server{ReadHeaderTimeout: 10 * time.Second, Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	digest := hex.EncodeToString(h.Sum(nil))
+	fmt.Fprintf(out, "archive: %s compressed (%.0f%% of the files), sha256 %s (measured in %s)\n",
+		mib(length), 100*float64(length)/float64(o.size), digest, time.Since(start).Round(time.Millisecond))
+
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Query().Get("X-Amz-Signature") != signature {
 			http.Error(w, "<Error><Code>SignatureDoesNotMatch</Code></Error>", http.StatusForbidden)
 			return
@@ -188,10 +174,9 @@ func run(ctx context.Context, o options, out io.Writer) (bool, error) {
 		w.Header().Set("Content-Type", "application/gzip")
 		w.Header().Set("Content-Length", strconv.FormatInt(length, 10))
 		_ = archivetest.WriteSite(w, o.size, o.seed)
-	})}
-	go func() { _ = srv.Serve(ln) }()
+	}))
 	defer srv.Close()
-	link := "http://" + ln.Addr().String() + "/bucket/bundle.tar.gz?X-Amz-Date=20261122T080000Z&X-Amz-Expires=3600&X-Amz-Signature=" + signature
+	link := srv.URL + "/bucket/bundle.tar.gz?X-Amz-Date=20261122T080000Z&X-Amz-Expires=3600&X-Amz-Signature=" + signature
 
 	exe, err := os.Executable()
 	if err != nil {
