@@ -127,9 +127,9 @@ func New(cfg Config) (*Client, error) {
 	return c, nil
 }
 
-// Throttled reports whether the API has answered 429 to this client, which
-// then paces every request at a rate learned from it.
-func (c *Client) Throttled() bool { return c.limiter.throttled() }
+// Paced reports whether the client paces its requests: it was given a
+// ceiling, or the API has answered 429 and the rate is learned from it.
+func (c *Client) Paced() bool { return c.limiter.paced() }
 
 type nopLogger struct{}
 

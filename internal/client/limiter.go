@@ -80,11 +80,12 @@ func newLimiter(ceiling float64, concurrency int, clock poll.Clock, logger Logge
 	return l
 }
 
-// throttled reports whether a 429 has set the rate.
-func (l *limiter) throttled() bool {
+// paced reports whether requests are paced: by a ceiling, or by a rate a
+// 429 has set.
+func (l *limiter) paced() bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return l.learned
+	return l.ceiling > 0 || l.learned
 }
 
 // rateChange is one logged step of the rate.

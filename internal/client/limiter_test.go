@@ -293,7 +293,7 @@ func TestClientIsSafeForConcurrentUse(t *testing.T) {
 	}
 }
 
-func TestThrottledOnceTheAPIAnswers429(t *testing.T) {
+func TestPacedWithACeilingOrOnceTheAPIAnswers429(t *testing.T) {
 	var calls atomic.Int32
 	srv := newHTTPServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if calls.Add(1) == 2 {
@@ -303,17 +303,23 @@ func TestThrottledOnceTheAPIAnswers429(t *testing.T) {
 		}
 		_, _ = w.Write([]byte(runningJob))
 	}))
-	c := newClient(t, testConfig(srv.URL))
+	cfg := testConfig(srv.URL)
+	cfg.RequestsPerSecond = 0 // adaptive
+	c := newClient(t, cfg)
 	if _, err := c.GetStaticExport(t.Context(), "se_1"); err != nil {
 		t.Fatal(err)
 	}
-	if c.Throttled() {
-		t.Error("Throttled before any 429, want false")
+	if c.Paced() {
+		t.Error("Paced before any 429 and without a ceiling, want false")
 	}
 	if _, err := c.GetStaticExport(t.Context(), "se_1"); err != nil {
 		t.Fatal(err) // retried after the 429
 	}
-	if !c.Throttled() {
-		t.Error("Throttled after a 429, want true")
+	if !c.Paced() {
+		t.Error("Paced after a 429, want true")
+	}
+	cfg.RequestsPerSecond = 100
+	if !newClient(t, cfg).Paced() {
+		t.Error("Paced with a ceiling, want true")
 	}
 }

@@ -34,9 +34,9 @@ func (d *providerData) pollPolicy(knownStatuses []string) poll.Policy {
 	p.Clock = d.clock
 	p.KnownStatuses = knownStatuses
 	p.Log = tflogLogger{}.Debug
-	// A quick look at a new job costs a request: spend it only while the
-	// API has not asked the provider to slow down.
-	p.QuickLook = d.client != nil && !d.client.Throttled()
+	// A quick look at a new job costs a request: spend it only while
+	// requests are not paced.
+	p.QuickLook = d.client != nil && !d.client.Paced()
 	return p
 }
 

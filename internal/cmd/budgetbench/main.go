@@ -16,6 +16,9 @@
 //	        second (burst 20), Retry-After in delta-seconds
 //	limit5  the window at a limit of 5 requests per second, delta-seconds
 //
+// Against a limit, a third row runs this tree's build told the limit as its
+// ceiling (requests_per_second): the floor for a client that must learn it.
+//
 // Every run prints its wall time, the API requests and 429s the mock
 // counted, whether every export was started exactly once and completed, and
 // the one-minute load average as it ended: wall times on a shared machine
@@ -114,9 +117,15 @@ const configTemplate = `terraform {
   }
 }
 
-# base_url and api_key come from DOCSADMIN_BASE_URL and DOCSADMIN_API_KEY;
-# every other setting is the default.
-provider "docsadmin" {}
+variable "requests_per_second" {
+  type    = number
+  default = null # the build's default
+}
+
+# base_url and api_key come from DOCSADMIN_BASE_URL and DOCSADMIN_API_KEY.
+provider "docsadmin" {
+  requests_per_second = var.requests_per_second
+}
 
 resource "docsadmin_static_export" "site" {
   for_each = toset([for i in range(%d) : "site${i}.example.com"])
@@ -133,13 +142,21 @@ type bench struct {
 	budgets []budget // the baseline first
 }
 
-// budget is one build of the provider, at its default settings.
+// budget is one build of the provider, at its default settings or with a
+// ceiling on its requests per second.
 type budget struct {
-	name   string
-	runner *tfrunner.Runner
+	name, label string // label names its files
+	runner      *tfrunner.Runner
+	ceiling     int
 }
 
 func (b *bench) baseline(bud budget) bool { return bud == b.budgets[0] }
+
+// toldTheLimit is this tree's build told the server's limit as its ceiling:
+// the floor that learning the limit is measured against.
+func (b *bench) toldTheLimit(limit int) budget {
+	return budget{fmt.Sprintf("told the limit (%d/s)", limit), "told", b.budgets[1].runner, limit}
+}
 
 func run(ctx context.Context, opts options, stdout io.Writer) (bool, error) {
 	ctx, cancel := context.WithTimeout(ctx, opts.timeout)
@@ -176,7 +193,7 @@ func run(ctx context.Context, opts options, stdout io.Writer) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	b.budgets = []budget{{"fixed 20/s, " + opts.baseline, base}, {"adaptive (this tree)", current}}
+	b.budgets = []budget{{"fixed 20/s, " + opts.baseline, "baseline", base, 0}, {"adaptive (this tree)", "adaptive", current, 0}}
 	fmt.Fprintf(stdout, "load average at start: %s\n", loadAverage())
 
 	started := time.Now()
@@ -260,7 +277,11 @@ func (b *bench) apply(ctx context.Context, name string, mock *mockapi.Server, n,
 	}
 	out := tfrunner.Record(tf)
 	start := time.Now()
-	res.exitErr = tf.Apply(ctx, tfexec.Parallelism(parallelism))
+	opts := []tfexec.ApplyOption{tfexec.Parallelism(parallelism)}
+	if bud.ceiling > 0 {
+		opts = append(opts, tfexec.Var(fmt.Sprintf("requests_per_second=%d", bud.ceiling)))
+	}
+	res.exitErr = tf.Apply(ctx, opts...)
 	res.wall = time.Since(start)
 	b.runs++
 	if ctx.Err() != nil {
@@ -344,7 +365,7 @@ func (b *bench) applyScenario(ctx context.Context) ([]applied, error) {
 	var kept []applied
 	for _, bud := range b.budgets {
 		mock := mockapi.NewServer(mockapi.Config{ExportDuration: 200 * time.Millisecond, LinkTTL: 24 * time.Hour})
-		res, dir, err := b.apply(ctx, "apply200-"+b.label(bud), mock, n, parallelism, bud)
+		res, dir, err := b.apply(ctx, "apply200-"+bud.label, mock, n, parallelism, bud)
 		kept = append(kept, applied{dir: dir, mock: mock})
 		if err != nil {
 			closeAll(kept)
@@ -376,14 +397,6 @@ func closeAll(kept []applied) {
 	}
 }
 
-// label names a build in file names.
-func (b *bench) label(bud budget) string {
-	if b.baseline(bud) {
-		return "baseline"
-	}
-	return "adaptive"
-}
-
 // planScenario: plan of 200 unchanged exports, with and without refresh,
 // with answers at once and after 20ms. Each build plans the state it applied
 // (a state holds the schema of the build that wrote it).
@@ -393,7 +406,7 @@ func (b *bench) planScenario(ctx context.Context, kept []applied) error {
 		fmt.Fprintf(b.out, "\nApplying %d exports with each build for the plan scenario...\n", n)
 		for _, bud := range b.budgets {
 			mock := mockapi.NewServer(mockapi.Config{ExportDuration: time.Millisecond, LinkTTL: 24 * time.Hour})
-			res, dir, err := b.apply(ctx, "plan-setup-"+b.label(bud), mock, n, 10, bud)
+			res, dir, err := b.apply(ctx, "plan-setup-"+bud.label, mock, n, 10, bud)
 			kept = append(kept, applied{dir: dir, mock: mock})
 			if err == nil && (res.exitErr != nil || res.completed != n) {
 				err = fmt.Errorf("the plan scenario's setup apply failed; log: %s", res.log)
@@ -454,7 +467,7 @@ func (b *bench) planScenario(ctx context.Context, kept []applied) error {
 			if !b.baseline(bud) {
 				verdict = b.verdict(ratio <= 1.5, "%.2fx -refresh=false (<= 1.5x)", ratio)
 			}
-			fmt.Fprintf(b.out, "  %-26s %7.1fs  %-36s %8d %14s %8s %8s  %s\n", b.label(bud)+", "+latencyName(latency), took.Seconds(), verdict, apiRequests(kept[i].mock)-before, "", "", "", loadAverage())
+			fmt.Fprintf(b.out, "  %-26s %7.1fs  %-36s %8d %14s %8s %8s  %s\n", bud.label+", "+latencyName(latency), took.Seconds(), verdict, apiRequests(kept[i].mock)-before, "", "", "", loadAverage())
 		}
 	}
 	return nil
@@ -490,9 +503,9 @@ func (b *bench) limitScenario(ctx context.Context, limit int, bucket bool, forms
 			cfg.Limits = mockapi.Limits{WindowLimit: limit, RetryAfter: allForms[form]}
 		}
 		b.header(fmt.Sprintf("apply of %d exports, %s jobs, -parallelism=%d, %s (target: %s)", n, job, parallelism, server, goal))
-		for _, bud := range b.budgets {
+		for _, bud := range append(b.budgets, b.toldTheLimit(limit)) {
 			mock := mockapi.NewServer(cfg)
-			res, _, err := b.apply(ctx, name+"-"+b.label(bud), mock, n, parallelism, bud)
+			res, _, err := b.apply(ctx, name+"-"+bud.label, mock, n, parallelism, bud)
 			mock.Close()
 			if err != nil {
 				return err
@@ -501,7 +514,7 @@ func (b *bench) limitScenario(ctx context.Context, limit int, bucket bool, forms
 			ok := res.exitErr == nil && res.completed == n && res.startedOK == n
 			var verdict string
 			switch {
-			case b.baseline(bud):
+			case b.baseline(bud), bud.ceiling > 0:
 				verdict = fmt.Sprintf("%.2fx ideal", ratio)
 				if !ok {
 					verdict += ", failures"
