@@ -126,13 +126,24 @@ func (e *agentEntry) plan(at time.Time, next AgentJob) {
 // AgentJobPrompts returns the prompts the job received through the API: the
 // one that created it, then each message, in order.
 func (s *Server) AgentJobPrompts(projectID, id string) []string {
-	return locked(s, func() []string { return slices.Clone(entry(s.agents, agentKey{projectID, id}).prompts) })
+	return locked(s, func() []string {
+		if e := s.agents[agentKey{projectID, id}]; e != nil {
+			return slices.Clone(e.prompts)
+		}
+		return nil
+	})
 }
 
 // AgentJobsCreated returns the ids of the jobs created through the API in
 // the project, oldest first.
 func (s *Server) AgentJobsCreated(projectID string) []string {
-	return locked(s, func() []string { return append([]string{}, entry(s.agentProjects, projectID).created...) })
+	return locked(s, func() []string {
+		created := []string{}
+		if p := s.agentProjects[projectID]; p != nil {
+			created = append(created, p.created...)
+		}
+		return created
+	})
 }
 
 // current applies due transitions and returns the job, or nil. Called with
