@@ -35,6 +35,7 @@ func buildRevision(ctx context.Context, terraform, home, rev string) (*tfrunner.
 		return nil, fmt.Errorf("git archive %s: %w (the baseline is built from the project's git history)", rev, err)
 	}
 	extractErr := extract(out, src)
+	_, _ = io.Copy(io.Discard, out) // after a failed extract, git must not block on a full pipe
 	if err := archive.Wait(); err != nil {
 		return nil, fmt.Errorf("git archive %s: %w: %s (a shallow clone lacks it: git fetch --unshallow, or pass -baseline)", rev, err, strings.TrimSpace(stderr.String()))
 	}

@@ -1,7 +1,7 @@
 // Command budgetbench measures the provider's request budget end to end: it
 // builds the provider twice, from this tree and from the git revision
-// -baseline (the last with the fixed budget of 20 requests per second, the
-// baseline), and times real `terraform plan` and `terraform apply` runs of
+// -baseline (main before the budget was adaptive, with its fixed budget of
+// 20 requests per second: the baseline), and times real `terraform plan` and `terraform apply` runs of
 // many docsadmin_static_export resources (one for_each) with each build
 // against the in-memory mock under several server models.
 //
@@ -14,7 +14,7 @@
 //	        in any sliding second, for each form of Retry-After (-forms)
 //	bucket  the same against the mock's token bucket of 20 requests per
 //	        second (burst 20), Retry-After in delta-seconds
-//	limit5  the window at a limit of 5 requests per second, delta-seconds
+//	limit5  the window at a limit of 5 requests in any second, delta-seconds
 //
 // Against a limit, a third row runs this tree's build told the limit as its
 // ceiling (requests_per_second): the floor for a client that must learn it.
@@ -56,7 +56,8 @@ var (
 	}
 )
 
-// baselineRevision is the last revision with the fixed budget.
+// baselineRevision is main before the budget was adaptive: a fixed 20
+// requests per second (and no archive verification yet).
 const baselineRevision = "4cfad06"
 
 type options struct {
