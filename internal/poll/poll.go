@@ -83,12 +83,15 @@ func until(ctx context.Context, p Policy, first *Observation, check CheckFunc) (
 			}
 		}
 		if quickLook && d.Wait > w.p.MinInterval {
-			quickLook = false
+			next := w.p.Clock.Now().Add(d.Wait)
 			if obs, done, err := w.quickLook(check); done {
 				return obs, err
 			}
-			d.Wait -= w.p.MinInterval
+			// The scheduled check stays where it was, however long the
+			// look took.
+			d.Wait = next.Sub(w.p.Clock.Now())
 		}
+		quickLook = false
 		if err := Sleep(ctx, w.p.Clock, d.Wait); err != nil {
 			return w.last, w.timeout(err)
 		}
@@ -110,9 +113,16 @@ func (w *wait) quickLook(check CheckFunc) (Observation, bool, error) {
 	case err == nil && obs.Final:
 		return obs, true, nil
 	case err == nil:
-		w.last = obs
+		w.last, w.seen, w.lastErr = obs, true, nil
+		w.log("quick look", map[string]any{"status": obs.Status})
+	case w.ctx.Err() != nil:
+		w.lastErr = err
+		return w.last, true, w.timeout(w.ctx.Err())
 	case IsPermanent(err):
 		return w.last, true, unwrapPermanent(err)
+	default:
+		w.lastErr = err
+		w.log("quick look failed", map[string]any{"error": err.Error()})
 	}
 	return w.last, false, nil
 }

@@ -381,10 +381,27 @@ func TestQuickLookNoticesAShortJobAndLeavesTheScheduleAsItWas(t *testing.T) {
 	if len(with) != len(without)+1 || with[0] != DefaultMinInterval || !slices.Equal(with[1:], without) {
 		t.Errorf("checks with the quick look at %v, without at %v: want one more at %s and the rest unchanged", with, without, DefaultMinInterval)
 	}
-	// A permanent error at the quick look ends the wait.
-	p, _ := autoPolicy()
+	// A slow or failed look moves no later check.
+	p, c := autoPolicy()
 	p.QuickLook = true
-	check, _ := script(failing(Permanent(errors.New("gone"))))
+	var at []time.Duration
+	check, _ := script(failing(errFlaky), running(40), running(80), completed)
+	if _, err := UntilFrom(context.Background(), p, inHand, func(ctx context.Context) (Observation, error) {
+		at = append(at, c.Now().Sub(simEpoch))
+		if len(at) == 1 {
+			c.Advance(200 * time.Millisecond) // the look's answer is slow
+		}
+		return check(ctx)
+	}); err != nil {
+		t.Fatalf("a transient error at the quick look ended the wait: %v", err)
+	}
+	if !slices.Equal(at[1:], without) {
+		t.Errorf("checks after a slow, failed quick look at %v, want %v as without it", at[1:], without)
+	}
+	// A permanent error at the quick look ends the wait.
+	p, _ = autoPolicy()
+	p.QuickLook = true
+	check, _ = script(failing(Permanent(errors.New("gone"))))
 	if _, err := UntilFrom(context.Background(), p, inHand, check); err == nil || err.Error() != "gone" {
 		t.Errorf("permanent error at the quick look: %v, want it returned", err)
 	}
