@@ -16,18 +16,23 @@ import (
 // a send rate learned from the server's 429s, an optional ceiling on it, and
 // a pause that a 429 imposes on every caller.
 //
+// A rate is a number of requests in any one second, the way servers count
+// their limits: a burst within it leaves at once.
+//
 // The API's limit is not documented, so the rate is learned the way TCP's
 // CUBIC and the AWS SDKs' adaptive retry mode learn theirs. Until the first
 // 429 there is no rate at all (or only the ceiling). A 429 sets the rate to
-// beta times the requests sent over the last second (but for the refused
-// one: about what the server accepted) and remembers that measure as the
-// last known maximum. The rate then grows along a cubic curve, quickly at
-// first, flat as it regains the last maximum, and beyond it only while
-// callers are held back by it (and never above twice what they ask for), so
-// that it settles just under what the server allows. After a pause, callers
-// are released one at a time at the learned rate rather than all at once.
+// beta times what the server accepted over the last second (the requests
+// sent but those refused) and remembers that measure as the limit. The rate
+// then grows along a cubic curve, quickly at first, flat as it regains the
+// limit; it holds there for a while (the plateau), and probes beyond only
+// while callers are held back by it (never above twice what they ask for).
+// A 429 at about the limit confirms it: the rate returns to what the server
+// accepted and holds twice as long before the next probe, since every 429
+// pauses all callers. For a second after a pause, callers are released one
+// at a time at the learned rate rather than all at once.
 type limiter struct {
-	ceiling  float64 // configured requests per second; 0: none
+	ceiling  float64 // configured requests in any one second; 0: none
 	inFlight chan struct{}
 	clock    poll.Clock
 	logger   Logger
@@ -36,7 +41,7 @@ type limiter struct {
 	pausedUntil  time.Time
 	rate         float64       // requests allowed in any one second now; +Inf: no limit
 	learned      bool          // a 429 has set the rate
-	lastMax      float64       // the measured rate that met the last 429
+	lastMax      float64       // the limit: what the server accepted in the second before the last 429
 	lastThrottle time.Time     // when the rate was last lowered
 	k            float64       // seconds along the curve until it regains lastMax
 	restart      float64       // the share of lastMax the last 429 restarted the rate at
@@ -64,6 +69,8 @@ const (
 	// above it, twice as long after each failed probe, up to maxPlateau.
 	firstPlateau = 5 * time.Second
 	maxPlateau   = time.Minute
+	// forgetAfter is how long a learned limit lasts without a 429.
+	forgetAfter = 10 * time.Minute
 )
 
 func newLimiter(ceiling float64, concurrency int, clock poll.Clock, logger Logger) *limiter {
@@ -166,9 +173,9 @@ func (l *limiter) acquire(ctx context.Context) (time.Time, func(), error) {
 }
 
 // recordThrottle records a 429 to a request sent at sent: every caller is held
-// for pause (a pause is extended, never shortened), and the rate is lowered
-// unless the request was sent before the rate was last lowered (or at that
-// instant): its answer says nothing about the new rate.
+// for pause (a pause is extended, never shortened), and the rate is lowered.
+// A request sent before the rate was last set (or at that instant) was
+// refused with the one that set it: it only corrects that one's count.
 func (l *limiter) recordThrottle(ctx context.Context, sent time.Time, pause time.Duration, why string) {
 	l.mu.Lock()
 	now := l.clock.Now()
@@ -182,24 +189,23 @@ func (l *limiter) recordThrottle(ctx context.Context, sent time.Time, pause time
 	var change *rateChange
 	switch {
 	case l.learned && !sent.After(l.lastThrottle):
-		// Refused together with the request that set the rate: it says
-		// nothing new about the rate, but the last second held fewer
-		// accepted requests than that 429 could know.
-		if refused := math.Max(measured, l.floor()); refused < l.lastMax {
-			l.lastMax = refused
-			l.k = math.Cbrt(refused * (1 - l.restart) / cubicScale)
-			change = l.setRateLocked(math.Min(l.rate, math.Max(refused*l.restart, l.floor())), fmt.Sprintf(
-				"%s, refused with the last: the server accepted %.0f requests in the last second", why, measured))
+		// The 429 that set the rate counted this request as accepted if it
+		// was sent in the second before: the limit is one lower.
+		if sent.After(l.lastThrottle.Add(-sendWindow)) && l.lastMax > l.floor() {
+			l.lastMax = math.Max(l.lastMax-1, l.floor())
+			l.k = math.Cbrt(l.lastMax * (1 - l.restart) / cubicScale)
+			change = l.setRateLocked(math.Min(l.rate, math.Max(l.lastMax*l.restart, l.floor())), fmt.Sprintf(
+				"%s, refused with the last: the server accepted %.0f requests in the second before", why, l.lastMax))
 		}
-	case l.learned && l.rate > l.lastMax && measured >= l.lastMax-math.Max(rateStep*l.lastMax, 1):
-		// A probe above the last 429's rate met a 429 at about that rate:
-		// it is the limit. Return to what the server accepted, and probe
-		// again only after holding it twice as long.
+	case l.learned && measured >= l.lastMax-math.Max(rateStep*l.lastMax, 1):
+		// A 429 at about the limit, on a probe above it or while holding
+		// it: the limit stands. Return to what the server accepted, and
+		// probe again only after holding it twice as long.
 		l.lastMax = math.Max(math.Min(measured, l.rate), l.floor())
 		l.lastThrottle, l.curveAt, l.curve, l.k, l.restart = now, now, 0, 0, 1
 		l.plateau = min(2*l.plateau, maxPlateau)
 		change = l.setRateLocked(l.lastMax, fmt.Sprintf(
-			"%s: the probe failed; the rate returns to %.1f/s, what the server accepted, and probes again after %s",
+			"%s: the limit stands; the rate returns to %.1f/s, what the server accepted, and probes again after %s",
 			why, l.lastMax, l.plateau))
 	default:
 		refused := measured
@@ -220,7 +226,7 @@ func (l *limiter) recordThrottle(ctx context.Context, sent time.Time, pause time
 }
 
 // adaptLocked moves a learned rate along its curve. The curve regains the
-// rate of the last 429 in k seconds; past it, the curve advances only while
+// limit in k seconds and holds it for the plateau; past it, the curve advances only while
 // callers are held back by the rate (a caller waits for its turn, or this
 // one did or would), like CUBIC's when the sender has too little to send, and the
 // rate never rises to more than twice what callers ask for (the requests
@@ -229,6 +235,12 @@ func (l *limiter) recordThrottle(ctx context.Context, sent time.Time, pause time
 func (l *limiter) adaptLocked(now time.Time, waited bool) *rateChange {
 	if !l.learned {
 		return nil
+	}
+	if now.Sub(l.lastThrottle) > forgetAfter {
+		// A limit not met for this long may have been raised; the next 429
+		// learns it again.
+		l.learned = false
+		return l.setRateLocked(math.Inf(1), fmt.Sprintf("no 429 for %s: the limit learned is forgotten", forgetAfter))
 	}
 	held := waited || l.waiting > 0 || l.turnLocked(now).After(now)
 	if elapsed := now.Sub(l.curveAt).Seconds(); elapsed > 0 && (l.curve < l.k || held) {
@@ -288,12 +300,15 @@ func (l *limiter) turnLocked(now time.Time) time.Time {
 	if math.IsInf(l.rate, 1) {
 		return now
 	}
+	// n requests in n/rate seconds: a whole second for whole rates, less
+	// for a fractional one (1.5/s: one every 0.67s), more below one.
 	n := max(int(l.rate), 1)
-	turn := l.sent.nthLatest(now, n).Add(sendWindow + skewMargin)
+	span := time.Duration(float64(n) / l.rate * float64(time.Second))
+	turn := l.sent.nthLatest(n).Add(span + skewMargin)
 	if now.Before(l.pausedUntil.Add(sendWindow)) {
 		// For a second after a pause, callers leave one at a time: the end
 		// of a pause never sets off a burst.
-		if last := l.sent.nthLatest(now, 1); !last.IsZero() {
+		if last := l.sent.nthLatest(1); !last.IsZero() {
 			turn = maxTime(turn, last.Add(time.Duration(float64(time.Second)/l.rate)))
 		}
 	}
@@ -315,9 +330,12 @@ const (
 	skewMargin = 50 * time.Millisecond
 )
 
-// sendLog holds the send times of the requests of the last second, oldest
-// first.
-type sendLog struct{ times []time.Time }
+// sendLog holds the send times of the requests of the last second (and the
+// skew margin), oldest first, and of the latest request whenever it was.
+type sendLog struct {
+	times  []time.Time
+	latest time.Time
+}
 
 func (s *sendLog) prune(now time.Time) {
 	cut := now.Add(-sendWindow - skewMargin)
@@ -331,12 +349,19 @@ func (s *sendLog) prune(now time.Time) {
 func (s *sendLog) add(now time.Time) {
 	s.prune(now)
 	s.times = append(s.times, now)
+	s.latest = now
 }
 
 // remove drops the request sent at t.
 func (s *sendLog) remove(t time.Time) {
-	if i := slices.Index(s.times, t); i >= 0 {
+	if i := slices.IndexFunc(s.times, t.Equal); i >= 0 {
 		s.times = slices.Delete(s.times, i, i+1)
+	}
+	if s.latest.Equal(t) {
+		s.latest = time.Time{}
+		if len(s.times) > 0 {
+			s.latest = s.times[len(s.times)-1]
+		}
 	}
 }
 
@@ -353,10 +378,13 @@ func (s *sendLog) rate(now time.Time) float64 {
 	return float64(n)
 }
 
-// nthLatest is the send time of the n-th latest request of the last second,
-// or the zero time when fewer were sent.
-func (s *sendLog) nthLatest(now time.Time, n int) time.Time {
-	s.prune(now)
+// nthLatest is the send time of the n-th latest request, or the zero time
+// when fewer were sent: the latest whenever it was, the others within the
+// log's second.
+func (s *sendLog) nthLatest(n int) time.Time {
+	if n == 1 {
+		return s.latest
+	}
 	if len(s.times) < n {
 		return time.Time{}
 	}

@@ -3,6 +3,7 @@ package client
 import (
 	"context"
 	"fmt"
+	"math"
 	"strings"
 	"sync"
 	"testing"
@@ -53,6 +54,14 @@ func sendSteadily(t *testing.T, l *limiter, n int, interval time.Duration) time.
 	return sent
 }
 
+// sendFor acquires slots, one every interval at most, for d.
+func sendFor(t *testing.T, l *limiter, d, interval time.Duration) {
+	t.Helper()
+	for end := time.Now().Add(d); time.Now().Before(end); time.Sleep(interval) {
+		acquire(t, l)
+	}
+}
+
 func TestNoRateUntilTheServerPushesBack(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		l := newLimiter(0, 4, poll.RealClock, &rateLog{})
@@ -85,6 +94,45 @@ func TestCeilingBoundsTheRequestsOfAnySecond(t *testing.T) {
 	})
 }
 
+func TestFractionalCeilingsSpaceRequests(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		for _, ceiling := range []float64{0.5, 1.5} {
+			l := newLimiter(ceiling, 4, poll.RealClock, &rateLog{})
+			gap := time.Duration(float64(time.Second) / ceiling)
+			prev := acquire(t, l)
+			for i := 1; i < 4; i++ {
+				at := acquire(t, l)
+				if at.Sub(prev) < gap {
+					t.Errorf("ceiling %v/s: requests %d and %d left %s apart, want at least %s", ceiling, i-1, i, at.Sub(prev), gap)
+				}
+				prev = at
+			}
+		}
+	})
+}
+
+func TestLearnedLimitIsForgottenWithoutA429(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		log := &rateLog{}
+		l := newLimiter(0, 4, poll.RealClock, log)
+		sent := sendSteadily(t, l, 21, 45*time.Millisecond)
+		l.recordThrottle(t.Context(), sent, time.Second, "HTTP 429 to GET /x")
+		time.Sleep(forgetAfter - time.Second)
+		acquire(t, l)
+		if !l.paced() {
+			t.Fatalf("limit forgotten %s after its 429, want it kept until %s", forgetAfter-time.Second, forgetAfter)
+		}
+		time.Sleep(2 * time.Second)
+		acquire(t, l)
+		if l.paced() || !math.IsInf(l.currentRate(), 1) {
+			t.Errorf("rate %s after the last 429 = %v, paced %v; want the limit forgotten", forgetAfter+time.Second, l.currentRate(), l.paced())
+		}
+		if c := log.last(); c["new_rate"] != "unlimited" {
+			t.Errorf("logged change = %v, want new_rate unlimited", c)
+		}
+	})
+}
+
 func TestRateLimitedAnswerLowersTheRateUntilItRecovers(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		log := &rateLog{}
@@ -99,17 +147,23 @@ func TestRateLimitedAnswerLowersTheRateUntilItRecovers(t *testing.T) {
 		if c := log.last(); c["old_rate"] != "unlimited" || c["new_rate"] != 14.0 || c["reason"] == "" {
 			t.Errorf("logged change = %v, want old_rate unlimited, new_rate 14 and a reason", c)
 		}
-		// Answers to requests sent before the rate was lowered say nothing new.
-		l.recordThrottle(t.Context(), sent, time.Second, "HTTP 429 to GET /x")
-		if got := l.currentRate(); got != 14 {
-			t.Fatalf("rate after a second 429 to a request sent before the first = %v, want 14", got)
+		// A request of that second refused with it was counted as accepted:
+		// the limit is one lower.
+		l.recordThrottle(t.Context(), sent.Add(-45*time.Millisecond), time.Second, "HTTP 429 to GET /x")
+		if got := l.currentRate(); math.Abs(got-0.7*19) > 1e-9 {
+			t.Fatalf("rate after a 429 to another request of that second = %v, want 0.7 x 19 = 13.3", got)
+		}
+		// One sent long before says nothing.
+		l.recordThrottle(t.Context(), sent.Add(-5*time.Second), time.Second, "HTTP 429 to GET /x")
+		if got := l.currentRate(); math.Abs(got-0.7*19) > 1e-9 {
+			t.Fatalf("rate after a 429 to a request sent seconds before = %v, want it unchanged at 13.3", got)
 		}
 
-		// The curve regains 20 about 2.5s after the 429 and stays near it.
+		// The curve regains 19 about 2.5s after the 429 and stays near it.
 		time.Sleep(time.Second) // the pause
 		sendSteadily(t, l, 30, 50*time.Millisecond)
-		if got := l.currentRate(); got < 19 || got > 21 {
-			t.Errorf("rate 2.5s after the 429 = %v, want back near 20", got)
+		if got := l.currentRate(); got < 18 || got > 20 {
+			t.Errorf("rate 2.5s after the 429 = %v, want back near 19", got)
 		}
 		if c := log.last(); c["reason"] == "" {
 			t.Errorf("a recovery step was logged without a reason: %v", c)
@@ -123,12 +177,12 @@ func TestRateLimitedAnswerLowersTheRateUntilItRecovers(t *testing.T) {
 			t.Errorf("rate after a minute idle = %v, want it unchanged at %v", got, before)
 		}
 		sendSteadily(t, l, 40, 25*time.Millisecond) // 40/s, if the rate allows
-		if got := l.currentRate(); got > 21 {
-			t.Errorf("rate a second into callers wanting more = %v, want it held near 20 for %s first", got, firstPlateau)
+		if got := l.currentRate(); got > 20 {
+			t.Errorf("rate a second into callers wanting more = %v, want it held near 19 for %s first", got, firstPlateau)
 		}
 		sendSteadily(t, l, 400, 25*time.Millisecond)
-		if got := l.currentRate(); got <= 21 {
-			t.Errorf("rate while callers want more for 10s = %v, want it probing above 20", got)
+		if got := l.currentRate(); got <= 20 {
+			t.Errorf("rate while callers want more for 10s = %v, want it probing above 19", got)
 		}
 
 		// A 429 to a request sent after the last one lowers it again.
@@ -161,8 +215,19 @@ func TestFailedProbeReturnsToTheLimitAndWaitsLongerBeforeTheNext(t *testing.T) {
 		if l.plateau != 2*firstPlateau {
 			t.Errorf("hold before the next probe = %s, want twice %s", l.plateau, firstPlateau)
 		}
-		if c := log.last(); !strings.Contains(fmt.Sprint(c["reason"]), "probe failed") {
-			t.Errorf("logged reason = %v, want it to say the probe failed", c["reason"])
+		if c := log.last(); !strings.Contains(fmt.Sprint(c["reason"]), "limit stands") {
+			t.Errorf("logged reason = %v, want it to say the limit stands", c["reason"])
+		}
+		// The rate holds at the limit for the doubled plateau while callers
+		// want more, then probes again.
+		time.Sleep(time.Second) // the pause
+		sendFor(t, l, 8*time.Second, 25*time.Millisecond)
+		if got := l.currentRate(); got > 21 {
+			t.Errorf("rate 9s after the failed probe = %v, want it still held at about 20", got)
+		}
+		sendFor(t, l, 4*time.Second, 25*time.Millisecond)
+		if got := l.currentRate(); got <= 21 {
+			t.Errorf("rate 13s after the failed probe = %v, want it probing again", got)
 		}
 	})
 }
