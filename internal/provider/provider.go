@@ -122,8 +122,8 @@ func (p *docsadminProvider) Schema(_ context.Context, _ provider.SchemaRequest, 
 				MarkdownDescription: "Optional ceiling on the requests of this provider configuration in any one second, shared by every resource and data source, " +
 					"greater than 0 and at most 1000. Unset (the default), requests are not paced until the API answers `429`; " +
 					"from then on at most as many go in any second as the API accepted, a number learned from the `429`s. " +
-					"Either way a `429` holds all requests for its `Retry-After` and lowers the rate to 0.7 times what the API accepted, " +
-					"which then climbs back within seconds; set a ceiling to stay below a limit you know, or to leave room for other clients of the same key.",
+					"Either way a `429` holds all requests for its `Retry-After` and lowers the rate to 0.7 times what the API accepted " +
+					"(to what it accepted, when the `429` came at the limit already learned), which then climbs back within seconds; set a ceiling to stay below a limit you know, or to leave room for other clients of the same key.",
 				Optional:   true,
 				Validators: []validator.Float64{float64validator.Between(0.01, 1000)},
 			},
