@@ -209,6 +209,8 @@ func run(ctx context.Context, opts options, stdout io.Writer) (bool, error) {
 		if err := b.planScenario(ctx, kept); err != nil {
 			return false, err
 		}
+	} else {
+		closeAll(kept)
 	}
 	for _, l := range []struct {
 		scenario string
