@@ -62,6 +62,18 @@ func sendFor(t *testing.T, l *limiter, d, interval time.Duration) {
 	}
 }
 
+// throttledAt20 is an adaptive limiter that sent 21 requests in a second and
+// met a 429 on the last: 20 accepted. It returns the refused request's send
+// time.
+func throttledAt20(t *testing.T) (*limiter, *rateLog, time.Time) {
+	t.Helper()
+	log := &rateLog{}
+	l := newLimiter(0, 4, poll.RealClock, log)
+	sent := sendSteadily(t, l, 21, 45*time.Millisecond)
+	l.recordThrottle(t.Context(), sent, time.Second, "HTTP 429 to GET /x")
+	return l, log, sent
+}
+
 func TestNoRateUntilTheServerPushesBack(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		l := newLimiter(0, 4, poll.RealClock, &rateLog{})
@@ -113,10 +125,7 @@ func TestFractionalCeilingsSpaceRequests(t *testing.T) {
 
 func TestLearnedLimitIsForgottenWithoutA429(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		log := &rateLog{}
-		l := newLimiter(0, 4, poll.RealClock, log)
-		sent := sendSteadily(t, l, 21, 45*time.Millisecond)
-		l.recordThrottle(t.Context(), sent, time.Second, "HTTP 429 to GET /x")
+		l, log, _ := throttledAt20(t)
 		time.Sleep(forgetAfter - time.Second)
 		acquire(t, l)
 		if !l.paced() {
@@ -135,12 +144,7 @@ func TestLearnedLimitIsForgottenWithoutA429(t *testing.T) {
 
 func TestRateLimitedAnswerLowersTheRateUntilItRecovers(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		log := &rateLog{}
-		l := newLimiter(0, 4, poll.RealClock, log)
-		// 21 requests in the last second: 20 accepted and the one refused.
-		sent := sendSteadily(t, l, 21, 45*time.Millisecond)
-
-		l.recordThrottle(t.Context(), sent, time.Second, "HTTP 429 to GET /x")
+		l, log, sent := throttledAt20(t)
 		if got := l.currentRate(); got != 14 {
 			t.Fatalf("rate after a 429 to 20 requests/s = %v, want 0.7 x 20 = 14", got)
 		}
@@ -197,17 +201,14 @@ func TestRateLimitedAnswerLowersTheRateUntilItRecovers(t *testing.T) {
 
 func TestFailedProbeReturnsToTheLimitAndWaitsLongerBeforeTheNext(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		log := &rateLog{}
-		l := newLimiter(0, 4, poll.RealClock, log)
-		sent := sendSteadily(t, l, 21, 45*time.Millisecond) // 20 accepted
-		l.recordThrottle(t.Context(), sent, time.Second, "HTTP 429 to GET /x")
+		l, log, _ := throttledAt20(t)
 		time.Sleep(time.Second)
 		// Callers want 40/s until the rate probes above 20.
 		for l.currentRate() <= 20 {
 			sendSteadily(t, l, 10, 25*time.Millisecond)
 		}
 		// The server still accepts 20 in a second: the probe's 429.
-		sent = acquire(t, l)
+		sent := acquire(t, l)
 		l.recordThrottle(t.Context(), sent, time.Second, "HTTP 429 to GET /x")
 		if got := l.currentRate(); got < 19 || got > 21 {
 			t.Fatalf("rate after a failed probe = %v, want back at about 20, the limit, not 0.7 of it", got)
