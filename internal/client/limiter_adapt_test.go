@@ -152,7 +152,8 @@ func TestRateLimitedAnswerLowersTheRateUntilItRecovers(t *testing.T) {
 			t.Errorf("logged change = %v, want old_rate unlimited, new_rate 14 and a reason", c)
 		}
 		// A request of that second refused with it was counted as accepted:
-		// the limit is one lower.
+		// the limit is one lower, however late its answer.
+		time.Sleep(1200 * time.Millisecond)
 		l.recordThrottle(t.Context(), sent.Add(-45*time.Millisecond), time.Second, "HTTP 429 to GET /x")
 		if got := l.currentRate(); math.Abs(got-0.7*19) > 1e-9 {
 			t.Fatalf("rate after a 429 to another request of that second = %v, want 0.7 x 19 = 13.3", got)
