@@ -99,10 +99,11 @@ func until(ctx context.Context, p Policy, first *Observation, check CheckFunc) (
 }
 
 // quickLook checks once, MinInterval after the observation in hand (see
-// Policy.QuickLook). The look is not shown to the scheduler, whose first reading of a
-// rate needs the whole first wait, and a transient error is ignored: the
-// scheduled check follows. It reports done with the result when the job is
-// final, the check failed permanently, or the context ended.
+// Policy.QuickLook). The look is not shown to the scheduler, whose first
+// reading of a rate needs the whole first wait, and a transient error is
+// only recorded: the scheduled check follows. It reports done with the
+// result when the job is final, the check failed permanently, or the
+// context ended.
 func (w *wait) quickLook(check CheckFunc) (Observation, bool, error) {
 	if err := Sleep(w.ctx, w.p.Clock, w.p.MinInterval); err != nil {
 		return w.last, true, w.timeout(err)
