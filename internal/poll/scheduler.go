@@ -84,6 +84,11 @@ const (
 	// (or one rounding step, if larger) before it counts as going backwards
 	// rather than as noise.
 	regressTolerance = 0.5
+	// onTimeMargin is how long after the estimated completion a job that
+	// keeps its pace is polled: TargetLatency is for a job faster than
+	// estimated, and adding it to every wait would make the punctual ones
+	// (most of them) pay it too.
+	onTimeMargin = 100 * time.Millisecond
 )
 
 // Scheduler decides how long to wait before the next poll from the history of
@@ -227,8 +232,9 @@ func (s *Scheduler) rising(prev, cur sample) Decision {
 	s.est.rate, s.est.u, s.est.lo, s.est.hi = rate, u, lo, hi
 	s.est.eta = cur.at.Add(seconds((100 - cur.progress) / rate))
 
-	wait := min(s.towardETA(cur.at), s.trusted(span))
-	return s.decide(ModeEstimate, clampDuration(wait, s.p.MinInterval, s.p.MaxEstimatedInterval))
+	aim, earliest := s.towardETA(cur.at)
+	wait := min(aim, s.trusted(span))
+	return s.decideNotBefore(ModeEstimate, clampDuration(wait, s.p.MinInterval, s.p.MaxEstimatedInterval), earliest)
 }
 
 // flat handles progress that did not rise.
@@ -237,18 +243,18 @@ func (s *Scheduler) flat(now time.Time) Decision {
 	if s.est.rate <= 0 {
 		return s.decide(ModeStalled, backoff)
 	}
-	aim := s.towardETA(now)
+	aim, earliest := s.towardETA(now)
 	// A reading that has not moved for less time than one or two rounding
 	// steps take is no news: keep aiming at the estimate (this is how a
 	// long job's last percent looks), but never back off further.
 	if now.Sub(s.risenAt).Seconds() <= roundingWindow*s.step/s.est.rate {
-		return s.decide(ModeEstimate, clampDuration(aim, s.p.MinInterval, backoff))
+		return s.decideNotBefore(ModeEstimate, clampDuration(aim, s.p.MinInterval, backoff), earliest)
 	}
 	// While the estimated completion is well ahead, a pause is not yet a
 	// stall: the job may resume, and cannot finish without progressing. The
 	// estimate is trusted no further than while the job was rising.
 	if now.Before(s.est.eta) && aim > backoff {
-		return s.decide(ModePaused, min(aim, s.p.MaxEstimatedInterval, s.trusted(now.Sub(s.anchor.at).Seconds())))
+		return s.decideNotBefore(ModePaused, min(aim, s.p.MaxEstimatedInterval, s.trusted(now.Sub(s.anchor.at).Seconds())), earliest)
 	}
 	// Otherwise it may finish, or jump to done, at any moment: poll at
 	// least every MaxInterval, and sooner while the job is young.
@@ -268,21 +274,31 @@ func (s *Scheduler) trusted(span float64) time.Duration {
 // towardETA is the wait that lands at (1-u) of the time left to the
 // estimated completion plus TargetLatency: a job up to 1/(1-u) times faster
 // than estimated is still caught within TargetLatency, and a slower one costs
-// one more poll, at a shorter distance.
+// one more poll, at a shorter distance. It never lands later than
+// onTimeMargin after the estimated completion, so a job that keeps its pace
+// is caught within that margin; earliest is the shortest wait jitter may
+// leave of such a wait, so that jitter does not land it before the
+// completion.
 //
 // Rounding of the latest reading makes the time left uncertain by half a step
 // of progress, or a whole step at the top reading, where a job may sit until
 // it is done. Within that window completion may come at any moment; polls are
 // spaced at least an eighth of it apart so that coarse readings of a slow job
 // cannot cost more than about eight polls.
-func (s *Scheduler) towardETA(now time.Time) time.Duration {
+func (s *Scheduler) towardETA(now time.Time) (wait, earliest time.Duration) {
 	left := max(s.est.eta.Sub(now).Seconds(), 0)
 	quantum := s.step / 2
 	if s.last.progress >= 100-s.step {
 		quantum = s.step
 	}
 	window := quantum / s.est.rate
-	return seconds(max((1-s.est.u)*left-window, window/8)) + s.p.TargetLatency
+	wait = seconds(max((1-s.est.u)*left-window, window/8)) + s.p.TargetLatency
+	// The latest reading may have been rounded down: the completion may
+	// come up to window later than estimated.
+	if onTime := seconds(left+window) + onTimeMargin; onTime < wait {
+		return onTime, onTime - 2*onTimeMargin/3
+	}
+	return wait, 0
 }
 
 // backoff doubles the previous wait, capped at MaxInterval; the first wait is
@@ -295,8 +311,16 @@ func (s *Scheduler) backoff() time.Duration {
 }
 
 func (s *Scheduler) decide(m Mode, wait time.Duration) Decision {
+	return s.decideNotBefore(m, wait, 0)
+}
+
+// decideNotBefore is decide for a wait that jitter must not shorten below
+// earliest.
+func (s *Scheduler) decideNotBefore(m Mode, wait, earliest time.Duration) Decision {
 	s.base = wait
-	return s.jittered(s.withEstimate(Decision{Mode: m, Wait: wait}))
+	d := s.jittered(s.withEstimate(Decision{Mode: m, Wait: wait}))
+	d.Wait = max(d.Wait, min(earliest, wait))
+	return d
 }
 
 func (s *Scheduler) withEstimate(d Decision) Decision {

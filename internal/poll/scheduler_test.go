@@ -67,6 +67,30 @@ func TestSchedulerConvergesOnLinearProgress(t *testing.T) {
 	}
 }
 
+// A job that keeps its pace is seen within onTimeMargin of its completion
+// (and of the time one or two steps of rounded progress take), and never
+// polled once more for it, whatever the jitter: TargetLatency is only for
+// jobs faster than estimated.
+func TestSchedulerCatchesAPunctualJobWithinTheMargin(t *testing.T) {
+	for _, duration := range []time.Duration{3 * time.Second, 30 * time.Second, 10 * time.Minute} {
+		for _, jitter := range []float64{0, 0.999} {
+			st := newStepper(t, Policy{Rand: func() float64 { return jitter }})
+			var polls int
+			for ; st.elapsed() < duration; polls++ {
+				// One decimal, as the API reports it.
+				st.observe(ptr(math.Round(1000*st.elapsed().Seconds()/duration.Seconds()) / 10))
+			}
+			late := st.elapsed() - duration
+			if limit := onTimeMargin + 2*duration/1000; late > limit {
+				t.Errorf("%s job, jitter %v: seen %s after completion, want at most %s", duration, jitter, late, limit)
+			}
+			if late < 0 || polls > 12 {
+				t.Errorf("%s job, jitter %v: %d polls before completion, last %s late", duration, jitter, polls, late)
+			}
+		}
+	}
+}
+
 func TestSchedulerEstimateIsTrustedOnlyAsFarAsItsHistory(t *testing.T) {
 	st := newStepper(t, Policy{})
 	st.observe(ptr(0.0))
