@@ -26,9 +26,11 @@ type Policy struct {
 	// InitialInterval is the first wait after the first non-final
 	// observation, and the first step of error backoff (default 1s).
 	InitialInterval time.Duration
-	// TargetLatency is how soon after the estimated completion the scheduler
-	// aims to poll (default 750ms). Smaller means faster detection and more
-	// polls.
+	// TargetLatency is how late the scheduler may notice a job that runs
+	// faster than estimated, within the estimate's uncertainty (default
+	// 750ms). Smaller means faster detection of such jobs and more polls. A
+	// job that keeps its estimated pace is polled just after its estimated
+	// completion, whatever this is.
 	TargetLatency time.Duration
 	// Jitter is the fraction by which each wait is randomly shortened
 	// (default 0.1; negative disables). Waits only ever shrink, so jitter

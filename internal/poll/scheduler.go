@@ -45,7 +45,8 @@ type Decision struct {
 // stalling jobs of 5s to 30m (see sim_test.go and `make bench`).
 //
 // A wait aims at (1-u) of the estimated time left plus TargetLatency, where u
-// is the uncertainty of the estimate.
+// is the uncertainty of the estimate, or onTimeMargin after the estimated
+// completion if that is sooner.
 const (
 	// uncertaintyNew applies while the rate rests on one or two intervals.
 	uncertaintyNew = 0.5
