@@ -300,7 +300,9 @@ output "values" {
 			{Config: config("a1b2c3", "r1"), Check: render},
 			{Config: config("a1b2c3", "r1"), ConfigPlanChecks: emptyPlan, Check: resource.ComposeTestCheckFunc(render, unchanged)},
 			{
-				// A renewal forced through renew_triggers.
+				// A renewal forced through renew_triggers. The clock moves
+				// first: links presigned within the same second are identical.
+				PreConfig:        func() { clock.Advance(time.Minute) },
 				Config:           config("a1b2c3", "r2"),
 				ConfigPlanChecks: expect(plancheck.ResourceActionUpdate),
 				Check:            resource.ComposeTestCheckFunc(render, renewed),

@@ -84,28 +84,32 @@ func TestAccStaticExport_defaultRenewalWindowIsCappedForShortLinks(t *testing.T)
 
 // A change of renew_triggers renews the link now, in place, for the same
 // export; the content's identity stays and the archive is not downloaded
-// again.
+// again. A renewal is proven by a second link request and a later expiry:
+// two links presigned within the same second are identical, as with real
+// SigV4 presigning, so the clock moves between the steps.
 func TestAccStaticExport_renewTriggersRenewInPlace(t *testing.T) {
-	mock := newMock(t, mockapi.Config{})
+	clock := &shiftedClock{}
+	mock := newMock(t, mockapi.Config{Now: clock.Now})
 	config := func(rotation string) string {
 		return exportConfig(mock, fmt.Sprintf(`
   domain         = "docs.example.com"
   renew_triggers = { rotation = %q }`, rotation))
 	}
-	var jobID, sha, firstURL string
+	var jobID, sha, firstExpiry string
 	resource.UnitTest(t, resource.TestCase{
-		ProtoV6ProviderFactories: testFactories(Options{}),
+		ProtoV6ProviderFactories: testFactories(Options{Clock: clock}),
 		Steps: []resource.TestStep{
 			{
 				Config: config("1"),
 				Check: resource.ComposeTestCheckFunc(
 					captureAttr(exportAddress, "job_id", &jobID),
 					captureAttr(exportAddress, "archive_sha256", &sha),
-					captureAttr(exportAddress, "bundle_url", &firstURL),
+					captureAttr(exportAddress, "bundle_expires_at", &firstExpiry),
 				),
 			},
 			{
-				Config: config("2"),
+				PreConfig: func() { clock.Advance(time.Minute) },
+				Config:    config("2"),
 				ConfigPlanChecks: resource.ConfigPlanChecks{
 					PreApply: []plancheck.PlanCheck{
 						plancheck.ExpectResourceAction(exportAddress, plancheck.ResourceActionUpdate),
@@ -120,8 +124,8 @@ func TestAccStaticExport_renewTriggersRenewInPlace(t *testing.T) {
 						return fmt.Errorf("renewal changed the job from %s to %s", jobID, attrs["job_id"])
 					case attrs["archive_sha256"] != sha:
 						return fmt.Errorf("renewal changed archive_sha256 from %s to %s", sha, attrs["archive_sha256"])
-					case attrs["bundle_url"] == firstURL:
-						return fmt.Errorf("the link was not renewed")
+					case attrs["bundle_expires_at"] <= firstExpiry:
+						return fmt.Errorf("the renewed link expires at %s, not after the first link's %s", attrs["bundle_expires_at"], firstExpiry)
 					}
 					if err := expectCount("exports started", 1, func() int { return mock.ExportsStarted("docs.example.com") })(nil); err != nil {
 						return err
