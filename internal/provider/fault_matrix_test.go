@@ -58,9 +58,14 @@ type faultRow struct {
 	spareFaults bool
 }
 
-// Text that no error may contain: signs of a crash, of a hung plugin, or of
-// a proxy's page pasted into the message.
-var faultForbidden = []string{"panic", "goroutine ", "Plugin did not respond", "<html", "<body", "<!DOCTYPE"}
+// Text that no error may contain: signs of a crash, of a hung plugin, of a
+// state Terraform refuses (unknown values left after apply), or of a proxy's
+// page pasted into the message.
+var faultForbidden = []string{"panic", "goroutine ", "Plugin did not respond", providerBugText, "<html", "<body", "<!DOCTYPE"}
+
+// providerBugText is how Terraform introduces a result that breaks the
+// protocol, such as a state with unknown values after a failed apply.
+const providerBugText = "bug in the provider"
 
 const proxyErrorPage = `<!DOCTYPE html>
 <html><head><title>502 Bad Gateway</title></head>

@@ -116,6 +116,9 @@ func TestAccInterrupt_applyStopsPromptlyAndResumesTheSameJob(t *testing.T) {
 			t.Errorf("the interrupted apply does not say %q; it said:\n%s", want, firstOutput)
 		}
 	}
+	if strings.Contains(said, providerBugText) {
+		t.Errorf("the interrupted apply reports a provider bug; it said:\n%s", firstOutput)
+	}
 	snap, _ := mock.ExportJob(jobID)
 	if snap.Status != mockapi.StatusRunning {
 		t.Fatalf("job %s is %q after the interrupt; the test needs it still running", jobID, snap.Status)

@@ -243,9 +243,12 @@ func (r *staticExportResource) Create(ctx context.Context, req resource.CreateRe
 		tflog.Info(ctx, "started static export", map[string]any{"job_id": job.JobID, "domain": inputs.Domain})
 	}
 
-	// Saved before waiting, so that a timeout or interrupt never loses the job id.
+	// Saved before waiting, so that a timeout or interrupt never loses the
+	// job id. Every value is known: Terraform refuses a state that still
+	// holds the plan's unknowns, even beside an error.
 	plan.setJob(job)
 	plan.clearBundle()
+	plan.clearArchive()
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 	resp.Diagnostics.Append(setExportIdentity(ctx, resp.Identity, plan)...)
 
