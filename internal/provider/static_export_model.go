@@ -131,10 +131,6 @@ func (m *staticExportModel) copyJobFrom(s staticExportModel) {
 	m.ID, m.JobID, m.Status, m.Progress, m.PageCount, m.CreatedAt = s.ID, s.JobID, s.Status, s.Progress, s.PageCount, s.CreatedAt
 }
 
-func (m *staticExportModel) copyBundleFrom(s staticExportModel) {
-	m.BundleURL, m.BundleSizeBytes, m.BundleExpiresAt, m.ReadyForRenewal = s.BundleURL, s.BundleSizeBytes, s.BundleExpiresAt, s.ReadyForRenewal
-}
-
 // setArchive records the identity of the archive a download verified.
 func (m *staticExportModel) setArchive(sum archive.Summary) {
 	m.ArchiveSHA256 = types.StringValue(sum.SHA256)

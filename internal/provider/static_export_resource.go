@@ -369,36 +369,39 @@ func (r *staticExportResource) Update(ctx context.Context, req resource.UpdateRe
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 
+	// On failure the prior state is saved with only what did happen (the
+	// job's progress), so that renew_triggers, a due renewal or a verification
+	// is planned again rather than recorded as done.
 	verify := plan.ArchiveSHA256.IsUnknown() // set by ModifyPlan when no download verified this export yet
-	plan.copyJobFrom(state)
-	plan.copyBundleFrom(state)
-	plan.copyArchiveFrom(state)
 	jobID := state.JobID.ValueString()
+	failed := func(summary, detail string) {
+		resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+		resp.Diagnostics.AddError(summary, detail)
+	}
 	if state.Status.ValueString() != string(client.ExportCompleted) {
 		job, err := r.waitForCompletion(ctx, jobID, nil, timeoutUpdate, timeout)
 		if job != nil {
-			plan.setJob(job)
+			state.setJob(job)
 		}
 		if err != nil {
-			resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
-			resp.Diagnostics.AddError("Static export did not complete", err.Error())
+			failed("Static export did not complete", err.Error())
 			return
 		}
 	}
 	bundle, err := r.data.requestLink(ctx, jobID)
 	if err != nil {
 		// The old link stays in state: still usable until it expires.
-		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
-		resp.Diagnostics.AddError("Cannot renew the export's bundle link", exportWait("the bundle of export job "+jobID, timeoutUpdate, timeout).exportError(err).Error())
+		failed("Cannot renew the export's bundle link", exportWait("the bundle of export job "+jobID, timeoutUpdate, timeout).exportError(err).Error())
 		return
 	}
+	plan.copyJobFrom(state)
+	plan.copyArchiveFrom(state)
 	// A renewed link serves the same files: only an export that no download
 	// verified yet is downloaded.
 	if verify {
 		sum, err := verifyArchive(ctx, jobID, bundle.BundleURL)
 		if err != nil {
-			resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
-			resp.Diagnostics.AddError("The export's archive failed verification", verificationFailed(jobID, err))
+			failed("The export's archive failed verification", verificationFailed(jobID, err))
 			return
 		}
 		plan.setArchive(sum)
