@@ -30,10 +30,3 @@ func verifyArchive(ctx context.Context, jobID, link string) (archive.Summary, er
 	return sum, fmt.Errorf("downloading the archive of export job %s to verify it failed: %w. "+
 		"If this runner cannot reach the object storage that serves the archive, set verify_archive = false (nothing is checked then)", jobID, err)
 }
-
-// verificationFailed words a failed verification of an export that state
-// keeps: the next apply uses the same export.
-func verificationFailed(jobID string, err error) string {
-	return fmt.Sprintf("%s. Export job %s is kept: once the server serves a good archive, run terraform apply again and the same export is used, "+
-		"no second export is started.", err, jobID)
-}

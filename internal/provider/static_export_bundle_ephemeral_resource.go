@@ -3,7 +3,6 @@ package provider
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"time"
 
@@ -16,7 +15,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/client"
-	"github.com/docsadmin/terraform-provider-docsadmin/internal/poll"
 )
 
 const (
@@ -162,24 +160,14 @@ func (d *providerData) completedExportLink(ctx context.Context, jobID string, di
 	defer cancel()
 	bundle, err := d.requestLink(linkCtx, jobID)
 	if err != nil {
-		diags.AddError("Cannot generate the export's bundle link", linkError(jobID, err).Error())
+		wait := waitFailure{
+			subject: "the bundle of export job " + jobID, timeout: fixedLimit("for a completed export's bundle"), limit: bundleReadyTimeout,
+			onTimeout: "Run Terraform again in a few minutes",
+		}
+		diags.AddError(linkFailureSummary, linkFailure(jobID, wait, err))
 		return nil
 	}
 	return bundle
-}
-
-// linkError explains a failed request for a fresh link.
-func linkError(jobID string, err error) error {
-	var timeout *poll.TimeoutError
-	var notReady *linkNotReadyError
-	switch {
-	case errors.As(err, &timeout) && errors.Is(err, context.DeadlineExceeded) && errors.As(err, &notReady):
-		return fmt.Errorf("export job %s is completed, but the API still answered that its bundle is not ready after %s: %s. Run Terraform again in a few minutes",
-			jobID, timeout.Waited.Round(time.Second), notReady.answer)
-	case client.IsNotFound(err):
-		return fmt.Errorf("export job %s disappeared before its link was generated: %s. The API may have stopped retaining it; start a new export", jobID, err)
-	}
-	return fmt.Errorf("generating a link for export job %s failed: %s", jobID, withHint(err))
 }
 
 // Renew is called by Terraform at RenewAt, shortly before the link expires,

@@ -37,7 +37,7 @@ func TestAccStaticExport_failedUpdateIsPlannedAgain(t *testing.T) {
 			before:  `renew_triggers = { rotation = "1" }`,
 			after:   `renew_triggers = { rotation = "2" }`,
 			fail:    func(m *mockapi.Server, _ *shiftedClock, _ string) { m.InjectFault(mockapi.EndpointBundle, readOnly) },
-			wantErr: `Cannot renew the export's bundle link`,
+			wantErr: `Cannot generate the export's bundle link`,
 			links:   2,
 		},
 		{
@@ -47,7 +47,7 @@ func TestAccStaticExport_failedUpdateIsPlannedAgain(t *testing.T) {
 			fail: func(m *mockapi.Server, _ *shiftedClock, _ string) {
 				m.InjectFault(mockapi.EndpointBundle, faultRepeated(mockapi.Fault{Status: 503}, 30)...)
 			},
-			wantErr: `Cannot renew the export's bundle link`,
+			wantErr: `Cannot generate the export's bundle link`,
 			links:   2,
 		},
 		{
@@ -58,7 +58,7 @@ func TestAccStaticExport_failedUpdateIsPlannedAgain(t *testing.T) {
 				clock.Advance(23*time.Hour + 30*time.Minute)
 				m.InjectFault(mockapi.EndpointBundle, readOnly)
 			},
-			wantErr: `Cannot renew the export's bundle link`,
+			wantErr: `Cannot generate the export's bundle link`,
 			links:   2,
 		},
 		{

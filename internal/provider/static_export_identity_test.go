@@ -185,3 +185,36 @@ func TestAccStaticExport_identityOfAnExportResumedAfterTimeout(t *testing.T) {
 		},
 	})
 }
+
+// Import delivers the bundle as create does: the 409 that the link endpoint
+// answers for a short while after completion is waited out.
+func TestAccStaticExport_importWaitsOutABundleNotReadyYet(t *testing.T) {
+	mock := newMock(t, mockapi.Config{})
+	var jobID string
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testFactories(Options{}),
+		Steps: []resource.TestStep{
+			{
+				Config: exportConfig(mock, `domain = "docs.example.com"`),
+				Check:  captureAttr(exportAddress, "job_id", &jobID),
+			},
+			{
+				PreConfig: func() {
+					mock.InjectFault(mockapi.EndpointBundle, mockapi.Fault{Status: 409, Body: `{"error":"bundle is being prepared"}`})
+				},
+				ResourceName:      exportAddress,
+				ImportState:       true,
+				ImportStateVerify: true,
+				ImportStateIdFunc: func(*terraform.State) (string, error) { return "docs.example.com/" + jobID, nil },
+				// Import hands over a fresh link for the same export.
+				ImportStateVerifyIgnore: []string{"bundle_url", "bundle_expires_at"},
+				Check: func(*terraform.State) error {
+					if n := mock.PendingFaults(mockapi.EndpointBundle); n != 0 {
+						return fmt.Errorf("the 409 was never answered (%d faults pending)", n)
+					}
+					return expectCount("links generated", 2, func() int { return mock.BundlesGenerated(jobID) })(nil)
+				},
+			},
+		},
+	})
+}

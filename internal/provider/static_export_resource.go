@@ -262,25 +262,15 @@ func (r *staticExportResource) Create(ctx context.Context, req resource.CreateRe
 		return
 	}
 
-	bundle, err := r.data.requestLink(ctx, job.JobID)
-	if err != nil {
-		resp.Diagnostics.AddError("Cannot generate the export's bundle", exportWait("the bundle of export job "+job.JobID, timeoutCreate, timeout).exportError(err).Error())
+	diags, failure := r.data.deliverBundle(ctx, &plan, bundleWait(job.JobID, timeoutCreate, timeout), resp.Private)
+	if failure != nil {
+		// The state saved after the wait has no link: the replacement that
+		// the next apply plans takes this job over (see Delete) instead of
+		// exporting again.
+		resp.Diagnostics.AddError(failure.summary, failure.kept(job.JobID))
 		return
 	}
-	plan.clearArchive()
-	if plan.verifies() {
-		sum, err := verifyArchive(ctx, job.JobID, bundle.BundleURL)
-		if err != nil {
-			// No link in state: the replacement that the next apply plans
-			// takes this job over (see Delete) instead of exporting again.
-			resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
-			resp.Diagnostics.AddError("The export's archive failed verification", verificationFailed(job.JobID, err))
-			return
-		}
-		plan.setArchive(sum)
-	}
-	plan.setBundle(bundle)
-	resp.Diagnostics.Append(recordBundleIssued(ctx, resp.Private, r.data.now())...)
+	resp.Diagnostics.Append(diags...)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 }
 
@@ -371,43 +361,33 @@ func (r *staticExportResource) Update(ctx context.Context, req resource.UpdateRe
 
 	// On failure the prior state is saved with only what did happen (the
 	// job's progress), so that renew_triggers, a due renewal or a verification
-	// is planned again rather than recorded as done.
-	verify := plan.ArchiveSHA256.IsUnknown() // set by ModifyPlan when no download verified this export yet
+	// is planned again rather than recorded as done. The old link stays:
+	// still usable until it expires.
 	jobID := state.JobID.ValueString()
-	failed := func(summary, detail string) {
-		resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
-		resp.Diagnostics.AddError(summary, detail)
-	}
 	if state.Status.ValueString() != string(client.ExportCompleted) {
 		job, err := r.waitForCompletion(ctx, jobID, nil, timeoutUpdate, timeout)
 		if job != nil {
 			state.setJob(job)
 		}
 		if err != nil {
-			failed("Static export did not complete", err.Error())
+			resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+			resp.Diagnostics.AddError("Static export did not complete", err.Error())
 			return
 		}
 	}
-	bundle, err := r.data.requestLink(ctx, jobID)
-	if err != nil {
-		// The old link stays in state: still usable until it expires.
-		failed("Cannot renew the export's bundle link", exportWait("the bundle of export job "+jobID, timeoutUpdate, timeout).exportError(err).Error())
+	// A renewed link serves the same files: ModifyPlan left archive_sha256
+	// unknown only for an export that no download verified yet.
+	plan.copyJobFrom(state)
+	if !plan.ArchiveSHA256.IsUnknown() {
+		plan.copyArchiveFrom(state)
+	}
+	diags, failure := r.data.deliverBundle(ctx, &plan, bundleWait(jobID, timeoutUpdate, timeout), resp.Private)
+	if failure != nil {
+		resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+		resp.Diagnostics.AddError(failure.summary, failure.kept(jobID))
 		return
 	}
-	plan.copyJobFrom(state)
-	plan.copyArchiveFrom(state)
-	// A renewed link serves the same files: only an export that no download
-	// verified yet is downloaded.
-	if verify {
-		sum, err := verifyArchive(ctx, jobID, bundle.BundleURL)
-		if err != nil {
-			failed("The export's archive failed verification", verificationFailed(jobID, err))
-			return
-		}
-		plan.setArchive(sum)
-	}
-	plan.setBundle(bundle)
-	resp.Diagnostics.Append(recordBundleIssued(ctx, resp.Private, r.data.now())...)
+	resp.Diagnostics.Append(diags...)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 }
 
@@ -436,6 +416,8 @@ func (r *staticExportResource) ImportState(ctx context.Context, req resource.Imp
 		return
 	}
 	ctx = r.data.maskSecrets(ctx)
+	ctx, cancel := context.WithTimeout(ctx, importTimeout)
+	defer cancel()
 	job, err := r.data.client.GetStaticExport(ctx, jobID)
 	if err != nil {
 		resp.Diagnostics.AddError("Cannot import the static export", fmt.Sprintf("Reading export job %s failed: %s", jobID, withHint(err)))
@@ -462,19 +444,12 @@ func (r *staticExportResource) ImportState(ctx context.Context, req resource.Imp
 	// Import hands over a usable link at once: the job's files are kept, so a
 	// completed export can be bundled without exporting again.
 	if job.Status == client.ExportCompleted {
-		bundle, err := r.data.client.CreateStaticExportLink(ctx, jobID)
-		if err != nil {
-			resp.Diagnostics.AddError("Cannot generate the imported export's bundle", fmt.Sprintf("Export job %s: %s", jobID, withHint(err)))
+		diags, failure := r.data.deliverBundle(ctx, &model, importBundleWait(jobID), resp.Private)
+		if failure != nil {
+			resp.Diagnostics.AddError(failure.summary, failure.notImported())
 			return
 		}
-		sum, err := verifyArchive(ctx, jobID, bundle.BundleURL)
-		if err != nil {
-			resp.Diagnostics.AddError("Cannot import the static export", err.Error()+". Nothing was imported: import again once the server serves a good archive.")
-			return
-		}
-		model.setArchive(sum)
-		model.setBundle(bundle)
-		resp.Diagnostics.Append(recordBundleIssued(ctx, resp.Private, r.data.now())...)
+		resp.Diagnostics.Append(diags...)
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &model)...)
 	resp.Diagnostics.Append(setExportIdentity(ctx, resp.Identity, model)...)

@@ -2,7 +2,6 @@ package provider
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -23,12 +22,8 @@ func exportWait(subject string, name timeoutName, limit time.Duration) waitFailu
 	}
 }
 
-// exportError explains a failed wait on an export job or its link.
+// exportError explains a failed wait on an export job.
 func (w waitFailure) exportError(err error) error {
-	var notReady *linkNotReadyError
-	if errors.As(err, &notReady) {
-		return fmt.Errorf("%w. The API's last answer: %s", w.exportError(notReady.wait), notReady.answer)
-	}
 	if text, ok := w.explain(err); ok {
 		return fmt.Errorf("%s", text)
 	}

@@ -1,0 +1,102 @@
+package provider
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/client"
+)
+
+// importTimeout bounds an import, which has no timeouts block: the link
+// request and the verifying download of a completed export.
+const importTimeout = 30 * time.Minute
+
+// deliveryFailure is a delivery that handed over no link, worded for a
+// diagnostic; the caller adds what becomes of the export.
+type deliveryFailure struct {
+	summary string
+	detail  string
+}
+
+// deliverBundle is the one delivery step of a completed export, for create,
+// resume, update and import: a fresh link (the 409 the API answers for a
+// short while after completion is waited out), the verifying download of the
+// archive behind it when m verifies and no download verified this export
+// yet, then the link and the archive's identity in m and the link's issue
+// time in private state. On failure m is left as it was.
+func (d *providerData) deliverBundle(ctx context.Context, m *staticExportModel, wait waitFailure, private privateSetter) (diag.Diagnostics, *deliveryFailure) {
+	jobID := m.JobID.ValueString()
+	link, err := d.requestLink(ctx, jobID)
+	if err != nil {
+		return nil, &deliveryFailure{linkFailureSummary, linkFailure(jobID, wait, err)}
+	}
+	verified := m.ArchiveSHA256
+	if m.verifies() && (verified.IsNull() || verified.IsUnknown()) {
+		sum, err := verifyArchive(ctx, jobID, link.BundleURL)
+		if err != nil {
+			return nil, &deliveryFailure{"The export's archive failed verification", err.Error()}
+		}
+		m.setArchive(sum)
+	}
+	m.setBundle(link)
+	return recordBundleIssued(ctx, private, d.now()), nil
+}
+
+// bundleWait words a failed wait for the link of export job jobID, bounded
+// by the resource's timeout called name; the caller says what becomes of
+// the export.
+func bundleWait(jobID string, name timeoutName, limit time.Duration) waitFailure {
+	return waitFailure{
+		subject:   "the bundle of export job " + jobID,
+		timeout:   name,
+		limit:     limit,
+		onTimeout: fmt.Sprintf("If this persists, raise the limit in the resource's timeouts block, for example %s = \"2h\"", string(name)),
+	}
+}
+
+// importBundleWait words a failed wait for an imported export's link.
+func importBundleWait(jobID string) waitFailure {
+	return waitFailure{subject: "the bundle of export job " + jobID, timeout: fixedLimit("of an import"), limit: importTimeout}
+}
+
+// fixedLimit names, in a message, a limit that no timeouts block sets.
+type fixedLimit string
+
+func (l fixedLimit) String() string { return string(l) }
+
+// linkFailureSummary is the summary of every failed request for a link.
+const linkFailureSummary = "Cannot generate the export's bundle link"
+
+// linkFailure words a failed request for a fresh link to export job jobID,
+// for every place that asks for one; wait words a wait that ended before
+// the link.
+func linkFailure(jobID string, wait waitFailure, err error) string {
+	lastAnswer := ""
+	var notReady *linkNotReadyError
+	if errors.As(err, &notReady) {
+		err, lastAnswer = notReady.wait, ". The API's last answer: "+notReady.answer.Error()
+	}
+	if text, ok := wait.explain(err); ok {
+		return text + lastAnswer
+	}
+	if client.IsNotFound(err) {
+		return fmt.Sprintf("export job %s disappeared before its link was generated: %s. The API may have stopped retaining it; start a new export", jobID, err)
+	}
+	return fmt.Sprintf("generating a link for export job %s failed: %s", jobID, withHint(err))
+}
+
+// kept words what becomes of an export in state whose delivery failed.
+func (f *deliveryFailure) kept(jobID string) string {
+	return fmt.Sprintf("%s. Export job %s is kept: run terraform apply again once the cause is fixed and the same export is used, no second export is started.",
+		strings.TrimSuffix(f.detail, "."), jobID)
+}
+
+// notImported words what becomes of an import whose delivery failed.
+func (f *deliveryFailure) notImported() string {
+	return strings.TrimSuffix(f.detail, ".") + ". Nothing was imported: import again once the cause is fixed."
+}
