@@ -83,7 +83,8 @@ func (a *agentJobAction) Schema(_ context.Context, _ action.SchemaRequest, resp 
 			},
 			"wait_for_final_status": schema.BoolAttribute{
 				MarkdownDescription: "When true, the action waits until the job is `completed`, `archived` or `failed`, up to `timeout`, " +
-					"reporting each status change and the pull request link. Default: `false` (the action ends once the job is started).",
+					"reporting each status change and the pull request link, and the status at least every 30 seconds while nothing changes. " +
+					"Default: `false` (the action ends once the job is started).",
 				Optional: true,
 			},
 			"timeout": schema.StringAttribute{
