@@ -56,11 +56,11 @@ func (s *Server) endpoint(e Endpoint, h http.HandlerFunc) http.HandlerFunc {
 	handle := h
 	if api {
 		handle = func(w http.ResponseWriter, r *http.Request) {
-			switch scope := s.scope(r); {
-			case scope == ScopeNone:
+			switch scope := s.scopeOf(r); {
+			case scope == scopeNone:
 				writeError(w, http.StatusUnauthorized, "authentication failed: missing or invalid API key")
 				return
-			case scope == ScopeRead && needsWrite(r.Method):
+			case scope == scopeRead && needsWrite(r.Method):
 				// Names the scope, never the key: the real API's 403 bodies
 				// say what is missing, not who asked.
 				writeError(w, http.StatusForbidden, fmt.Sprintf(

@@ -218,38 +218,38 @@ func (s *Server) AddReadOnlyAPIKey(key string) {
 	s.readOnlyKeys = append(s.readOnlyKeys, key)
 }
 
-// Scope is what an accepted API key may do.
-type Scope int
+// keyScope is what an accepted API key may do.
+type keyScope int
 
 // The scopes of the contract: GET needs read, every other method write.
 const (
-	ScopeNone      Scope = iota // not authenticated
-	ScopeRead                   // read-only key
-	ScopeReadWrite              // the full key
+	scopeNone      keyScope = iota // not authenticated
+	scopeRead                      // a read-only key
+	scopeReadWrite                 // the full key
 )
 
-// scope authenticates the request's bearer token.
-func (s *Server) scope(r *http.Request) Scope {
+// scopeOf authenticates the request's bearer token.
+func (s *Server) scopeOf(r *http.Request) keyScope {
 	scheme, token, ok := strings.Cut(r.Header.Get("Authorization"), " ")
 	if !ok || !strings.EqualFold(scheme, "Bearer") {
-		return ScopeNone
+		return scopeNone
 	}
 	token = strings.TrimSpace(token)
 	if token == "" {
-		return ScopeNone
+		return scopeNone
 	}
 	s.mu.Lock()
 	key, readOnly := s.APIKey, s.readOnlyKeys
 	s.mu.Unlock()
 	if subtle.ConstantTimeCompare([]byte(token), []byte(key)) == 1 {
-		return ScopeReadWrite
+		return scopeReadWrite
 	}
 	for _, k := range readOnly {
 		if subtle.ConstantTimeCompare([]byte(token), []byte(k)) == 1 {
-			return ScopeRead
+			return scopeRead
 		}
 	}
-	return ScopeNone
+	return scopeNone
 }
 
 // needsWrite reports whether the method needs the write scope.

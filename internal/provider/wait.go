@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
@@ -65,9 +66,7 @@ func (l *statusLog) note(ctx context.Context, obs poll.Observation) {
 		return
 	}
 	fields := map[string]any{"status": obs.Status, "waited": l.now().Sub(l.start).Round(time.Second).String()}
-	for k, v := range l.fields {
-		fields[k] = v
-	}
+	maps.Copy(fields, l.fields)
 	msg := fmt.Sprintf("%s is %s", l.subject, shownStatus(obs.Status))
 	if l.seen {
 		fields["previous_status"] = l.last
