@@ -17,6 +17,12 @@ const (
 	AgentFailed    = "failed"
 )
 
+// AgentJobOutcomes are the values Config.AgentJobOutcome accepts besides "".
+var AgentJobOutcomes = []string{AgentCompleted, AgentFailed, AgentActive}
+
+// ValidAgentJobOutcome reports whether Config.AgentJobOutcome may be o.
+func ValidAgentJobOutcome(o string) bool { return o == "" || slices.Contains(AgentJobOutcomes, o) }
+
 // AgentCreationsPerHour is the documented creation limit per project.
 const AgentCreationsPerHour = 100
 
@@ -109,12 +115,34 @@ func (s *Server) SetAgentJobScript(projectID string, steps ...AgentStep) {
 func (s *Server) startScript(projectID string, e *agentEntry, now time.Time) {
 	script := entry(s.agentProjects, projectID).script
 	if len(script) == 0 {
+		script = s.outcomeScript(e)
+	}
+	if len(script) == 0 {
 		return
 	}
 	e.schedule = e.schedule[:0]
 	for _, step := range script {
 		e.plan(now.Add(step.After), step.Job)
 	}
+}
+
+// outcomeScript is Config.AgentJobOutcome as a script for e's job: nil
+// unless an outcome is set and the job is active (a message leaves a failed
+// job failed). Called with s.mu held.
+func (s *Server) outcomeScript(e *agentEntry) []AgentStep {
+	outcome := s.cfg.AgentJobOutcome
+	if outcome == "" || outcome == AgentActive || e.job == nil || e.job.Status != AgentActive {
+		return nil
+	}
+	// A step replaces the whole job: keep its source, model and dates.
+	next := e.job.clone()
+	next.Status = outcome
+	if outcome == AgentCompleted && (next.PRLink == nil || *next.PRLink == "") {
+		s.agentPRs++
+		pr := fmt.Sprintf("https://github.com/example/docs/pull/%d", s.agentPRs)
+		next.PRLink = &pr
+	}
+	return []AgentStep{{After: s.cfg.AgentJobDuration, Job: next}}
 }
 
 // plan makes the entry's job become next at at. Called with s.mu held.

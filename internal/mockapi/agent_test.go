@@ -1,6 +1,7 @@
 package mockapi
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -225,4 +226,96 @@ func TestAgentJobScriptAndPrompts(t *testing.T) {
 	if got := s.AgentJobsCreated("p"); len(got) != 1 || s.AgentJobPrompts("p", "seeded") != nil {
 		t.Fatalf("a seeded job counts as created: %q", got)
 	}
+}
+
+func TestAgentJobOutcome(t *testing.T) {
+	for _, tc := range []struct {
+		outcome  string
+		duration time.Duration
+		want     string // status once the duration has passed
+	}{
+		{AgentCompleted, 5 * time.Second, AgentCompleted},
+		{AgentFailed, 0, AgentFailed}, // the default duration
+		{AgentActive, time.Second, AgentActive},
+		{"", time.Second, AgentActive},
+	} {
+		t.Run(cmp.Or(tc.outcome, "unset"), func(t *testing.T) {
+			s, clock := newTestServer(t, Config{AgentJobOutcome: tc.outcome, AgentJobDuration: tc.duration})
+			after := cmp.Or(tc.duration, DefaultAgentJobDuration)
+			created := call(t, s, "POST", "/v2/agent/p/job", `{"prompt":"Document v2"}`).json(t)
+			id, _ := created["id"].(string)
+
+			clock.Advance(after - time.Millisecond)
+			before := call(t, s, "GET", "/v2/agent/p/job/"+id, "").json(t)
+			if before["status"] != AgentActive || before["prLink"] != nil {
+				t.Fatalf("just before %s: %v", after, before)
+			}
+			clock.Advance(time.Millisecond)
+			got := call(t, s, "GET", "/v2/agent/p/job/"+id, "").json(t)
+			if got["status"] != tc.want {
+				t.Fatalf("after %s: status %v, want %s", after, got["status"], tc.want)
+			}
+			// The job keeps what it had: only status and prLink change.
+			for _, k := range []string{"id", "source", "model", "createdAt"} {
+				if fmt.Sprint(got[k]) != fmt.Sprint(created[k]) {
+					t.Errorf("%s changed from %v to %v", k, created[k], got[k])
+				}
+			}
+			pr, _ := got["prLink"].(string)
+			if wantPR := tc.want == AgentCompleted; wantPR != regexp.MustCompile(`^https://github\.com/example/docs/pull/\d+$`).MatchString(pr) {
+				t.Errorf("prLink = %v with status %s", got["prLink"], tc.want)
+			}
+		})
+	}
+}
+
+func TestAgentJobOutcomeAfterAMessage(t *testing.T) {
+	s, clock := newTestServer(t, Config{AgentJobOutcome: AgentCompleted, AgentJobDuration: 10 * time.Second})
+	id, _ := call(t, s, "POST", "/v2/agent/p/job", `{"prompt":"Document v2"}`).json(t)["id"].(string)
+	clock.Advance(5 * time.Second)
+	// A message to an active job restarts its countdown.
+	wantStatus(t, call(t, s, "POST", "/v2/agent/p/job/"+id+"/message", `{"prompt":"Also the changelog"}`), http.StatusOK)
+	clock.Advance(5 * time.Second)
+	if st, _ := s.AgentJobState("p", id); st.Status != AgentActive {
+		t.Fatalf("10s after creation, 5s after the message: %s", st.Status)
+	}
+	clock.Advance(5 * time.Second)
+	st, _ := s.AgentJobState("p", id)
+	if st.Status != AgentCompleted || st.PRLink == nil {
+		t.Fatalf("10s after the message: %+v", st)
+	}
+	pr := *st.PRLink
+	// A message to the completed job makes it work again, on the same pull request.
+	wantStatus(t, call(t, s, "POST", "/v2/agent/p/job/"+id+"/message", `{"prompt":"And the index"}`), http.StatusOK)
+	if st, _ := s.AgentJobState("p", id); st.Status != AgentActive {
+		t.Fatalf("after a message to the completed job: %s", st.Status)
+	}
+	clock.Advance(10 * time.Second)
+	if st, _ := s.AgentJobState("p", id); st.Status != AgentCompleted || st.PRLink == nil || *st.PRLink != pr {
+		t.Fatalf("second completion: %+v, want pull request %s", st, pr)
+	}
+
+	// A project script wins over the outcome.
+	s.SetAgentJobScript("scripted", AgentStep{After: time.Second, Job: AgentJob{Status: AgentFailed}})
+	other, _ := call(t, s, "POST", "/v2/agent/scripted/job", `{"prompt":"x"}`).json(t)["id"].(string)
+	clock.Advance(time.Second)
+	if st, _ := s.AgentJobState("scripted", other); st.Status != AgentFailed {
+		t.Fatalf("scripted job: %s, want failed", st.Status)
+	}
+	// A failed job stays failed after a message: the outcome is for active jobs.
+	s.SeedAgentJob("p", AgentJob{ID: "aj_failed", Status: AgentFailed})
+	wantStatus(t, call(t, s, "POST", "/v2/agent/p/job/aj_failed/message", `{"prompt":"retry"}`), http.StatusOK)
+	clock.Advance(time.Minute)
+	if st, _ := s.AgentJobState("p", "aj_failed"); st.Status != AgentFailed {
+		t.Fatalf("failed job after a message: %s", st.Status)
+	}
+}
+
+func TestAgentJobOutcomeRefusesUnknownValues(t *testing.T) {
+	defer func() {
+		if recover() == nil {
+			t.Fatal("NewHandler accepted AgentJobOutcome \"archived\"")
+		}
+	}()
+	NewHandler(Config{AgentJobOutcome: AgentArchived})
 }

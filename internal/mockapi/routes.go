@@ -47,7 +47,8 @@ func (s *Server) routes() *http.ServeMux {
 }
 
 // endpoint wraps a handler: count the request, rate-limit it, apply a queued
-// fault if any (a proxy fails regardless of the key), check auth, handle it.
+// fault if any (a proxy fails regardless of the key), check the key and its
+// scope, handle it.
 // Bundle downloads model object storage, a different service: neither
 // limited nor authenticated by key.
 func (s *Server) endpoint(e Endpoint, h http.HandlerFunc) http.HandlerFunc {
@@ -55,8 +56,15 @@ func (s *Server) endpoint(e Endpoint, h http.HandlerFunc) http.HandlerFunc {
 	handle := h
 	if api {
 		handle = func(w http.ResponseWriter, r *http.Request) {
-			if !s.authorized(r) {
+			switch scope := s.scopeOf(r); {
+			case scope == scopeNone:
 				writeError(w, http.StatusUnauthorized, "authentication failed: missing or invalid API key")
+				return
+			case scope == scopeRead && needsWrite(r.Method):
+				// Names the scope, never the key: the real API's 403 bodies
+				// say what is missing, not who asked.
+				writeError(w, http.StatusForbidden, fmt.Sprintf(
+					"forbidden: the API key has the read scope only; %s %s needs the write scope", r.Method, r.URL.Path))
 				return
 			}
 			h(w, r)

@@ -22,6 +22,7 @@ import (
 	"log"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -37,6 +38,9 @@ const (
 	DefaultLinkTTL        = time.Hour
 	DefaultPageCount      = 42 // the pages of the default site's archive
 	DefaultFailMessage    = "export failed: rendering error on page guides/intro"
+	// DefaultAgentJobDuration is how long an agent job stays active before
+	// Config.AgentJobOutcome, when that is set.
+	DefaultAgentJobDuration = 30 * time.Second
 )
 
 // maxBodyBytes bounds request bodies; the real API only takes small JSON objects.
@@ -44,8 +48,13 @@ const maxBodyBytes = 1 << 20
 
 // Config configures a Server. Zero values mean defaults.
 type Config struct {
-	// APIKey is the only accepted bearer token (shape <prefix>_<secret>).
+	// APIKey is the accepted bearer token with both scopes, read and write
+	// (shape <prefix>_<secret>).
 	APIKey string
+	// ReadOnlyAPIKeys are further accepted tokens that have the read scope
+	// only: the API answers 403 to any method but GET and HEAD made with
+	// them. AddReadOnlyAPIKey adds more later.
+	ReadOnlyAPIKeys []string
 	// ExportDuration is the time a new export job spends running before it
 	// completes (or fails). Default 3s.
 	ExportDuration time.Duration
@@ -72,6 +81,16 @@ type Config struct {
 	// ArchiveSize is ExportBehavior.ArchiveSize for the domains that do not
 	// set it. Default 0: the site alone.
 	ArchiveSize int64
+	// AgentJobOutcome is what every agent job created or messaged through
+	// the API becomes AgentJobDuration after that call, in projects without
+	// a script of their own (SetAgentJobScript): AgentCompleted (with a pull
+	// request link), AgentFailed, or AgentActive. Empty or AgentActive: jobs
+	// stay active, as the real API's do until its agent finishes. Any other
+	// value panics.
+	AgentJobOutcome string
+	// AgentJobDuration is how long a job stays active before
+	// AgentJobOutcome. Default DefaultAgentJobDuration.
+	AgentJobDuration time.Duration
 	// ConflictOnRunningExport makes a start for a domain that still has an
 	// unfinished job answer 409, as a later API revision does.
 	ConflictOnRunningExport bool
@@ -92,7 +111,8 @@ type Server struct {
 	mux     *http.ServeMux
 	httpSrv *httptest.Server
 
-	mu            sync.Mutex // guards URL and APIKey too
+	mu            sync.Mutex // guards URL, APIKey and readOnlyKeys too
+	readOnlyKeys  []string
 	jobs          map[string]*exportJob
 	jobSeq        int64
 	behaviors     map[string]ExportBehavior
@@ -101,6 +121,7 @@ type Server struct {
 	faults        map[Endpoint][]Fault
 	agents        map[agentKey]*agentEntry
 	agentProjects map[string]*agentProject
+	agentPRs      int // pull requests opened by AgentJobOutcome, to number them
 }
 
 // The keys of Server.counts, one type for each thing counted. Endpoint keys
@@ -124,11 +145,16 @@ func NewHandler(cfg Config) *Server {
 	cfg.APIKey = cmp.Or(cfg.APIKey, DefaultAPIKey)
 	cfg.ExportDuration = cmp.Or(max(cfg.ExportDuration, 0), DefaultExportDuration)
 	cfg.LinkTTL = cmp.Or(max(cfg.LinkTTL, 0), DefaultLinkTTL)
+	cfg.AgentJobDuration = cmp.Or(max(cfg.AgentJobDuration, 0), DefaultAgentJobDuration)
+	if !ValidAgentJobOutcome(cfg.AgentJobOutcome) {
+		panic(fmt.Sprintf("mockapi: AgentJobOutcome %q is none of %s", cfg.AgentJobOutcome, strings.Join(AgentJobOutcomes, ", ")))
+	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
 	s := &Server{
 		APIKey:        cfg.APIKey,
+		readOnlyKeys:  slices.Clone(cfg.ReadOnlyAPIKeys),
 		cfg:           cfg,
 		secret:        randomBytes(32),
 		jobs:          map[string]*exportJob{},
@@ -183,16 +209,52 @@ func (s *Server) SetAPIKey(key string) {
 	s.APIKey = key
 }
 
-func (s *Server) authorized(r *http.Request) bool {
+// AddReadOnlyAPIKey makes key an accepted token with the read scope only,
+// e.g. to play a key generated for monitoring. A key equal to the full key
+// has no effect on it: the full key keeps both scopes.
+func (s *Server) AddReadOnlyAPIKey(key string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.readOnlyKeys = append(s.readOnlyKeys, key)
+}
+
+// keyScope is what an accepted API key may do.
+type keyScope int
+
+// The scopes of the contract: GET needs read, every other method write.
+const (
+	scopeNone      keyScope = iota // not authenticated
+	scopeRead                      // a read-only key
+	scopeReadWrite                 // the full key
+)
+
+// scopeOf authenticates the request's bearer token.
+func (s *Server) scopeOf(r *http.Request) keyScope {
 	scheme, token, ok := strings.Cut(r.Header.Get("Authorization"), " ")
 	if !ok || !strings.EqualFold(scheme, "Bearer") {
-		return false
+		return scopeNone
+	}
+	token = strings.TrimSpace(token)
+	if token == "" {
+		return scopeNone
 	}
 	s.mu.Lock()
-	key := s.APIKey
+	key, readOnly := s.APIKey, s.readOnlyKeys
 	s.mu.Unlock()
-	token = strings.TrimSpace(token)
-	return token != "" && subtle.ConstantTimeCompare([]byte(token), []byte(key)) == 1
+	if subtle.ConstantTimeCompare([]byte(token), []byte(key)) == 1 {
+		return scopeReadWrite
+	}
+	for _, k := range readOnly {
+		if subtle.ConstantTimeCompare([]byte(token), []byte(k)) == 1 {
+			return scopeRead
+		}
+	}
+	return scopeNone
+}
+
+// needsWrite reports whether the method needs the write scope.
+func needsWrite(method string) bool {
+	return method != http.MethodGet && method != http.MethodHead
 }
 
 func (s *Server) now() time.Time { return s.cfg.Now() }

@@ -83,7 +83,8 @@ func (a *agentJobAction) Schema(_ context.Context, _ action.SchemaRequest, resp 
 			},
 			"wait_for_final_status": schema.BoolAttribute{
 				MarkdownDescription: "When true, the action waits until the job is `completed`, `archived` or `failed`, up to `timeout`, " +
-					"reporting each status change and the pull request link. Default: `false` (the action ends once the job is started).",
+					"reporting each status change and the pull request link, and the status at least every 30 seconds while nothing changes. " +
+					"Default: `false` (the action ends once the job is started).",
 				Optional: true,
 			},
 			"timeout": schema.StringAttribute{
@@ -156,10 +157,6 @@ func (a *agentJobAction) Invoke(ctx context.Context, req action.InvokeRequest, r
 	if !cfg.Timeout.IsNull() {
 		limit, _ = time.ParseDuration(cfg.Timeout.ValueString()) // validated at plan time
 	}
-	report := func(format string, args ...any) {
-		resp.SendProgress(action.InvokeProgressEvent{Message: fmt.Sprintf(format, args...)})
-	}
-
 	jobID := cfg.JobID.ValueString()
 	tflog.Info(ctx, "invoking the agent job action", map[string]any{
 		"project_id":    projectID,
@@ -185,28 +182,9 @@ func (a *agentJobAction) Invoke(ctx context.Context, req action.InvokeRequest, r
 			fmt.Sprintf("The API accepted the prompt for project %s but its answer named no job id, so the job cannot be followed. Look for it on the dashboard.", projectID))
 		return
 	}
-	if jobID == "" {
-		report("created agent job %s (status %s)", job.ID, statusText(job.Status))
-	} else {
-		report("sent the prompt to agent job %s (status %s)", job.ID, statusText(job.Status))
-	}
-
-	// Report what changes, from the job the call answered onwards.
-	lastStatus := job.Status
-	prReported := job.PRLink != nil && *job.PRLink != ""
-	if prReported {
-		report("agent job %s: pull request %s", job.ID, *job.PRLink)
-	}
-	seen := func(j *client.AgentJob) {
-		if j.Status != lastStatus {
-			lastStatus = j.Status
-			report("agent job %s is now %s", job.ID, statusText(j.Status))
-		}
-		if !prReported && j.PRLink != nil && *j.PRLink != "" {
-			prReported = true
-			report("agent job %s opened pull request %s", job.ID, *j.PRLink)
-		}
-	}
+	progress := newJobProgress(func(msg string) { resp.SendProgress(action.InvokeProgressEvent{Message: msg}) },
+		a.data.now, agentJobProgressEvery)
+	progress.started(job, jobID != "")
 
 	if cfg.WaitForFinalStatus.ValueBool() {
 		subject := fmt.Sprintf("agent job %s in project %s", job.ID, projectID)
@@ -218,7 +196,7 @@ func (a *agentJobAction) Invoke(ctx context.Context, req action.InvokeRequest, r
 			onTimeout: fmt.Sprintf("The job keeps running on the server: raise timeout, or follow it with the docsadmin_agent_job data source (id = %q)", job.ID),
 			onInterrupt: fmt.Sprintf("The job keeps running on the server: follow it with the docsadmin_agent_job data source (id = %q); %s",
 				job.ID, again)}
-		last, err := a.data.waitForAgentJob(ctx, projectID, job.ID, limit, job, seen)
+		last, err := a.data.waitForAgentJob(ctx, projectID, job.ID, limit, job, progress.seen)
 		if err != nil {
 			resp.Diagnostics.AddError("Cannot follow the agent job", agentJobErrorDetail(wait, err))
 			return
@@ -232,8 +210,8 @@ func (a *agentJobAction) Invoke(ctx context.Context, req action.InvokeRequest, r
 			fmt.Sprintf("Agent job %s in project %s failed; the API reports no reason for agent jobs: see the job on the dashboard. "+
 				"Invoke the action again (without job_id) to start a new job.", job.ID, projectID))
 	case client.AgentCompleted, client.AgentArchived:
-		if !prReported {
-			report("agent job %s is %s without a pull request (no file changed)", job.ID, job.Status)
+		if !progress.reportedPR() {
+			progress.say("agent job %s is %s without a pull request (no file changed)", job.ID, job.Status)
 		}
 	}
 }

@@ -20,12 +20,15 @@ func (d *providerData) waitForAgentJob(ctx context.Context, projectID, jobID str
 	defer cancel()
 
 	last := first
+	changes := d.statusLog("agent job "+jobID, map[string]any{"project_id": projectID, "job_id": jobID})
 	observe := func(job *client.AgentJob) poll.Observation {
 		last = job
 		if seen != nil {
 			seen(job)
 		}
-		return poll.Observation{Status: string(job.Status), Final: job.Status.Final()}
+		obs := poll.Observation{Status: string(job.Status), Final: job.Status.Final()}
+		changes.note(ctx, obs)
+		return obs
 	}
 	check := func(ctx context.Context) (poll.Observation, error) {
 		job, err := d.client.GetAgentJob(ctx, projectID, jobID)

@@ -27,6 +27,9 @@ import (
 
 const faultDomain = "docs.example.com"
 
+// faultReadOnlyKey is a key with the read scope only; no error may show it.
+const faultReadOnlyKey = "dsa_monitor_r34d0nly9c8b7a6f"
+
 // faultRow is one row of the matrix.
 type faultRow struct {
 	name string
@@ -422,6 +425,26 @@ func faultRows() []faultRow {
 				"static export is not enabled for this organization", "Enterprise plan", "scope",
 			},
 			after: func(t *testing.T, m *mockapi.Server) { faultExactRequests(t, m, mockapi.EndpointStartExport, 1) },
+		},
+		faultRow{
+			// Not a queued fault: the mock's own scope check, as with a key
+			// generated for monitoring.
+			name: "start 403: read-only key",
+			config: func(_ *testing.T, m *mockapi.Server) string {
+				m.AddReadOnlyAPIKey(faultReadOnlyKey)
+				return strings.Replace(faultConfig(m, "", "20s"), fmt.Sprintf("%q", m.APIKey), fmt.Sprintf("%q", faultReadOnlyKey), 1)
+			},
+			wantErr: []string{
+				"Cannot start the static export", "POST /v1/static-export/jobs", "HTTP 403 Forbidden",
+				"the API key has the read scope only", "needs the write scope", "check that the key has the needed scope",
+			},
+			forbid: []string{faultReadOnlyKey, "r34d0nly"},
+			after: func(t *testing.T, m *mockapi.Server) {
+				faultExactRequests(t, m, mockapi.EndpointStartExport, 1)
+				if n := m.ExportsStarted(faultDomain); n != 0 {
+					t.Errorf("the read-only key started %d exports", n)
+				}
+			},
 		},
 		faultRow{
 			name: "GET 403: caller outside the key's allowlist",

@@ -40,18 +40,23 @@ func (w waitFailure) exportError(err error) error {
 // state can record it.
 func (r *staticExportResource) waitForCompletion(ctx context.Context, jobID string, seen *client.StaticExportJob, name timeoutName, limit time.Duration) (*client.StaticExportJob, error) {
 	last := seen
+	changes := r.data.statusLog("export job "+jobID, map[string]any{"job_id": jobID})
 	check := func(ctx context.Context) (poll.Observation, error) {
 		job, err := r.data.client.GetStaticExport(ctx, jobID)
 		if err != nil {
 			return poll.Observation{}, transientOrPermanent(err)
 		}
 		last = job
-		return exportObservation(job), nil
+		obs := exportObservation(job)
+		changes.note(ctx, obs)
+		return obs, nil
 	}
 	policy := r.data.pollPolicy(client.KnownExportStatuses)
 	var err error
 	if seen != nil {
-		_, err = poll.UntilFrom(ctx, policy, exportObservation(seen), check)
+		first := exportObservation(seen)
+		changes.note(ctx, first)
+		_, err = poll.UntilFrom(ctx, policy, first, check)
 	} else {
 		_, err = poll.Until(ctx, policy, check)
 	}

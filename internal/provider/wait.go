@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
@@ -11,6 +12,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/client"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/poll"
@@ -38,6 +40,53 @@ func (d *providerData) pollPolicy(knownStatuses []string) poll.Policy {
 	// requests are not paced.
 	p.QuickLook = d.client != nil && !d.client.Paced()
 	return p
+}
+
+// statusLog writes one INFO record when a wait sees its first status and one
+// at each change after it. Terraform shows only "Still creating..." during an
+// export that may take an hour, and every poll is logged at DEBUG, which
+// drowns the few changes that matter: TF_LOG=INFO shows these alone.
+type statusLog struct {
+	subject string // e.g. "export job se_1"
+	fields  map[string]any
+	now     func() time.Time
+	start   time.Time
+	last    string
+	seen    bool
+}
+
+// statusLog starts the log of a wait on subject; fields go in every record.
+func (d *providerData) statusLog(subject string, fields map[string]any) *statusLog {
+	return &statusLog{subject: subject, fields: fields, now: d.clock.Now, start: d.clock.Now()}
+}
+
+// note records obs, logging it if its status is new.
+func (l *statusLog) note(ctx context.Context, obs poll.Observation) {
+	if l.seen && obs.Status == l.last {
+		return
+	}
+	fields := map[string]any{"status": obs.Status, "waited": l.now().Sub(l.start).Round(time.Second).String()}
+	maps.Copy(fields, l.fields)
+	msg := fmt.Sprintf("%s is %s", l.subject, shownStatus(obs.Status))
+	if l.seen {
+		fields["previous_status"] = l.last
+		msg = fmt.Sprintf("%s is now %s (was %s)", l.subject, shownStatus(obs.Status), shownStatus(l.last))
+	}
+	if obs.Progress != nil {
+		fields["progress"] = *obs.Progress
+	}
+	if obs.PageCount != nil {
+		fields["page_count"] = *obs.PageCount
+	}
+	l.seen, l.last = true, obs.Status
+	tflog.Info(ctx, msg, fields)
+}
+
+func shownStatus(s string) string {
+	if s == "" {
+		return "without a status"
+	}
+	return s
 }
 
 // waitFailure words a wait that ended before its final state, for every

@@ -5,6 +5,10 @@
 //
 // It prints DOCSADMIN_BASE_URL and DOCSADMIN_API_KEY on stdout, logs each
 // request (method, path, status) on stderr and stops on SIGINT/SIGTERM.
+// -read-only-key adds a key whose writes answer 403, and
+// -agent-job-outcome with -agent-job-duration lets agent jobs finish:
+//
+//	go run ./internal/cmd/docsadmin-mock -read-only-key dsa_mock_readonly -agent-job-outcome completed -agent-job-duration 30s
 package main
 
 import (
@@ -49,6 +53,16 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.Float64Var(&cfg.RateLimit, "rate-limit", 0, "max API requests per second (0 = unlimited)")
 	fs.BoolVar(&cfg.OmitExpiresAt, "omit-expires-at", false, "leave expiresAt out of bundle answers")
 	fs.Int64Var(&cfg.ArchiveSize, "archive-size", 0, "pad every export's site to this many bytes of files with poorly compressible content (0 = the site alone)")
+	fs.Func("read-only-key", "also accept this API key with the read scope only: writes made with it answer 403 (repeatable)", func(k string) error {
+		if strings.TrimSpace(k) == "" || strings.ContainsAny(k, " \t\r\n") {
+			return errors.New("must be a non-empty key without whitespace")
+		}
+		cfg.ReadOnlyAPIKeys = append(cfg.ReadOnlyAPIKeys, k)
+		return nil
+	})
+	fs.StringVar(&cfg.AgentJobOutcome, "agent-job-outcome", mockapi.AgentActive,
+		"what agent jobs become -agent-job-duration after each create or message call: "+strings.Join(mockapi.AgentJobOutcomes, ", ")+" (active: they never finish)")
+	fs.DurationVar(&cfg.AgentJobDuration, "agent-job-duration", mockapi.DefaultAgentJobDuration, "time an agent job stays active before -agent-job-outcome")
 	switch err := fs.Parse(args); {
 	case errors.Is(err, flag.ErrHelp):
 		return nil
@@ -58,6 +72,15 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("unexpected arguments: %s", strings.Join(fs.Args(), " "))
 	case cfg.RateLimit < 0 || cfg.ArchiveSize < 0:
 		return errors.New("-rate-limit and -archive-size must not be negative")
+	case !mockapi.ValidAgentJobOutcome(cfg.AgentJobOutcome):
+		return fmt.Errorf("invalid -agent-job-outcome %q: want one of %s", cfg.AgentJobOutcome, strings.Join(mockapi.AgentJobOutcomes, ", "))
+	case cfg.AgentJobDuration <= 0:
+		return errors.New("-agent-job-duration must be positive")
+	}
+	for _, k := range cfg.ReadOnlyAPIKeys {
+		if k == cfg.APIKey {
+			return errors.New("-read-only-key must differ from -api-key, which has the write scope")
+		}
 	}
 	if err := checkLoopback(*addr); err != nil {
 		return err
@@ -76,6 +99,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	ts.Start()
 	srv.SetURL(ts.URL)
 	fmt.Fprintf(stdout, "DOCSADMIN_BASE_URL=%s\nDOCSADMIN_API_KEY=%s\n", srv.URL, srv.APIKey)
+	// Settings go to stderr without the keys: stdout is meant for eval.
+	jobs := "agent jobs stay active"
+	if cfg.AgentJobOutcome != "" && cfg.AgentJobOutcome != mockapi.AgentActive {
+		jobs = fmt.Sprintf("agent jobs end %s after %s", cfg.AgentJobOutcome, cfg.AgentJobDuration)
+	}
+	logger.Printf("%d read-only key(s); %s", len(cfg.ReadOnlyAPIKeys), jobs)
 
 	<-ctx.Done()
 	logger.Print("shutting down")

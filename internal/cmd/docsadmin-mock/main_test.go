@@ -131,3 +131,85 @@ func TestRunServesAndStops(t *testing.T) {
 		t.Fatalf("log leaks secrets:\n%s", logs)
 	}
 }
+
+func TestRunRefusesBadScopeAndAgentFlags(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-agent-job-outcome", "archived"}, "invalid -agent-job-outcome"},
+		{[]string{"-agent-job-duration", "0s"}, "-agent-job-duration must be positive"},
+		{[]string{"-read-only-key", ""}, "non-empty key"},
+		{[]string{"-api-key", "dsa_mock_same", "-read-only-key", "dsa_mock_same"}, "must differ from -api-key"},
+	} {
+		err := run(context.Background(), tc.args, io.Discard, io.Discard)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%q: err = %v, want %q", tc.args, err, tc.want)
+		}
+	}
+}
+
+func TestRunPlaysReadOnlyKeysAndFinishedAgentJobs(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	outR, outW := io.Pipe()
+	var stderr syncBuffer
+	const readOnly = "dsa_mock_monitoring_only"
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, []string{"-read-only-key", readOnly, "-agent-job-outcome", "completed", "-agent-job-duration", "50ms"}, outW, &stderr)
+		outW.Close()
+	}()
+	sc := bufio.NewScanner(outR)
+	env := map[string]string{}
+	for range 2 {
+		if !sc.Scan() {
+			t.Fatalf("missing output line: %v", sc.Err())
+		}
+		k, v, _ := strings.Cut(sc.Text(), "=")
+		env[k] = v
+	}
+	go func() { _, _ = io.Copy(io.Discard, outR) }()
+	base, key := env["DOCSADMIN_BASE_URL"], env["DOCSADMIN_API_KEY"]
+
+	do := func(key, method, path, body string) (int, map[string]any) {
+		t.Helper()
+		req, _ := http.NewRequest(method, base+path, strings.NewReader(body))
+		req.Header.Set("Authorization", "Bearer "+key)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var m map[string]any
+		_ = json.NewDecoder(resp.Body).Decode(&m)
+		return resp.StatusCode, m
+	}
+
+	status, m := do(readOnly, "POST", "/v2/agent/proj_1/job", `{"prompt":"Document v2"}`)
+	if msg, _ := m["error"].(string); status != http.StatusForbidden || !strings.Contains(msg, "write scope") {
+		t.Fatalf("create with the read-only key: %d %v", status, m)
+	}
+	status, job := do(key, "POST", "/v2/agent/proj_1/job", `{"prompt":"Document v2"}`)
+	if status != http.StatusCreated || job["status"] != "active" {
+		t.Fatalf("create: %d %v", status, job)
+	}
+	id := job["id"].(string)
+	time.Sleep(100 * time.Millisecond) // past the 50ms job
+	status, job = do(readOnly, "GET", "/v2/agent/proj_1/job/"+id, "")
+	if pr, _ := job["prLink"].(string); status != http.StatusOK || job["status"] != "completed" || !strings.HasPrefix(pr, "https://") {
+		t.Fatalf("read with the read-only key after 100ms: %d %v", status, job)
+	}
+
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	logs := stderr.String()
+	if !strings.Contains(logs, "POST /v2/agent/proj_1/job 403") || !strings.Contains(logs, "agent jobs end completed after 50ms") {
+		t.Fatalf("stderr does not show the 403 or the settings:\n%s", logs)
+	}
+	if strings.Contains(logs, readOnly) || strings.Contains(logs, key) {
+		t.Fatalf("log leaks a key:\n%s", logs)
+	}
+}
