@@ -1,8 +1,10 @@
 // Command gitlabci checks GitLab CI files offline: each file is validated
 // against GitLab's JSON schema for .gitlab-ci.yml (ci.json beside this file,
-// see update-schema.sh), and its jobs are checked against each other: every
-// stage is declared, and every job named by needs or dependencies exists and
-// runs in an earlier stage (or the same one, for needs).
+// see update-schema.sh), and its jobs are checked against each other, with
+// extends resolved as GitLab does (hashes merged deeply, anything else
+// replaced): every job has a script, every stage is declared, and every job
+// named by needs or dependencies exists and runs in an earlier stage (or the
+// same one, for needs).
 //
 //	go run -C tools/gitlabci . FILE...
 package main
@@ -110,11 +112,17 @@ func checkJobs(doc map[string]any) []string {
 		stages = append(stages, ".post")
 	}
 	jobs := map[string]map[string]any{}
+	var problems []string
 	for name, v := range doc {
 		if slices.Contains(globalKeywords, name) || strings.HasPrefix(name, ".") {
 			continue
 		}
-		if job, ok := v.(map[string]any); ok {
+		if _, ok := v.(map[string]any); ok {
+			job, err := resolveExtends(doc, name, nil)
+			if err != nil {
+				problems = append(problems, err.Error())
+				continue
+			}
 			jobs[name] = job
 		}
 	}
@@ -124,7 +132,6 @@ func checkJobs(doc map[string]any) []string {
 		}
 		return "test"
 	}
-	var problems []string
 	names := make([]string, 0, len(jobs))
 	for name := range jobs {
 		names = append(names, name)
@@ -132,6 +139,11 @@ func checkJobs(doc map[string]any) []string {
 	slices.Sort(names)
 	for _, name := range names {
 		job := jobs[name]
+		_, script := job["script"]
+		_, trigger := job["trigger"]
+		if !script && !trigger {
+			problems = append(problems, fmt.Sprintf("job %q has no script, not even through extends", name))
+		}
 		stage := stageOf(job)
 		at := slices.Index(stages, stage)
 		if at < 0 {
@@ -166,4 +178,58 @@ func checkJobs(doc map[string]any) []string {
 		}
 	}
 	return problems
+}
+
+// resolveExtends returns the job called name with the jobs it extends merged
+// in, as GitLab does: later entries of extends win, the job itself last.
+func resolveExtends(doc map[string]any, name string, seen []string) (map[string]any, error) {
+	if slices.Contains(seen, name) {
+		return nil, fmt.Errorf("job %q: extends loops through %v", seen[0], append(seen, name))
+	}
+	job, ok := doc[name].(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("job %q: extends names %q, which is not a job or template of this file", seen[len(seen)-1], name)
+	}
+	var parents []string
+	switch v := job["extends"].(type) {
+	case string:
+		parents = []string{v}
+	case []any:
+		for _, p := range v {
+			parents = append(parents, fmt.Sprint(p))
+		}
+	}
+	merged := map[string]any{}
+	for _, parent := range parents {
+		base, err := resolveExtends(doc, parent, append(seen, name))
+		if err != nil {
+			return nil, err
+		}
+		merged = deepMerge(merged, base)
+	}
+	own := map[string]any{}
+	for k, v := range job {
+		if k != "extends" {
+			own[k] = v
+		}
+	}
+	return deepMerge(merged, own), nil
+}
+
+// deepMerge merges over into base: maps key by key, anything else replaced.
+func deepMerge(base, over map[string]any) map[string]any {
+	out := map[string]any{}
+	for k, v := range base {
+		out[k] = v
+	}
+	for k, v := range over {
+		if bm, ok := out[k].(map[string]any); ok {
+			if om, ok := v.(map[string]any); ok {
+				out[k] = deepMerge(bm, om)
+				continue
+			}
+		}
+		out[k] = v
+	}
+	return out
 }
