@@ -14,7 +14,8 @@ terraform {
 
   required_providers {
     docsadmin = {
-      source = "docsadmin/docsadmin"
+      source  = "docsadmin/docsadmin"
+      version = "~> 0.1"
     }
   }
 }

@@ -1,7 +1,8 @@
 terraform {
   required_providers {
     docsadmin = {
-      source = "docsadmin/docsadmin"
+      source  = "docsadmin/docsadmin"
+      version = "~> 0.1" # pin a minor version; the lock file pins the exact build
     }
   }
 }

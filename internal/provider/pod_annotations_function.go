@@ -42,8 +42,10 @@ func (f *podAnnotationsFunction) Definition(_ context.Context, _ function.Defini
 			function.StringParameter{
 				Name: "archive_sha256",
 				MarkdownDescription: "SHA-256 digest of the export's archive, 64 lowercase hexadecimal characters, " +
-					"such as `docsadmin_static_export.docs.archive_sha256`. Null is refused: the export's `archive_sha256` is null when " +
-					"`verify_archive` is `false`, and then nothing tells new content from a renewed link.",
+					"such as `docsadmin_static_export.docs.archive_sha256`. Must not be null: the function takes a null only to fail " +
+					"with an explanation rather than Terraform's generic error. The export's `archive_sha256` is null when " +
+					"`verify_archive` is `false`, and then nothing tells new content from a renewed link: set `verify_archive = true`, " +
+					"or pass a digest computed elsewhere.",
 				AllowNullValue: true,
 			},
 		},

@@ -9,7 +9,8 @@ terraform {
 
   required_providers {
     docsadmin = {
-      source = "docsadmin/docsadmin"
+      source  = "docsadmin/docsadmin"
+      version = "~> 0.1"
     }
     helm = {
       source  = "hashicorp/helm"
@@ -29,8 +30,7 @@ provider "helm" {
 
 variable "kubeconfig" {
   type        = string
-  description = "Path of the kubeconfig file of the cluster that serves the documentation."
-  default     = "~/.kube/config"
+  description = "Path of the kubeconfig file of the cluster that serves the documentation (in CI, a file written from the secret store)."
 }
 
 variable "docs_domain" {

@@ -8,7 +8,8 @@ terraform {
 
   required_providers {
     docsadmin = {
-      source = "docsadmin/docsadmin"
+      source  = "docsadmin/docsadmin"
+      version = "~> 0.1"
     }
     helm = {
       source  = "hashicorp/helm"
@@ -26,8 +27,14 @@ provider "helm" {
 }
 
 variable "kubeconfig" {
-  type    = string
-  default = "~/.kube/config"
+  type        = string
+  description = "Path of the kubeconfig file of the cluster that serves the documentation (in CI, a file written from the secret store)."
+}
+
+variable "docs_domain" {
+  type        = string
+  description = "Hostname of the documentation site to export."
+  default     = "docs.example.com"
 }
 
 variable "docs_commit" {
@@ -48,7 +55,7 @@ variable "chart_version" {
 # keeps its own link in its state; to keep every link out of state, start
 # exports outside Terraform and pass the job id to the ephemeral resource.
 resource "docsadmin_static_export" "docs" {
-  domain = "docs.example.com"
+  domain = var.docs_domain
 
   triggers = {
     docs_commit = var.docs_commit

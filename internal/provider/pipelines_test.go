@@ -1,0 +1,106 @@
+package provider
+
+import (
+	"maps"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/tfrunner"
+)
+
+// pipelineSettings are the CI settings the example pipelines read, each
+// documented in examples/pipelines/ci/README.md.
+var pipelineSettings = []string{
+	"DOCSADMIN_BASE_URL",
+	"DOCSADMIN_API_KEY_READ",
+	"DOCSADMIN_API_KEY_WRITE",
+	"DOCS_DOMAIN",
+	"DOCS_CHART_REPOSITORY",
+	"DOCS_CHART_VERSION",
+	"TF_BACKEND_CONFIG",
+	"DOCS_KUBECONFIG_READ",
+	"DOCS_KUBECONFIG",
+	"TF_STATE_AWS_ACCESS_KEY_ID",
+	"TF_STATE_AWS_SECRET_ACCESS_KEY",
+}
+
+var (
+	// topLevelVariable finds a variable block of a configuration and its body;
+	// tfVarName, a TF_VAR_ variable being set (a YAML key or a shell assignment).
+	topLevelVariable = regexp.MustCompile(`(?ms)^variable "([a-z_]+)" \{\n(.*?)^\}`)
+	tfVarName        = regexp.MustCompile(`TF_VAR_([a-z_]+)(?::|=)`)
+)
+
+// TestExamplePipelinesAreAlike checks that the GitHub Actions and GitLab CI
+// pipelines are configured alike: the same CI settings, every variable of the
+// configuration they apply that has no default set through TF_VAR_, the
+// backend settings passed to init, and the lock file honoured when present.
+// actionlint and GitLab's schema check them further (make lint-pipelines).
+func TestExamplePipelinesAreAlike(t *testing.T) {
+	root, err := tfrunner.ModuleRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	read := func(rel string) string {
+		t.Helper()
+		data, err := os.ReadFile(filepath.Join(root, rel))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(data)
+	}
+	pipelines := map[string]string{
+		"github-actions.yml": read("examples/pipelines/ci/github-actions.yml"),
+		"gitlab-ci.yml":      read("examples/pipelines/ci/gitlab-ci.yml"),
+	}
+	readme := read("examples/pipelines/ci/README.md")
+
+	var required []string
+	for _, config := range []string{"examples/pipelines/helm/main.tf", "examples/pipelines/helm/write-only/main.tf"} {
+		for _, m := range topLevelVariable.FindAllStringSubmatch(read(config), -1) {
+			if !regexp.MustCompile(`(?m)^\s+default\s+=`).MatchString(m[2]) && !slices.Contains(required, m[1]) {
+				required = append(required, m[1])
+			}
+		}
+	}
+	if len(required) == 0 {
+		t.Fatal("found no required variable in the Helm configurations")
+	}
+
+	var tfVars map[string]bool
+	for name, content := range pipelines {
+		for _, setting := range pipelineSettings {
+			if !strings.Contains(content, setting) {
+				t.Errorf("%s does not read the setting %s", name, setting)
+			}
+		}
+		set := map[string]bool{}
+		for _, m := range tfVarName.FindAllStringSubmatch(content, -1) {
+			set[m[1]] = true
+		}
+		for _, variable := range required {
+			if !set[variable] {
+				t.Errorf("%s never sets TF_VAR_%s, which the Helm configuration requires", name, variable)
+			}
+		}
+		if tfVars == nil {
+			tfVars = set
+		} else if !maps.Equal(tfVars, set) {
+			t.Errorf("the pipelines set different TF_VAR_ variables: %v and %v", slices.Sorted(maps.Keys(tfVars)), slices.Sorted(maps.Keys(set)))
+		}
+		for _, want := range []string{"-backend-config=", "-lockfile=readonly", "[ -f .terraform.lock.hcl ]", "terraform apply tfplan"} {
+			if !strings.Contains(content, want) {
+				t.Errorf("%s lacks %q", name, want)
+			}
+		}
+	}
+	for _, setting := range pipelineSettings {
+		if !strings.Contains(readme, "`"+setting+"`") {
+			t.Errorf("README.md of the pipelines does not document the setting %s", setting)
+		}
+	}
+}
