@@ -49,7 +49,7 @@ func (e *TimeoutError) Error() string {
 	} else {
 		b.WriteString("timed out")
 	}
-	fmt.Fprintf(&b, " after %s (%d polls); %s", e.Waited.Round(time.Millisecond), e.Polls, describeLast(e.Last, e.Seen))
+	fmt.Fprintf(&b, " after %s (%s); %s", e.Waited.Round(time.Millisecond), Count(e.Polls, "poll"), describeLast(e.Last, e.Seen))
 	if e.LastErr != nil {
 		fmt.Fprintf(&b, "; last poll failed: %v", e.LastErr)
 	}
@@ -82,13 +82,27 @@ func describeLast(o Observation, seen bool) string {
 	if !seen {
 		return "no successful poll"
 	}
+	return "last " + o.Describe()
+}
+
+// Describe tells what an observation saw, for messages: its status, then
+// its progress and page count when known.
+func (o Observation) Describe() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "last status %q", o.Status)
+	fmt.Fprintf(&b, "status %q", o.Status)
 	if o.Progress != nil {
-		fmt.Fprintf(&b, ", progress %.4g%%", *o.Progress)
+		fmt.Fprintf(&b, ", progress %.1f%%", *o.Progress)
 	}
 	if o.PageCount != nil {
-		fmt.Fprintf(&b, ", %d pages", *o.PageCount)
+		fmt.Fprintf(&b, ", %s", Count(*o.PageCount, "page"))
 	}
 	return b.String()
+}
+
+// Count says n things, in the singular for one.
+func Count(n int, thing string) string {
+	if n == 1 {
+		return "1 " + thing
+	}
+	return fmt.Sprintf("%d %ss", n, thing)
 }

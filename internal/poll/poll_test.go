@@ -205,7 +205,7 @@ func testUntilDeadlineReportsLastState(t *testing.T) {
 		t.Errorf("Waited = %s, want at least the 20ms deadline", te.Waited)
 	}
 	msg := te.Error()
-	for _, want := range []string{"timed out", `"running"`, "12.5%", "7 pages", "1 polls"} {
+	for _, want := range []string{"timed out", `"running"`, "12.5%", "7 pages", "(1 poll)"} {
 		if !strings.Contains(msg, want) {
 			t.Errorf("message %q lacks %q", msg, want)
 		}

@@ -127,14 +127,7 @@ func lastSeen(obs poll.Observation, seen bool) string {
 	if !seen {
 		return "nothing (no poll succeeded)"
 	}
-	text := fmt.Sprintf("status %q", obs.Status)
-	if obs.Progress != nil {
-		text += fmt.Sprintf(", progress %.1f%%", *obs.Progress)
-	}
-	if obs.PageCount != nil {
-		text += fmt.Sprintf(", %d pages", *obs.PageCount)
-	}
-	return text
+	return obs.Describe()
 }
 
 // transientOrPermanent marks a failed poll: errors worth trying again later
