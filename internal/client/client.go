@@ -218,7 +218,7 @@ func (c *Client) send(ctx context.Context, ep endpoint, payload []byte, out any,
 
 	resp, err := c.http.Do(req)
 	if err != nil {
-		return &RequestError{Endpoint: ep.String(), Err: scrubURLError(err), MaybeProcessed: !refusedBeforeSending(err)}
+		return &RequestError{Endpoint: ep.String(), Err: scrubURLError(err), MaybeProcessed: !notSent(err)}
 	}
 	defer resp.Body.Close()
 
@@ -242,6 +242,7 @@ func (c *Client) send(ctx context.Context, ep endpoint, payload []byte, out any,
 			StatusCode: resp.StatusCode,
 			Message:    errorMessage(resp, data),
 			RetryAfter: parseRetryAfterHeader(resp.Header.Get("Retry-After"), c.clock.Now()),
+			collection: ep.collection,
 		}
 	}
 	if out == nil {

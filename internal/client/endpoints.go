@@ -18,6 +18,9 @@ type endpoint struct {
 	// invalid explains why an identifier cannot be put in the path; such a
 	// call is refused before anything is sent.
 	invalid string
+	// collection marks a path that exists whatever the data: a 404 there
+	// means that the client's base URL points elsewhere.
+	collection bool
 }
 
 // segment escapes one path segment. Empty, "." and ".." would address
@@ -36,7 +39,7 @@ func segment(kind, value string, invalid *string) string {
 func (e endpoint) String() string { return e.method + " " + e.path }
 
 func startStaticExportEndpoint() endpoint {
-	return endpoint{method: http.MethodPost, path: "/v1/static-export/jobs"}
+	return endpoint{method: http.MethodPost, path: "/v1/static-export/jobs", collection: true}
 }
 
 func getStaticExportEndpoint(jobID string) endpoint {
@@ -60,6 +63,7 @@ func getAgentJobEndpoint(projectID, jobID string) endpoint {
 }
 
 func createAgentJobEndpoint(projectID string) endpoint {
+	// Not a collection for 404s: an unknown project answers 404 too.
 	ep := endpoint{method: http.MethodPost}
 	ep.path = "/v2/agent/" + segment("project id", projectID, &ep.invalid) + "/job"
 	return ep

@@ -13,6 +13,9 @@ type APIError struct {
 	StatusCode int
 	Message    string        // the API's "error" field, or a description of a body that was not JSON
 	RetryAfter time.Duration // from a Retry-After header, 0 when absent
+	// collection marks an answer of an endpoint that always exists, such as
+	// the list of export jobs: a 404 there means that the client's base URL points elsewhere.
+	collection bool
 }
 
 func (e *APIError) Error() string {
@@ -38,6 +41,9 @@ type RequestError struct {
 }
 
 func (e *RequestError) Error() string {
+	if !e.MaybeProcessed {
+		return fmt.Sprintf("%s: request not sent: %v", e.Endpoint, e.Err)
+	}
 	return fmt.Sprintf("%s: request failed: %v", e.Endpoint, e.Err)
 }
 
@@ -57,13 +63,3 @@ func IsNotFound(err error) bool { return StatusCode(err) == http.StatusNotFound 
 
 // IsConflict reports a 409, which the bundle endpoint answers for a job that has not finished.
 func IsConflict(err error) bool { return StatusCode(err) == http.StatusConflict }
-
-// IsTransient reports errors worth trying again later: 429, 5xx and transport failures.
-func IsTransient(err error) bool {
-	code := StatusCode(err)
-	if code == http.StatusTooManyRequests || code >= 500 {
-		return true
-	}
-	var reqErr *RequestError
-	return errors.As(err, &reqErr)
-}

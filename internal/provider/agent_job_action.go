@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -224,7 +223,7 @@ func (a *agentJobAction) callError(diags *diag.Diagnostics, projectID, jobID str
 	}
 	var detail string
 	switch {
-	case client.StatusCode(err) == http.StatusTooManyRequests:
+	case client.Classify(err).Kind == client.KindRateLimited:
 		detail = fmt.Sprintf("The API refused %s: %s. It accepts at most %d agent job creations per project per hour, "+
 			"and may limit messages too. %s; nothing was started.", subject, err, agentJobCreationsPerHour, a.tryAgain(err))
 	case jobID != "" && client.IsNotFound(err):

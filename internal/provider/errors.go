@@ -3,7 +3,6 @@ package provider
 import (
 	"context"
 	"errors"
-	"net/http"
 
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/client"
 )
@@ -22,19 +21,25 @@ func hint(err error) string {
 	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
 		return "" // the caller knows which wait ended and says so
 	}
-	switch code := client.StatusCode(err); {
-	case code == http.StatusUnauthorized:
+	switch client.Classify(err).Kind {
+	case client.KindUnauthorized:
 		return "The API key is missing, wrong or expired: generate a new admin API key on the dashboard's API keys page and set api_key or " + envAPIKey + "."
-	case code == http.StatusForbidden:
+	case client.KindForbidden:
 		return "The key was recognised but may not do this: check that the key has the needed scope (read for GET, write otherwise), that this machine's IP address is in the key's allowlist, and that the feature is enabled for the organization (static export requires an Enterprise plan)."
-	case code == http.StatusTooManyRequests:
+	case client.KindRateLimited:
 		return "The API is rate limiting this key: set requests_per_second below the key's limit, or lower terraform's -parallelism, or try again later."
-	case code >= 500:
+	case client.KindServer:
 		return "The API had a server-side failure that persisted through retries: try again later; raise max_retries to ride out longer outages."
-	}
-	var reqErr *client.RequestError
-	if errors.As(err, &reqErr) {
-		return "The API could not be reached: check base_url and the network path to it."
+	case client.KindNoSuchPath:
+		return "The API has no such path at base_url: set base_url to the API's root, such as https://api.example.com, without /v1 or any other path."
+	case client.KindUnreachable:
+		return "Nothing was sent: the API could not be reached. Check base_url, the network path to it, and HTTPS_PROXY / NO_PROXY if a proxy is needed."
+	case client.KindTLS:
+		return "Nothing was sent: the TLS handshake failed. If a proxy or gateway presents a certificate of a private authority, set SSL_CERT_FILE to a file of PEM certificates that includes it; check that base_url names the API's host."
+	case client.KindProtocol:
+		return "Nothing was sent: the server at base_url does not speak the scheme it names (for example plain HTTP on an https:// URL). Check base_url's scheme and port."
+	case client.KindTransport:
+		return "The connection broke while the request was under way: check the network path to the API and any proxy."
 	}
 	return ""
 }

@@ -2,14 +2,19 @@ package provider
 
 import (
 	"context"
+	"crypto/x509"
 	"errors"
 	"fmt"
+	"net/http/httptest"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/client"
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/mockapi"
 )
 
 func TestHint(t *testing.T) {
@@ -36,7 +41,9 @@ func TestHint(t *testing.T) {
 		{name: "500", err: wrap(apiErr(500)), want: []string{"server-side"}},
 		{name: "503 twice wrapped", err: wrap(wrap(apiErr(503))), want: []string{"server-side", "max_retries"}},
 		{name: "2xx unreadable", err: wrap(apiErr(200))},
-		{name: "request error", err: wrap(refused), want: []string{"could not be reached", "base_url"}},
+		{name: "request error", err: wrap(refused), want: []string{"Nothing was sent", "could not be reached", "base_url", "HTTPS_PROXY"}},
+		{name: "unknown certificate authority", err: wrap(&client.RequestError{Err: x509.UnknownAuthorityError{}}), want: []string{"Nothing was sent", "SSL_CERT_FILE"}},
+		{name: "broken after sending", err: wrap(&client.RequestError{Err: syscall.ECONNRESET, MaybeProcessed: true}), want: []string{"connection broke"}},
 		{name: "joined", err: errors.Join(errors.New("other"), apiErr(404))},
 	}
 	for _, tt := range tests {
@@ -52,6 +59,65 @@ func TestHint(t *testing.T) {
 			}
 			if full := withHint(tt.err); !strings.HasPrefix(full, tt.err.Error()) || (got != "" && !strings.HasSuffix(full, ". "+got)) {
 				t.Errorf("withHint = %q, want the error then its hint", full)
+			}
+		})
+	}
+}
+
+// A start that fails before anything was sent says so and names the setting
+// that fixes it; a 404 on the collection of exports points at base_url.
+func TestAccStaticExport_startFailuresNameTheSettingThatFixesThem(t *testing.T) {
+	handler := mockapi.NewHandler(mockapi.Config{})
+	tlsServer := httptest.NewTLSServer(handler) // a certificate of an authority nobody trusts
+	t.Cleanup(tlsServer.Close)
+	plainServer := httptest.NewServer(handler)
+	t.Cleanup(plainServer.Close)
+	rows := []struct {
+		name    string
+		baseURL string
+		want    []string
+	}{
+		{"unknown certificate authority", tlsServer.URL, []string{"request not sent", "Nothing was sent", "SSL_CERT_FILE"}},
+		{"plain HTTP on an https URL", strings.Replace(plainServer.URL, "http://", "https://", 1), []string{"request not sent", "Nothing was sent", "scheme"}},
+		{"base_url ending in /v1", plainServer.URL + "/v1", []string{"POST /v1/static-export/jobs", "HTTP 404", "base_url", "without /v1"}},
+	}
+	for _, row := range rows {
+		t.Run(row.name, func(t *testing.T) {
+			starts := handler.ExportsStarted("docs.example.com")
+			config := fmt.Sprintf(`
+provider "docsadmin" {
+  base_url    = %q
+  api_key     = %q
+  max_retries = 0
+}
+
+resource "docsadmin_static_export" "site" {
+  domain = "docs.example.com"
+}
+`, row.baseURL, handler.APIKey)
+			var said string
+			resource.UnitTest(t, resource.TestCase{
+				ProtoV6ProviderFactories: testFactories(Options{}),
+				ErrorCheck: func(err error) error {
+					said = flattenWhitespace(fmt.Sprint(err))
+					return nil
+				},
+				Steps: []resource.TestStep{{Config: config}},
+			})
+			t.Logf("the error: %s", said)
+			if !strings.Contains(said, "Cannot start the static export") {
+				t.Fatalf("the apply did not fail to start the export: %q", said)
+			}
+			for _, want := range row.want {
+				if !strings.Contains(said, want) {
+					t.Errorf("the error does not say %q: %s", want, said)
+				}
+			}
+			if strings.Contains(said, "may have started the export") {
+				t.Errorf("the error says the export may have started, although nothing was sent: %s", said)
+			}
+			if n := handler.ExportsStarted("docs.example.com"); n != starts {
+				t.Errorf("%d exports started", n-starts)
 			}
 		})
 	}
