@@ -23,19 +23,19 @@ func TestGetAgentJobSeeded(t *testing.T) {
 	}{
 		{
 			name: "active",
-			seed: mockapi.AgentJob{ID: "aj_active", Status: mockapi.AgentActive, Repository: ptr("https://github.com/example/docs"), Ref: ptr("agent/fix-typos"), Model: ptr("model-x"), CreatedAt: &created},
-			want: client.AgentJob{ID: "aj_active", Status: client.AgentActive, Source: &client.AgentJobSource{Repository: ptr("https://github.com/example/docs"), Ref: ptr("agent/fix-typos")}, Model: ptr("model-x"), CreatedAt: &created},
+			seed: mockapi.AgentJob{ID: "aj_active", Status: mockapi.AgentActive, Repository: new("https://github.com/example/docs"), Ref: new("agent/fix-typos"), Model: new("model-x"), CreatedAt: &created},
+			want: client.AgentJob{ID: "aj_active", Status: client.AgentActive, Source: &client.AgentJobSource{Repository: new("https://github.com/example/docs"), Ref: new("agent/fix-typos")}, Model: new("model-x"), CreatedAt: &created},
 		},
 		{
 			name:  "completed with a pull request",
-			seed:  mockapi.AgentJob{ID: "aj_done", Status: mockapi.AgentCompleted, Repository: ptr("https://github.com/example/docs"), Model: ptr("model-x"), PRLink: ptr("https://github.com/example/docs/pull/7"), CreatedAt: &created},
-			want:  client.AgentJob{ID: "aj_done", Status: client.AgentCompleted, Source: &client.AgentJobSource{Repository: ptr("https://github.com/example/docs")}, Model: ptr("model-x"), PRLink: ptr("https://github.com/example/docs/pull/7"), CreatedAt: &created},
+			seed:  mockapi.AgentJob{ID: "aj_done", Status: mockapi.AgentCompleted, Repository: new("https://github.com/example/docs"), Model: new("model-x"), PRLink: new("https://github.com/example/docs/pull/7"), CreatedAt: &created},
+			want:  client.AgentJob{ID: "aj_done", Status: client.AgentCompleted, Source: &client.AgentJobSource{Repository: new("https://github.com/example/docs")}, Model: new("model-x"), PRLink: new("https://github.com/example/docs/pull/7"), CreatedAt: &created},
 			final: true,
 		},
 		{
 			name:  "completed without changes",
-			seed:  mockapi.AgentJob{ID: "aj_noop", Status: mockapi.AgentCompleted, Model: ptr("model-x")},
-			want:  client.AgentJob{ID: "aj_noop", Status: client.AgentCompleted, Model: ptr("model-x")},
+			seed:  mockapi.AgentJob{ID: "aj_noop", Status: mockapi.AgentCompleted, Model: new("model-x")},
+			want:  client.AgentJob{ID: "aj_noop", Status: client.AgentCompleted, Model: new("model-x")},
 			final: true,
 		},
 		{
@@ -57,7 +57,7 @@ func TestGetAgentJobSeeded(t *testing.T) {
 		},
 		{
 			name: "minimal answer",
-			seed: mockapi.AgentJob{ID: "aj_min", Status: mockapi.AgentActive, Repository: ptr("https://github.com/example/docs"), Model: ptr("model-x"), CreatedAt: &created, OmitFields: true},
+			seed: mockapi.AgentJob{ID: "aj_min", Status: mockapi.AgentActive, Repository: new("https://github.com/example/docs"), Model: new("model-x"), CreatedAt: &created, OmitFields: true},
 			want: client.AgentJob{ID: "aj_min", Status: client.AgentActive},
 		},
 	}
@@ -82,7 +82,7 @@ func TestGetAgentJobSeeded(t *testing.T) {
 func TestGetAgentJobScheduledTransition(t *testing.T) {
 	c, srv, clock := newMockClient(t, mockapi.Config{}, nil)
 	srv.SeedAgentJob(testProject, mockapi.AgentJob{ID: "aj_1", Status: mockapi.AgentActive})
-	srv.ScheduleAgentJob(testProject, "aj_1", time.Minute, mockapi.AgentJob{Status: mockapi.AgentCompleted, PRLink: ptr("https://github.com/example/docs/pull/1")})
+	srv.ScheduleAgentJob(testProject, "aj_1", time.Minute, mockapi.AgentJob{Status: mockapi.AgentCompleted, PRLink: new("https://github.com/example/docs/pull/1")})
 	ctx := t.Context()
 
 	job, err := c.GetAgentJob(ctx, testProject, "aj_1")
@@ -193,7 +193,7 @@ func TestCreateAgentJobRejectsEmptyPrompt(t *testing.T) {
 }
 
 func TestCreateAgentJobRateLimited(t *testing.T) {
-	c, srv, clock := newMockClient(t, mockapi.Config{}, func(cfg *client.Config) { cfg.MaxRetries = -1 })
+	c, srv, clock := newMockClient(t, mockapi.Config{}, func(cfg *client.Config) { cfg.MaxRetries = new(0) })
 	ctx := t.Context()
 	for i := range mockapi.AgentCreationsPerHour {
 		if _, err := c.CreateAgentJob(ctx, testProject, "prompt"); err != nil {
@@ -227,7 +227,7 @@ func TestCreateAgentJobRateLimited(t *testing.T) {
 
 func TestSendAgentJobMessage(t *testing.T) {
 	c, srv, _ := newMockClient(t, mockapi.Config{}, nil)
-	srv.SeedAgentJob(testProject, mockapi.AgentJob{ID: "aj_done", Status: mockapi.AgentCompleted, PRLink: ptr("https://github.com/example/docs/pull/3")})
+	srv.SeedAgentJob(testProject, mockapi.AgentJob{ID: "aj_done", Status: mockapi.AgentCompleted, PRLink: new("https://github.com/example/docs/pull/3")})
 	srv.SeedAgentJob(testProject, mockapi.AgentJob{ID: "aj_failed", Status: mockapi.AgentFailed})
 	ctx := t.Context()
 

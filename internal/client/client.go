@@ -45,8 +45,9 @@ type Config struct {
 	RequestTimeout   time.Duration // per attempt
 	MaxResponseBytes int64
 
-	// MaxRetries bounds the retries of one call; negative disables them.
-	MaxRetries int
+	// MaxRetries bounds the retries of one call: nil for the default, 0 (or
+	// less) for none.
+	MaxRetries *int
 	// RequestsPerSecond and MaxConcurrentRequests form the request budget
 	// shared by every caller of this Client. RequestsPerSecond is a ceiling;
 	// zero sets none: requests are not paced until the server answers 429,
@@ -93,7 +94,7 @@ func New(cfg Config) (*Client, error) {
 		userAgent:     cmp.Or(cfg.UserAgent, DefaultUserAgent),
 		http:          cfg.HTTPClient,
 		maxBody:       cmp.Or(max(cfg.MaxResponseBytes, 0), DefaultMaxResponseBytes),
-		maxRetries:    max(cmp.Or(cfg.MaxRetries, DefaultMaxRetries), 0), // only an unset (zero) count takes the default
+		maxRetries:    DefaultMaxRetries,
 		maxRetryAfter: cmp.Or(max(cfg.MaxRetryAfter, 0), DefaultMaxRetryAfter),
 		backoff:       cfg.Backoff,
 		clock:         cfg.Clock,
@@ -112,6 +113,9 @@ func New(cfg Config) (*Client, error) {
 		} else {
 			c.http = &http.Client{Timeout: timeout}
 		}
+	}
+	if cfg.MaxRetries != nil {
+		c.maxRetries = max(*cfg.MaxRetries, 0)
 	}
 	if c.backoff.Base <= 0 {
 		c.backoff = poll.Backoff{Base: 500 * time.Millisecond, Max: 15 * time.Second, Factor: 2, Jitter: 0.2}

@@ -43,12 +43,12 @@ func TestGetStaticExportTolerantDecoding(t *testing.T) {
 		{
 			name: "full answer with unknown fields",
 			body: `{"jobId":"se_1","status":"running","progress":37.5,"pageCount":12,"createdAt":"2026-11-22T08:00:00Z","updatedAt":"2026-11-22T08:01:30.25Z","error":null,"domain":"docs.example.com","extra":{"nested":[1,2,3]},"etaSeconds":12}`,
-			want: client.StaticExportJob{JobID: "se_1", Status: client.ExportRunning, Progress: ptr(37.5), PageCount: ptr(int64(12)), CreatedAt: &created, UpdatedAt: ptr(created.Add(90*time.Second + 250*time.Millisecond))},
+			want: client.StaticExportJob{JobID: "se_1", Status: client.ExportRunning, Progress: new(37.5), PageCount: new(int64(12)), CreatedAt: &created, UpdatedAt: new(created.Add(90*time.Second + 250*time.Millisecond))},
 		},
 		{
 			name: "pageCount as a float",
 			body: `{"jobId":"se_1","status":"running","progress":50,"pageCount":12.0}`,
-			want: client.StaticExportJob{JobID: "se_1", Status: client.ExportRunning, Progress: ptr(50.0), PageCount: ptr(int64(12))},
+			want: client.StaticExportJob{JobID: "se_1", Status: client.ExportRunning, Progress: new(50.0), PageCount: new(int64(12))},
 		},
 		{
 			name: "null nullable fields",
@@ -73,7 +73,7 @@ func TestGetStaticExportTolerantDecoding(t *testing.T) {
 		{
 			name: "id instead of jobId",
 			body: `{"id":"se_2","status":"completed","progress":100,"pageCount":42}`,
-			want: client.StaticExportJob{JobID: "se_2", Status: client.ExportCompleted, Progress: ptr(100.0), PageCount: ptr(int64(42))},
+			want: client.StaticExportJob{JobID: "se_2", Status: client.ExportCompleted, Progress: new(100.0), PageCount: new(int64(42))},
 		},
 		{
 			name: "jobId wins over id",
@@ -88,7 +88,7 @@ func TestGetStaticExportTolerantDecoding(t *testing.T) {
 		{
 			name: "failed with a message",
 			body: `{"jobId":"se_1","status":"failed","progress":61.2,"pageCount":25,"error":"rendering error on page guides/intro"}`,
-			want: client.StaticExportJob{JobID: "se_1", Status: client.ExportFailed, Progress: ptr(61.2), PageCount: ptr(int64(25)), Error: ptr("rendering error on page guides/intro")},
+			want: client.StaticExportJob{JobID: "se_1", Status: client.ExportFailed, Progress: new(61.2), PageCount: new(int64(25)), Error: new("rendering error on page guides/intro")},
 		},
 		{
 			name: "unknown status passed through",
@@ -191,7 +191,7 @@ func TestCreateStaticExportLinkDecoding(t *testing.T) {
 		{
 			name:      "documented answer",
 			body:      `{"jobId":"se_1","bundleUrl":"https://bucket.s3.amazonaws.com/se_1/bundle.tar.gz?X-Amz-Signature=abc","sizeBytes":18432000,"expiresAt":"2026-11-22T10:00:00Z"}`,
-			wantJobID: "se_1", wantSize: ptr(int64(18432000)), wantExpires: &expires,
+			wantJobID: "se_1", wantSize: new(int64(18432000)), wantExpires: &expires,
 		},
 		{
 			name:      "only the link, as Part A describes",
@@ -201,7 +201,7 @@ func TestCreateStaticExportLinkDecoding(t *testing.T) {
 		{
 			name:      "float size, null expiry, unknown fields",
 			body:      `{"jobId":"se_1","bundleUrl":"https://x/y","sizeBytes":1.8432e7,"expiresAt":null,"checksum":"sha256:00"}`,
-			wantJobID: "se_1", wantSize: ptr(int64(18432000)),
+			wantJobID: "se_1", wantSize: new(int64(18432000)),
 		},
 		{
 			name:      "unparseable expiry",
@@ -242,7 +242,7 @@ func TestGetAgentJobTolerantDecoding(t *testing.T) {
 		{
 			name: "documented answer with unknown fields",
 			body: `{"id":"aj_1","status":"completed","source":{"repository":"https://github.com/example/docs","ref":"main","provider":"github"},"model":"m","prLink":"https://github.com/example/docs/pull/1","createdAt":"2026-11-22T08:00:00Z","archivedAt":null,"cost":{"usd":1.5}}`,
-			want: client.AgentJob{ID: "aj_1", Status: client.AgentCompleted, Source: &client.AgentJobSource{Repository: ptr("https://github.com/example/docs"), Ref: ptr("main")}, Model: ptr("m"), PRLink: ptr("https://github.com/example/docs/pull/1"), CreatedAt: &created},
+			want: client.AgentJob{ID: "aj_1", Status: client.AgentCompleted, Source: &client.AgentJobSource{Repository: new("https://github.com/example/docs"), Ref: new("main")}, Model: new("m"), PRLink: new("https://github.com/example/docs/pull/1"), CreatedAt: &created},
 		},
 		{
 			name: "only id and status",
@@ -257,7 +257,7 @@ func TestGetAgentJobTolerantDecoding(t *testing.T) {
 		{
 			name: "source with a null ref",
 			body: `{"id":"aj_1","status":"active","source":{"repository":"https://github.com/example/docs","ref":null}}`,
-			want: client.AgentJob{ID: "aj_1", Status: client.AgentActive, Source: &client.AgentJobSource{Repository: ptr("https://github.com/example/docs")}},
+			want: client.AgentJob{ID: "aj_1", Status: client.AgentActive, Source: &client.AgentJobSource{Repository: new("https://github.com/example/docs")}},
 		},
 		{
 			name: "bad timestamps",
@@ -336,7 +336,7 @@ func TestUnreadableAnswers(t *testing.T) {
 			}
 			seq := newSequenceServer(t, answer{status: tt.status, header: header, body: tt.body})
 			cfg := testConfig(seq.URL)
-			cfg.MaxRetries = -1
+			cfg.MaxRetries = new(0)
 			c := newClient(t, cfg)
 			_, err := c.GetStaticExport(t.Context(), "se_1")
 			apiErr := asAPIError(t, err)
@@ -380,7 +380,7 @@ func TestMaxResponseBytes(t *testing.T) {
 			seq := newSequenceServer(t, answer{status: tt.status, header: map[string]string{"Content-Type": "application/json"}, body: tt.body})
 			cfg := testConfig(seq.URL)
 			cfg.MaxResponseBytes = limit
-			cfg.MaxRetries = -1
+			cfg.MaxRetries = new(0)
 			c := newClient(t, cfg)
 			job, err := c.GetStaticExport(t.Context(), "se_1")
 			if !tt.wantErr {
@@ -402,7 +402,7 @@ func TestMaxResponseBytes(t *testing.T) {
 	t.Run("default limit is 1 MiB", func(t *testing.T) {
 		srv := cannedServer(t, 200, nil, jobOfSize(client.DefaultMaxResponseBytes+1))
 		cfg := testConfig(srv.URL)
-		cfg.MaxRetries = -1
+		cfg.MaxRetries = new(0)
 		_, err := newClient(t, cfg).GetStaticExport(t.Context(), "se_1")
 		if apiErr := asAPIError(t, err); !strings.Contains(apiErr.Message, fmt.Sprintf("%d-byte limit", client.DefaultMaxResponseBytes)) {
 			t.Errorf("Message = %q", apiErr.Message)

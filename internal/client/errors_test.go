@@ -164,7 +164,7 @@ func TestDocumentedErrorStatuses(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			// Retries are off: each status must surface from a single request.
-			c, srv, clock := newMockClient(t, mockapi.Config{}, func(cfg *client.Config) { cfg.MaxRetries = -1 })
+			c, srv, clock := newMockClient(t, mockapi.Config{}, func(cfg *client.Config) { cfg.MaxRetries = new(0) })
 			call, endpoint := tt.prepare(t, setup{srv: srv, clock: clock, c: c})
 			before := srv.TotalRequests()
 			err := call()
@@ -358,7 +358,7 @@ func TestErrorHelpers(t *testing.T) {
 }
 
 func TestErrorsAfterRetriesKeepTheLastAnswer(t *testing.T) {
-	c, srv, _ := newMockClient(t, mockapi.Config{}, func(cfg *client.Config) { cfg.MaxRetries = 2 })
+	c, srv, _ := newMockClient(t, mockapi.Config{}, func(cfg *client.Config) { cfg.MaxRetries = new(2) })
 	srv.InjectFault(mockapi.EndpointGetExport,
 		mockapi.Fault{Status: 502},
 		mockapi.Fault{Status: 503},

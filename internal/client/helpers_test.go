@@ -248,8 +248,6 @@ func asRequestError(t *testing.T, err error) *client.RequestError {
 	return reqErr
 }
 
-func ptr[T any](v T) *T { return &v }
-
 // closedLoopbackAddr returns a loopback address nothing listens on, so a dial
 // to it is refused.
 func closedLoopbackAddr(t *testing.T) string {

@@ -293,7 +293,7 @@ func TestRequestTimeoutPerAttempt(t *testing.T) {
 		srv := newBlockingServer(t)
 		cfg := testConfig(srv.URL)
 		cfg.RequestTimeout = 50 * time.Millisecond
-		cfg.MaxRetries = 2
+		cfg.MaxRetries = new(2)
 		_, err := newClient(t, cfg).GetStaticExport(t.Context(), "se_1")
 		reqErr := asRequestError(t, err)
 		if !reqErr.MaybeProcessed {

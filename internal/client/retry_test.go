@@ -148,7 +148,7 @@ func TestStartIsNotRepeatedWhenTheServerMayHaveActed(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			logger := newRecordingLogger()
 			c, srv, _ := newMockClient(t, mockapi.Config{}, func(cfg *client.Config) {
-				cfg.MaxRetries = 5
+				cfg.MaxRetries = new(5)
 				cfg.Logger = logger
 			})
 			srv.InjectFault(mockapi.EndpointStartExport, tt.fault)
@@ -285,7 +285,7 @@ func TestStartIsRetriedAfterConnectionRefused(t *testing.T) {
 
 func TestConnectionRefusedGivesUpAfterMaxRetries(t *testing.T) {
 	cfg := testConfig("http://" + closedLoopbackAddr(t))
-	cfg.MaxRetries = 2
+	cfg.MaxRetries = new(2)
 	logger := newRecordingLogger()
 	cfg.Logger = logger
 	_, err := newClient(t, cfg).StartStaticExport(t.Context(), client.StartStaticExportRequest{Domain: "docs.example.com"})
@@ -306,17 +306,21 @@ func TestConnectionRefusedGivesUpAfterMaxRetries(t *testing.T) {
 
 func TestMaxRetries(t *testing.T) {
 	tests := []struct {
-		maxRetries   int
+		maxRetries   *int
 		wantRequests int
 	}{
-		{-1, 1},
-		{-100, 1},
-		{1, 2},
-		{3, 4},
-		{0, client.DefaultMaxRetries + 1},
+		{new(0), 1},
+		{new(-100), 1},
+		{new(1), 2},
+		{new(3), 4},
+		{nil, client.DefaultMaxRetries + 1},
 	}
 	for _, tt := range tests {
-		t.Run(fmt.Sprint(tt.maxRetries), func(t *testing.T) {
+		name := "unset"
+		if tt.maxRetries != nil {
+			name = fmt.Sprint(*tt.maxRetries)
+		}
+		t.Run(name, func(t *testing.T) {
 			c, srv, _ := newMockClient(t, mockapi.Config{}, func(cfg *client.Config) { cfg.MaxRetries = tt.maxRetries })
 			for range 20 {
 				srv.InjectFault(mockapi.EndpointGetExport, mockapi.Fault{Status: 503})
@@ -478,7 +482,7 @@ func TestRetryAfterIsReportedOnTheError(t *testing.T) {
 			}
 			srv := cannedServer(t, 429, header, `{"error":"rate limit exceeded"}`)
 			cfg := testConfig(srv.URL)
-			cfg.MaxRetries = -1
+			cfg.MaxRetries = new(0)
 			_, err := newClient(t, cfg).GetStaticExport(t.Context(), "se_1")
 			if apiErr := asAPIError(t, err); apiErr.RetryAfter != tt.want {
 				t.Errorf("RetryAfter = %s, want %s", apiErr.RetryAfter, tt.want)

@@ -12,20 +12,18 @@ import (
 	"time"
 )
 
-func ptr[T any](v T) *T { return &v }
-
 func TestAgentJobSeedingAndRendering(t *testing.T) {
 	s, _ := newTestServer(t, Config{})
 	created := time.Date(2026, 11, 1, 9, 30, 0, 0, time.UTC)
 	s.SeedAgentJob("proj", AgentJob{
 		ID: "full", Status: "completed",
-		Repository: ptr("https://github.com/acme/docs"), Ref: ptr("agent/fix-typos"),
-		Model: ptr("model-x"), PRLink: ptr("https://github.com/acme/docs/pull/7"),
+		Repository: new("https://github.com/acme/docs"), Ref: new("agent/fix-typos"),
+		Model: new("model-x"), PRLink: new("https://github.com/acme/docs/pull/7"),
 		CreatedAt: &created, ArchivedAt: nil,
 	})
-	s.SeedAgentJob("proj", AgentJob{ID: "nullref", Repository: ptr("https://github.com/acme/docs")})
+	s.SeedAgentJob("proj", AgentJob{ID: "nullref", Repository: new("https://github.com/acme/docs")})
 	s.SeedAgentJob("proj", AgentJob{ID: "nosource", Status: "paused-for-review"})
-	s.SeedAgentJob("proj", AgentJob{ID: "minimal", Status: "active", Model: ptr("m"), OmitFields: true})
+	s.SeedAgentJob("proj", AgentJob{ID: "minimal", Status: "active", Model: new("m"), OmitFields: true})
 
 	r := call(t, s, "GET", "/v2/agent/proj/job/full", "")
 	wantStatus(t, r, http.StatusOK)
@@ -72,9 +70,9 @@ func TestAgentJobSeedIsCopied(t *testing.T) {
 
 func TestAgentJobSchedule(t *testing.T) {
 	s, clock := newTestServer(t, Config{})
-	s.SeedAgentJob("p", AgentJob{ID: "j", Status: "active", Repository: ptr("https://github.com/acme/docs")})
-	s.ScheduleAgentJob("p", "j", 20*time.Second, AgentJob{Status: "archived", ArchivedAt: ptr(testStart.Add(20 * time.Second))})
-	s.ScheduleAgentJob("p", "j", 10*time.Second, AgentJob{Status: "completed", PRLink: ptr("https://github.com/acme/docs/pull/1")})
+	s.SeedAgentJob("p", AgentJob{ID: "j", Status: "active", Repository: new("https://github.com/acme/docs")})
+	s.ScheduleAgentJob("p", "j", 20*time.Second, AgentJob{Status: "archived", ArchivedAt: new(testStart.Add(20 * time.Second))})
+	s.ScheduleAgentJob("p", "j", 10*time.Second, AgentJob{Status: "completed", PRLink: new("https://github.com/acme/docs/pull/1")})
 	// A job that only appears later.
 	s.ScheduleAgentJob("p", "late", 5*time.Second, AgentJob{Status: "active"})
 
@@ -177,7 +175,7 @@ func TestAgentCreationRateLimit(t *testing.T) {
 }
 
 func TestAgentJSONIsValidForAllShapes(t *testing.T) {
-	for _, j := range []AgentJob{{ID: "a"}, {ID: "b", OmitFields: true}, {ID: "c", Ref: ptr("main")}} {
+	for _, j := range []AgentJob{{ID: "a"}, {ID: "b", OmitFields: true}, {ID: "c", Ref: new("main")}} {
 		b, err := json.Marshal(renderAgentJob(j.clone()))
 		if err != nil || !json.Valid(b) {
 			t.Fatalf("%+v: %s %v", j, b, err)
@@ -190,7 +188,7 @@ func TestAgentJobScriptAndPrompts(t *testing.T) {
 	pr := "https://github.com/example/docs/pull/7"
 	s.SetAgentJobScript("p",
 		AgentStep{After: 2 * time.Second, Job: AgentJob{Status: AgentCompleted, PRLink: &pr}},
-		AgentStep{After: time.Second, Job: AgentJob{Status: AgentActive, Model: ptr("m")}})
+		AgentStep{After: time.Second, Job: AgentJob{Status: AgentActive, Model: new("m")}})
 	id, _ := call(t, s, "POST", "/v2/agent/p/job", `{"prompt":"Document v2"}`).json(t)["id"].(string)
 	other, _ := call(t, s, "POST", "/v2/agent/q/job", `{"prompt":"elsewhere"}`).json(t)["id"].(string)
 

@@ -32,11 +32,11 @@ func script(results ...func() (Observation, error)) (CheckFunc, *int) {
 }
 
 func running(p float64) func() (Observation, error) {
-	return func() (Observation, error) { return Observation{Status: "running", Progress: ptr(p)}, nil }
+	return func() (Observation, error) { return Observation{Status: "running", Progress: new(p)}, nil }
 }
 
 func completed() (Observation, error) {
-	return Observation{Status: "completed", Final: true, Progress: ptr(100.0)}, nil
+	return Observation{Status: "completed", Final: true, Progress: new(100.0)}, nil
 }
 
 func failing(err error) func() (Observation, error) {
@@ -151,7 +151,7 @@ func testUntilCancellationIsPrompt(t *testing.T) {
 	done := make(chan result, 1)
 	go func() {
 		obs, err := Until(ctx, Policy{}, func(context.Context) (Observation, error) {
-			return Observation{Status: "running", Progress: ptr(42.0)}, nil
+			return Observation{Status: "running", Progress: new(42.0)}, nil
 		})
 		done <- result{obs, err}
 	}()
@@ -189,7 +189,7 @@ func testUntilDeadlineReportsLastState(t *testing.T) {
 	defer cancel()
 	start := time.Now()
 	obs, err := Until(ctx, Policy{}, func(context.Context) (Observation, error) {
-		return Observation{Status: "running", Progress: ptr(12.5), PageCount: ptr(7)}, nil
+		return Observation{Status: "running", Progress: new(12.5), PageCount: new(7)}, nil
 	})
 	var te *TimeoutError
 	if !errors.As(err, &te) || !errors.Is(err, context.DeadlineExceeded) {
@@ -331,7 +331,7 @@ func TestUntilFromStartsFromTheObservationInHand(t *testing.T) {
 	p, c := autoPolicy()
 	var checkedAt []time.Duration
 	check, calls := script(running(50), completed)
-	obs, err := UntilFrom(context.Background(), p, Observation{Status: "queued", Progress: ptr(0.0)}, func(ctx context.Context) (Observation, error) {
+	obs, err := UntilFrom(context.Background(), p, Observation{Status: "queued", Progress: new(0.0)}, func(ctx context.Context) (Observation, error) {
 		checkedAt = append(checkedAt, c.Now().Sub(simEpoch))
 		return check(ctx)
 	})
@@ -354,7 +354,7 @@ func TestUntilFromStartsFromTheObservationInHand(t *testing.T) {
 }
 
 func TestQuickLookNoticesAShortJobAndLeavesTheScheduleAsItWas(t *testing.T) {
-	inHand := Observation{Status: "queued", Progress: ptr(0.0)}
+	inHand := Observation{Status: "queued", Progress: new(0.0)}
 	checks := func(quick bool, results ...func() (Observation, error)) []time.Duration {
 		p, c := autoPolicy()
 		p.QuickLook = quick

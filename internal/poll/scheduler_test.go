@@ -35,7 +35,7 @@ func (st *stepper) observe(p *float64) Decision {
 }
 
 func TestSchedulerFirstWaitIsInitialInterval(t *testing.T) {
-	for _, p := range []*float64{nil, ptr(0.0), ptr(40.0)} {
+	for _, p := range []*float64{nil, new(0.0), new(40.0)} {
 		st := newStepper(t, Policy{InitialInterval: 2 * time.Second})
 		if d := st.observe(p); d.Wait != 2*time.Second || d.Mode != ModeInitial {
 			t.Errorf("progress %v: first decision %+v, want initial 2s", p, d)
@@ -50,7 +50,7 @@ func TestSchedulerConvergesOnLinearProgress(t *testing.T) {
 	var waits []time.Duration
 	for st.elapsed().Seconds() < duration {
 		polls++
-		d := st.observe(ptr(100 * st.elapsed().Seconds() / duration))
+		d := st.observe(new(100 * st.elapsed().Seconds() / duration))
 		waits = append(waits, d.Wait)
 		if polls > 2 && d.Mode != ModeEstimate {
 			t.Fatalf("poll %d: mode %s, want estimate", polls, d.Mode)
@@ -78,7 +78,7 @@ func TestSchedulerCatchesAPunctualJobWithinTheMargin(t *testing.T) {
 			var polls int
 			for ; st.elapsed() < duration; polls++ {
 				// One decimal, as the API reports it.
-				st.observe(ptr(math.Round(1000*st.elapsed().Seconds()/duration.Seconds()) / 10))
+				st.observe(new(math.Round(1000*st.elapsed().Seconds()/duration.Seconds()) / 10))
 			}
 			late := st.elapsed() - duration
 			if limit := onTimeMargin + 2*duration/1000; late > limit {
@@ -93,10 +93,10 @@ func TestSchedulerCatchesAPunctualJobWithinTheMargin(t *testing.T) {
 
 func TestSchedulerEstimateIsTrustedOnlyAsFarAsItsHistory(t *testing.T) {
 	st := newStepper(t, Policy{})
-	st.observe(ptr(0.0))
+	st.observe(new(0.0))
 	// A tiny first rise suggests an hours-long job; the next poll must still
 	// come within a few multiples of what was observed.
-	d := st.observe(ptr(0.01))
+	d := st.observe(new(0.01))
 	if limit := time.Duration(trustSteady * float64(st.elapsed()-d.Wait)); d.Wait > limit {
 		t.Errorf("wait %s after %s of history, want at most %s", d.Wait, st.elapsed()-d.Wait, limit)
 	}
@@ -109,11 +109,11 @@ func TestSchedulerStalledProgressBacksOffToMaxInterval(t *testing.T) {
 	p := Policy{MaxInterval: 8 * time.Second}
 	st := newStepper(t, p)
 	for _, v := range []float64{0, 10, 20, 30} {
-		st.observe(ptr(v))
+		st.observe(new(v))
 	}
 	var waits []time.Duration
 	for range 12 {
-		d := st.observe(ptr(30.0))
+		d := st.observe(new(30.0))
 		waits = append(waits, d.Wait)
 		if d.Wait > p.MaxInterval {
 			t.Fatalf("stalled wait %s exceeds MaxInterval; waits %v", d.Wait, waits)
@@ -127,16 +127,16 @@ func TestSchedulerStalledProgressBacksOffToMaxInterval(t *testing.T) {
 			break
 		}
 	}
-	if d := st.observe(ptr(30.0)); d.Mode != ModeStalled {
+	if d := st.observe(new(30.0)); d.Mode != ModeStalled {
 		t.Errorf("mode %s, want stalled", d.Mode)
 	}
 }
 
 func TestSchedulerStallDoublesFromLastWait(t *testing.T) {
 	st := newStepper(t, Policy{MaxInterval: 8 * time.Second, InitialInterval: time.Second})
-	st.observe(ptr(0.0)) // 1s
-	st.observe(ptr(0.0)) // stalled: 2s
-	d := st.observe(ptr(0.0))
+	st.observe(new(0.0)) // 1s
+	st.observe(new(0.0)) // stalled: 2s
+	d := st.observe(new(0.0))
 	if d.Wait != 4*time.Second || d.Mode != ModeStalled {
 		t.Errorf("decision %+v, want stalled 4s", d)
 	}
@@ -149,10 +149,10 @@ func TestSchedulerPauseAheadOfEstimateKeepsAiming(t *testing.T) {
 	var prev Decision
 	for range 4 {
 		p = st.elapsed().Seconds() / 10
-		prev = st.observe(ptr(p))
+		prev = st.observe(new(p))
 	}
 	// ...then a pause long before the estimated completion.
-	d := st.observe(ptr(p))
+	d := st.observe(new(p))
 	if d.Mode != ModePaused || d.Wait <= DefaultMaxInterval {
 		t.Errorf("decision %+v, want a paused wait beyond MaxInterval", d)
 	}
@@ -164,9 +164,9 @@ func TestSchedulerPauseAheadOfEstimateKeepsAiming(t *testing.T) {
 func TestSchedulerRegressionResetsEstimate(t *testing.T) {
 	st := newStepper(t, Policy{})
 	for _, v := range []float64{0, 20, 40, 60} {
-		st.observe(ptr(v))
+		st.observe(new(v))
 	}
-	d := st.observe(ptr(5.0))
+	d := st.observe(new(5.0))
 	if d.Mode != ModeRegressed || d.Rate != 0 || !d.ETA.IsZero() {
 		t.Fatalf("decision %+v, want regressed without estimate", d)
 	}
@@ -176,7 +176,7 @@ func TestSchedulerRegressionResetsEstimate(t *testing.T) {
 	// The new estimate rests on the new run alone: 5% -> 15% over one wait,
 	// a first rise.
 	interval := d.Wait.Seconds()
-	d = st.observe(ptr(15.0))
+	d = st.observe(new(15.0))
 	if want := firstRiseBoost * 10 / interval; d.Mode != ModeEstimate || math.Abs(d.Rate-want) > 1e-9 {
 		t.Errorf("decision %+v, want an estimate at %.4f %%/s", d, want)
 	}
@@ -185,9 +185,9 @@ func TestSchedulerRegressionResetsEstimate(t *testing.T) {
 func TestSchedulerSmallDipIsNotRegression(t *testing.T) {
 	st := newStepper(t, Policy{})
 	for _, v := range []float64{0, 20, 40} {
-		st.observe(ptr(v))
+		st.observe(new(v))
 	}
-	if d := st.observe(ptr(39.8)); d.Mode == ModeRegressed || d.Rate == 0 {
+	if d := st.observe(new(39.8)); d.Mode == ModeRegressed || d.Rate == 0 {
 		t.Errorf("decision %+v: a dip within tolerance must keep the estimate", d)
 	}
 }
@@ -209,7 +209,7 @@ func TestSchedulerAbsentProgressBacksOff(t *testing.T) {
 func TestSchedulerErrorsBackOffAndKeepEstimate(t *testing.T) {
 	st := newStepper(t, Policy{InitialInterval: time.Second, MaxInterval: 8 * time.Second})
 	for _, v := range []float64{0, 10, 20} {
-		st.observe(ptr(v))
+		st.observe(new(v))
 	}
 	var waits []time.Duration
 	for range 5 {
@@ -226,7 +226,7 @@ func TestSchedulerErrorsBackOffAndKeepEstimate(t *testing.T) {
 		}
 	}
 	// A successful poll resets the error backoff.
-	st.observe(ptr(30.0))
+	st.observe(new(30.0))
 	if d := st.s.DecideError(); d.Wait != time.Second {
 		t.Errorf("first error after a success waits %s, want 1s", d.Wait)
 	}
@@ -240,9 +240,9 @@ func TestSchedulerJitterBounds(t *testing.T) {
 		feed := func(st *stepper, i int) Decision {
 			switch {
 			case i < 6:
-				return st.observe(ptr(float64(10 * i)))
+				return st.observe(new(float64(10 * i)))
 			case i < 12:
-				return st.observe(ptr(50.0))
+				return st.observe(new(50.0))
 			default:
 				return st.observe(nil)
 			}
@@ -264,7 +264,7 @@ func TestSchedulerNeverWaitsLessThanMinInterval(t *testing.T) {
 	p := Policy{MinInterval: 700 * time.Millisecond, Jitter: 1, Rand: func() float64 { return 0.999 }}
 	st := newStepper(t, p)
 	for i := range 30 {
-		if d := st.observe(ptr(min(float64(i*5), 100))); d.Wait < p.MinInterval {
+		if d := st.observe(new(min(float64(i*5), 100))); d.Wait < p.MinInterval {
 			t.Fatalf("step %d: wait %s below MinInterval", i, d.Wait)
 		}
 	}

@@ -56,7 +56,7 @@ func (j job) observe(elapsed time.Duration) Observation {
 	st := b.StateAt(elapsed, j.seed)
 	o := Observation{Status: st.Status, Final: st.Status == mockapi.StatusCompleted || st.Status == mockapi.StatusFailed}
 	if st.HasProgress {
-		o.Progress = ptr(st.Progress)
+		o.Progress = new(st.Progress)
 	}
 	return o
 }
@@ -66,12 +66,12 @@ func (j job) observe(elapsed time.Duration) Observation {
 func (j job) observeErratic(elapsed time.Duration) Observation {
 	switch {
 	case elapsed <= 0 || elapsed < j.queue:
-		return Observation{Status: "queued", Progress: ptr(0.0)}
+		return Observation{Status: "queued", Progress: new(0.0)}
 	case elapsed >= j.done():
-		return Observation{Status: "completed", Final: true, Progress: ptr(100.0)}
+		return Observation{Status: "completed", Final: true, Progress: new(100.0)}
 	}
 	p := erraticCurve(float64(elapsed-j.queue)/float64(j.duration), uint64(j.seed))
-	return Observation{Status: "running", Progress: ptr(min(math.Round(p*10)/10, 99.9))}
+	return Observation{Status: "running", Progress: new(min(math.Round(p*10)/10, 99.9))}
 }
 
 func erraticCurve(f float64, seed uint64) float64 {
@@ -98,8 +98,6 @@ func erraticCurve(f float64, seed uint64) float64 {
 	done += (pos - float64(i)) * w[i]
 	return 100 * done / total
 }
-
-func ptr[T any](v T) *T { return &v }
 
 // simResult is one simulated wait.
 type simResult struct {

@@ -17,8 +17,6 @@ import (
 
 const agentJobAddress = "data.docsadmin_agent_job.job"
 
-func ptr[T any](v T) *T { return &v }
-
 func agentJobConfig(mock *mockapi.Server, providerExtra, body string) string {
 	return blockConfig(mock, providerExtra, `data "docsadmin_agent_job" "job"`, body)
 }
@@ -34,7 +32,7 @@ func TestAccAgentJob_eachStatus(t *testing.T) {
 	}{
 		{
 			name: "active",
-			job:  mockapi.AgentJob{Status: "active", Repository: &repo, Ref: ptr("agent/fix-typos"), Model: ptr("gpt-large"), CreatedAt: &created},
+			job:  mockapi.AgentJob{Status: "active", Repository: &repo, Ref: new("agent/fix-typos"), Model: new("gpt-large"), CreatedAt: &created},
 			checks: []statecheck.StateCheck{
 				statecheck.ExpectKnownValue(agentJobAddress, tfjsonpath.New("status"), knownvalue.StringExact("active")),
 				statecheck.ExpectKnownValue(agentJobAddress, tfjsonpath.New("pr_link"), knownvalue.Null()),
@@ -47,7 +45,7 @@ func TestAccAgentJob_eachStatus(t *testing.T) {
 		},
 		{
 			name: "completed with a pull request",
-			job:  mockapi.AgentJob{Status: "completed", Repository: &repo, PRLink: ptr(repo + "/pull/7"), CreatedAt: &created},
+			job:  mockapi.AgentJob{Status: "completed", Repository: &repo, PRLink: new(repo + "/pull/7"), CreatedAt: &created},
 			checks: []statecheck.StateCheck{
 				statecheck.ExpectKnownValue(agentJobAddress, tfjsonpath.New("status"), knownvalue.StringExact("completed")),
 				statecheck.ExpectKnownValue(agentJobAddress, tfjsonpath.New("pr_link"), knownvalue.StringExact(repo+"/pull/7")),
@@ -179,7 +177,7 @@ func TestAccAgentJob_waitsForFinalStatus(t *testing.T) {
 	repo := "https://github.com/example/docs"
 	// The first two reads see the job active, whatever the time they take
 	// (a scheduled completion would race a slow machine); then it is done.
-	mock.SeedAgentJob("proj_1", mockapi.AgentJob{ID: "job_1", Status: "completed", Repository: &repo, PRLink: ptr(repo + "/pull/9")})
+	mock.SeedAgentJob("proj_1", mockapi.AgentJob{ID: "job_1", Status: "completed", Repository: &repo, PRLink: new(repo + "/pull/9")})
 	active := mockapi.Fault{Status: 200, Body: `{"id":"job_1","status":"active","source":{"repository":"` + repo + `"}}`}
 	mock.InjectFault(mockapi.EndpointGetAgentJob, active, active)
 	resource.UnitTest(t, resource.TestCase{

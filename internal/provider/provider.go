@@ -186,10 +186,7 @@ func (p *docsadminProvider) Configure(ctx context.Context, req provider.Configur
 	}
 	// Unknown settings keep their defaults until they are known.
 	if !cfg.MaxRetries.IsNull() && !cfg.MaxRetries.IsUnknown() {
-		clientCfg.MaxRetries = int(cfg.MaxRetries.ValueInt64())
-		if clientCfg.MaxRetries == 0 {
-			clientCfg.MaxRetries = -1 // the client reads 0 as "default"
-		}
+		clientCfg.MaxRetries = new(int(cfg.MaxRetries.ValueInt64()))
 	}
 	if !cfg.RequestsPerSecond.IsNull() && !cfg.RequestsPerSecond.IsUnknown() {
 		clientCfg.RequestsPerSecond = cfg.RequestsPerSecond.ValueFloat64()
@@ -220,7 +217,7 @@ func (p *docsadminProvider) Configure(ctx context.Context, req provider.Configur
 
 func (p *docsadminProvider) Resources(context.Context) []func() resource.Resource {
 	return []func() resource.Resource{
-		NewStaticExportResource,
+		func() resource.Resource { return &staticExportResource{clock: p.options.Clock} },
 		NewStaticExportFileResource,
 	}
 }

@@ -25,6 +25,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/client"
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/poll"
 )
 
 const (
@@ -41,11 +42,11 @@ var (
 	_ resource.ResourceWithValidateConfig = (*staticExportResource)(nil)
 )
 
-// NewStaticExportResource is the docsadmin_static_export resource.
-func NewStaticExportResource() resource.Resource { return &staticExportResource{} }
-
 type staticExportResource struct {
 	data *providerData
+	// clock decides whether a link is due at plan time, also while the
+	// provider is not configured yet (its settings still unknown).
+	clock poll.Clock
 }
 
 func (r *staticExportResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
@@ -484,7 +485,7 @@ func (r *staticExportResource) ModifyPlan(ctx context.Context, req resource.Modi
 	unfinished := state.Status.ValueString() != string(client.ExportCompleted)
 	unverified := !unfinished && plan.verifies() && state.ArchiveSHA256.IsNull()
 	renewNow := !plan.RenewTriggers.Equal(state.RenewTriggers)
-	due := state.BundleURL.IsNull() || state.ReadyForRenewal.ValueBool() || renewalDue(plan, r.clockNow(), issuedAt)
+	due := state.BundleURL.IsNull() || state.ReadyForRenewal.ValueBool() || renewalDue(plan, r.clock.Now(), issuedAt)
 	if !unfinished && !unverified && !renewNow && !due {
 		return
 	}
@@ -504,13 +505,6 @@ func (r *staticExportResource) ModifyPlan(ctx context.Context, req resource.Modi
 	plan.BundleExpiresAt = types.StringUnknown()
 	plan.ReadyForRenewal = types.BoolValue(false)
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
-}
-
-func (r *staticExportResource) clockNow() time.Time {
-	if r.data == nil {
-		return time.Now()
-	}
-	return r.data.now()
 }
 
 // warnIfEveryPlanRenews warns when a renew_before the user set is at least
