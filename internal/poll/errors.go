@@ -49,7 +49,7 @@ func (e *TimeoutError) Error() string {
 	} else {
 		b.WriteString("timed out")
 	}
-	fmt.Fprintf(&b, " after %s (%s); %s", e.Waited.Round(time.Millisecond), Count(e.Polls, "poll"), describeLast(e.Last, e.Seen))
+	fmt.Fprintf(&b, " after %s (%s); %s", e.Waited.Round(time.Millisecond), Count{"poll", e.Polls}, describeLast(e.Last, e.Seen))
 	if e.LastErr != nil {
 		fmt.Fprintf(&b, "; last poll failed: %v", e.LastErr)
 	}
@@ -93,16 +93,8 @@ func (o Observation) Describe() string {
 	if o.Progress != nil {
 		fmt.Fprintf(&b, ", progress %.1f%%", *o.Progress)
 	}
-	if o.PageCount != nil {
-		fmt.Fprintf(&b, ", %s", Count(*o.PageCount, "page"))
+	for _, c := range o.Counts {
+		fmt.Fprintf(&b, ", %s", c)
 	}
 	return b.String()
-}
-
-// Count says n things, in the singular for one.
-func Count(n int, thing string) string {
-	if n == 1 {
-		return "1 " + thing
-	}
-	return fmt.Sprintf("%d %ss", n, thing)
 }

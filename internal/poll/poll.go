@@ -2,6 +2,7 @@ package poll
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"time"
 )
@@ -11,9 +12,25 @@ type Observation struct {
 	Status string
 	// Final is decided by the caller (e.g. completed or failed). Unknown
 	// statuses must not be final, so the wait stays bounded by the context.
-	Final     bool
-	Progress  *float64 // percent, 0..100, if reported
-	PageCount *int
+	Final    bool
+	Progress *float64 // percent, 0..100, if reported
+	// Counts are what the caller's kind of job reports besides progress,
+	// such as an export's pages: shown in messages, never interpreted.
+	Counts []Count
+}
+
+// Count is a number of things a job reports, such as {"page", 7}.
+type Count struct {
+	Thing string // singular
+	N     int
+}
+
+// String says the count, in the singular for one.
+func (c Count) String() string {
+	if c.N == 1 {
+		return "1 " + c.Thing
+	}
+	return fmt.Sprintf("%d %ss", c.N, c.Thing)
 }
 
 // CheckFunc performs one poll. Errors marked with Permanent stop the wait at
@@ -59,23 +76,14 @@ func until(ctx context.Context, p Policy, first *Observation, check CheckFunc) (
 			w.polls++
 		}
 		var d Decision
-		switch {
-		case err == nil:
-			w.last, w.seen, w.lastErr = obs, true, nil
-			if obs.Final {
-				return obs, nil
-			}
+		switch kind, result, err := w.take(obs, err); kind {
+		case finished:
+			return result, err
+		case observed:
 			w.noteStatus(obs.Status)
 			d = s.Decide(w.p.Clock.Now(), obs)
 			w.logDecision(obs, d)
-		case ctx.Err() != nil:
-			// The check failed because the wait ended, not the service.
-			w.lastErr = err
-			return w.last, w.timeout(ctx.Err())
-		case IsPermanent(err):
-			return w.last, unwrapPermanent(err)
-		default:
-			w.lastErr = err
+		case failed:
 			d = s.DecideError()
 			w.log("poll failed", map[string]any{"error": err.Error(), "consecutive_errors": s.errors, "wait": d.Wait.String()})
 			if s.errors >= w.p.MaxConsecutiveErrors {
@@ -110,22 +118,45 @@ func (w *wait) quickLook(check CheckFunc) (Observation, bool, error) {
 	}
 	obs, err := check(w.ctx)
 	w.polls++
-	switch {
-	case err == nil && obs.Final:
-		return obs, true, nil
-	case err == nil:
-		w.last, w.seen, w.lastErr = obs, true, nil
+	switch kind, result, err := w.take(obs, err); kind {
+	case finished:
+		return result, true, err
+	case observed:
 		w.log("quick look", map[string]any{"status": obs.Status})
-	case w.ctx.Err() != nil:
-		w.lastErr = err
-		return w.last, true, w.timeout(w.ctx.Err())
-	case IsPermanent(err):
-		return w.last, true, unwrapPermanent(err)
-	default:
-		w.lastErr = err
+	case failed:
 		w.log("quick look failed", map[string]any{"error": err.Error()})
 	}
 	return w.last, false, nil
+}
+
+// outcome is what the result of one check means for the wait.
+type outcome int
+
+const (
+	observed outcome = iota // a new observation, not final
+	failed                  // a transient error
+	finished                // the wait ends: final, permanent error or context ended
+)
+
+// take records the result of one check and says what it means. For
+// finished it returns what the wait returns; for failed, the check's error.
+func (w *wait) take(obs Observation, err error) (outcome, Observation, error) {
+	switch {
+	case err == nil:
+		w.last, w.seen, w.lastErr = obs, true, nil
+		if obs.Final {
+			return finished, obs, nil
+		}
+		return observed, obs, nil
+	case w.ctx.Err() != nil:
+		// The check failed because the wait ended, not the service.
+		w.lastErr = err
+		return finished, w.last, w.timeout(w.ctx.Err())
+	case IsPermanent(err):
+		return finished, w.last, unwrapPermanent(err)
+	}
+	w.lastErr = err
+	return failed, w.last, err
 }
 
 // unwrapPermanent returns the error a check passed to Permanent, so callers

@@ -189,7 +189,7 @@ func testUntilDeadlineReportsLastState(t *testing.T) {
 	defer cancel()
 	start := time.Now()
 	obs, err := Until(ctx, Policy{}, func(context.Context) (Observation, error) {
-		return Observation{Status: "running", Progress: new(12.5), PageCount: new(7)}, nil
+		return Observation{Status: "running", Progress: new(12.5), Counts: []Count{{"page", 7}}}, nil
 	})
 	var te *TimeoutError
 	if !errors.As(err, &te) || !errors.Is(err, context.DeadlineExceeded) {

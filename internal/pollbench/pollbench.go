@@ -98,8 +98,8 @@ func WaitOurs(j Job, rnd *rand.Rand) Result {
 func observation(st mockapi.JobState) poll.Observation {
 	obs := poll.Observation{Status: st.Status, Final: final(st)}
 	if st.HasProgress {
-		p, n := st.Progress, st.PageCount
-		obs.Progress, obs.PageCount = &p, &n
+		obs.Progress = new(st.Progress)
+		obs.Counts = []poll.Count{{Thing: "page", N: st.PageCount}}
 	}
 	return obs
 }

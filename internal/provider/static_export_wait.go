@@ -79,8 +79,7 @@ func failureReason(job *client.StaticExportJob) string {
 func exportObservation(job *client.StaticExportJob) poll.Observation {
 	obs := poll.Observation{Status: string(job.Status), Final: job.Status.Final(), Progress: job.Progress}
 	if job.PageCount != nil {
-		pages := int(*job.PageCount)
-		obs.PageCount = &pages
+		obs.Counts = []poll.Count{{Thing: "page", N: int(*job.PageCount)}}
 	}
 	return obs
 }

@@ -75,8 +75,8 @@ func (l *statusLog) note(ctx context.Context, obs poll.Observation) {
 	if obs.Progress != nil {
 		fields["progress"] = *obs.Progress
 	}
-	if obs.PageCount != nil {
-		fields["page_count"] = *obs.PageCount
+	for _, c := range obs.Counts {
+		fields[c.Thing+"_count"] = c.N
 	}
 	l.seen, l.last = true, obs.Status
 	tflog.Info(ctx, msg, fields)
