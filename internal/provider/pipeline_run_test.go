@@ -3,69 +3,40 @@
 package provider
 
 import (
-	"bufio"
 	"context"
-	"errors"
 	"fmt"
 	"io"
-	"maps"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"slices"
 	"strings"
 	"sync"
 	"testing"
-	"time"
-
-	"gopkg.in/yaml.v3"
 
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/mockapi"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/tfrunner"
 )
 
-// The GitHub Actions pipeline of examples/pipelines/ci, run as a runner runs
-// it: each job on a fresh checkout, each `run` step in bash with the
-// workflow's, the job's and the step's environment and what earlier steps
-// wrote to GITHUB_ENV. Terraform installs the provider from a filesystem
-// mirror with the lock file that `terraform providers lock` makes, and keeps
-// its state in an HTTP backend with locking, played here. The configuration
-// is the air-gapped example's connected side, which needs only this
-// provider: the Helm configuration the pipeline deploys needs the helm
-// provider, which cannot be installed here. Both name the export
-// docsadmin_static_export.docs and read docs_commit, which is all the
-// pipeline relies on.
+// The pipelines of examples/pipelines/ci, GitHub Actions and GitLab CI, run
+// as their runners run them (pipeline_github_test.go, pipeline_gitlab_test.go):
+// each job on a fresh checkout, its scripts in a shell with the pipeline's
+// variables. Terraform installs the provider from a filesystem mirror with
+// the lock file that `terraform providers lock` makes, and keeps its state in
+// an HTTP backend with locking, played here. The configuration is the
+// air-gapped example's connected side, which needs only this provider: the
+// Helm configuration the pipelines deploy needs the helm provider, which
+// cannot be installed here. Both name the export docsadmin_static_export.docs
+// and read docs_commit, which is all the pipelines rely on.
 
 const pipelineExport = "docsadmin_static_export.docs"
 
-// workflow is the part of a GitHub Actions workflow that the runner reads.
-type workflow struct {
-	Env  map[string]string `yaml:"env"`
-	Jobs map[string]struct {
-		Needs    any               `yaml:"needs"`
-		Env      map[string]string `yaml:"env"`
-		Defaults struct {
-			Run struct {
-				WorkingDirectory string `yaml:"working-directory"`
-			} `yaml:"run"`
-		} `yaml:"defaults"`
-		Steps []struct {
-			Name string            `yaml:"name"`
-			Uses string            `yaml:"uses"`
-			If   string            `yaml:"if"`
-			Env  map[string]string `yaml:"env"`
-			Run  string            `yaml:"run"`
-		} `yaml:"steps"`
-	} `yaml:"jobs"`
-}
-
 // pipelineEvent is what a run of the workflow is started by.
 type pipelineEvent struct {
-	name   string // github.event_name
-	commit string // github.sha
+	schedule bool   // a scheduled run, else a push to the default branch
+	commit   string // the commit the run is for
 }
 
 // stateBackend plays Terraform's HTTP backend with locking: GET and POST the
@@ -121,28 +92,36 @@ func (b *stateBackend) snapshot() (state string, locks int, held bool) {
 	return string(b.state), b.locks, b.lockID != ""
 }
 
-func TestAccPipeline_githubActionsRunsAsCopied(t *testing.T) {
+// pipelineCI is one CI system's way to run its pipeline file.
+type pipelineCI struct {
+	file string
+	run  func(ctx context.Context, t *testing.T, env pipelineEnv, event pipelineEvent) (string, error)
+}
+
+// pipelineEnv is what a run of a pipeline has at hand: the project's CI
+// settings, a checkout to copy for each job, and the commands on PATH.
+type pipelineEnv struct {
+	file     []byte            // the pipeline file
+	settings map[string]string // CI settings by name: variables and secrets
+	files    map[string]bool   // settings that GitLab keeps as File variables
+	repo     string            // the repository as checked out
+	bin      string            // put first on PATH: terraform and stand-ins
+	runner   *tfrunner.Runner
+}
+
+func TestAccPipeline_runsAsCopied(t *testing.T) {
 	if os.Getenv("TF_ACC") == "" {
-		t.Skip("set TF_ACC=1 to run the pipeline with Terraform (make test does)")
+		t.Skip("set TF_ACC=1 to run the pipelines with Terraform (make test does)")
 	}
-	for _, tool := range []string{"bash", "jq"} {
+	for _, tool := range []string{"bash", "sh", "jq"} {
 		if _, err := exec.LookPath(tool); err != nil {
-			t.Fatalf("the pipeline's steps need %s on PATH (.ci/run installs it): %v", tool, err)
+			t.Fatalf("the pipelines' steps need %s on PATH (make packages installs it): %v", tool, err)
 		}
 	}
 	root, err := tfrunner.ModuleRoot()
 	if err != nil {
 		t.Fatal(err)
 	}
-	raw, err := os.ReadFile(filepath.Join(root, "examples/pipelines/ci/github-actions.yml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var wf workflow
-	if err := yaml.Unmarshal(raw, &wf); err != nil {
-		t.Fatalf("github-actions.yml: %v", err)
-	}
-
 	ctx := t.Context()
 	runner, err := tfrunner.New(acceptanceCLI(t), t.TempDir())
 	if err != nil {
@@ -155,20 +134,20 @@ func TestAccPipeline_githubActionsRunsAsCopied(t *testing.T) {
 	if err := runner.Install(inst); err != nil {
 		t.Fatal(err)
 	}
-	// The steps call `terraform`: the acceptance CLI, first on PATH.
+	// The steps call `terraform`: the acceptance CLI, first on PATH; and
+	// GitLab's image installs jq with apk, which the machine already has.
 	bin := t.TempDir()
 	if err := os.Symlink(acceptanceCLI(t), filepath.Join(bin, "terraform")); err != nil {
 		t.Fatal(err)
 	}
+	writeFile(t, filepath.Join(bin, "apk"), "#!/bin/sh\nexit 0\n")
+	if err := os.Chmod(filepath.Join(bin, "apk"), 0o755); err != nil {
+		t.Fatal(err)
+	}
 
-	mock := newMock(t, mockapi.Config{ReadOnlyAPIKeys: []string{"dsa_mock_read_only_key"}})
-	backend := &stateBackend{}
-	backendServer := httptest.NewServer(backend)
-	t.Cleanup(backendServer.Close)
-
-	// The repository as the pipeline checks it out: the configuration in
+	// The repository as the pipelines check it out: the configuration in
 	// deploy/, a backend block that the pipeline's settings complete, and
-	// the lock file made as the pipeline's README says.
+	// the lock file made as the pipelines' README says.
 	repo := t.TempDir()
 	deploy := filepath.Join(repo, "deploy")
 	files, err := tfrunner.ModuleFiles("examples/pipelines/air-gapped/connected")
@@ -193,23 +172,52 @@ func TestAccPipeline_githubActionsRunsAsCopied(t *testing.T) {
 		t.Fatalf("terraform providers lock wrote no lock file: %v", err)
 	}
 
-	settings := map[string]string{
-		"vars.DOCSADMIN_BASE_URL":                mock.URL,
-		"vars.DOCS_DOMAIN":                       "docs.example.com",
-		"vars.DOCS_CHART_REPOSITORY":             "https://charts.example.com",
-		"vars.DOCS_CHART_VERSION":                "1.0.0",
-		"vars.TF_BACKEND_CONFIG":                 fmt.Sprintf("address = %q\nlock_address = %q\nunlock_address = %q", backendServer.URL+"/state", backendServer.URL+"/state/lock", backendServer.URL+"/state/lock"),
-		"secrets.DOCSADMIN_API_KEY_READ":         "dsa_mock_read_only_key",
-		"secrets.DOCSADMIN_API_KEY_WRITE":        mock.APIKey,
-		"secrets.DOCS_KUBECONFIG_READ":           "apiVersion: v1\nkind: Config\n",
-		"secrets.DOCS_KUBECONFIG":                "apiVersion: v1\nkind: Config\n",
-		"secrets.TF_STATE_AWS_ACCESS_KEY_ID":     "unused-by-the-http-backend",
-		"secrets.TF_STATE_AWS_SECRET_ACCESS_KEY": "unused-by-the-http-backend",
+	for _, ci := range []pipelineCI{
+		{file: "examples/pipelines/ci/github-actions.yml", run: runGitHubWorkflow},
+		{file: "examples/pipelines/ci/gitlab-ci.yml", run: runGitLabPipeline},
+	} {
+		t.Run(filepath.Base(ci.file), func(t *testing.T) {
+			raw, err := os.ReadFile(filepath.Join(root, ci.file))
+			if err != nil {
+				t.Fatal(err)
+			}
+			mock := newMock(t, mockapi.Config{ReadOnlyAPIKeys: []string{"dsa_mock_read_only_key"}})
+			backend := &stateBackend{}
+			backendServer := httptest.NewServer(backend)
+			t.Cleanup(backendServer.Close)
+			env := pipelineEnv{
+				file: raw,
+				settings: map[string]string{
+					"DOCSADMIN_BASE_URL":             mock.URL,
+					"DOCS_DOMAIN":                    "docs.example.com",
+					"DOCS_CHART_REPOSITORY":          "https://charts.example.com",
+					"DOCS_CHART_VERSION":             "1.0.0",
+					"TF_BACKEND_CONFIG":              fmt.Sprintf("address = %q\nlock_address = %q\nunlock_address = %q\n", backendServer.URL+"/state", backendServer.URL+"/state/lock", backendServer.URL+"/state/lock"),
+					"DOCSADMIN_API_KEY_READ":         "dsa_mock_read_only_key",
+					"DOCSADMIN_API_KEY_WRITE":        mock.APIKey,
+					"DOCS_KUBECONFIG_READ":           "apiVersion: v1\nkind: Config\n",
+					"DOCS_KUBECONFIG":                "apiVersion: v1\nkind: Config\n",
+					"TF_STATE_AWS_ACCESS_KEY_ID":     "unused-by-the-http-backend",
+					"TF_STATE_AWS_SECRET_ACCESS_KEY": "unused-by-the-http-backend",
+				},
+				files:  map[string]bool{"TF_BACKEND_CONFIG": true, "DOCS_KUBECONFIG_READ": true, "DOCS_KUBECONFIG": true},
+				repo:   repo,
+				bin:    bin,
+				runner: runner,
+			}
+			pipelineScenario(t, mock, backend, func(event pipelineEvent) (string, error) {
+				t.Helper()
+				return ci.run(ctx, t, env, event)
+			})
+		})
 	}
-	run := func(event pipelineEvent) (string, error) {
-		t.Helper()
-		return runWorkflow(ctx, t, runner, wf, repo, bin, settings, event)
-	}
+}
+
+// pipelineScenario runs a pipeline through the life of a deployment:
+// nothing deployed yet, a publication, scheduled renewals on fresh runners,
+// a scheduled run that would export, and a second publication.
+func pipelineScenario(t *testing.T, mock *mockapi.Server, backend *stateBackend, run func(pipelineEvent) (string, error)) {
+	t.Helper()
 	deployedCommit := func() string {
 		state, _, _ := backend.snapshot()
 		m := regexp.MustCompile(`"docs_commit":\s*"([^"]+)"`).FindStringSubmatch(state)
@@ -226,13 +234,13 @@ func TestAccPipeline_githubActionsRunsAsCopied(t *testing.T) {
 	}
 
 	// A scheduled run before anything was deployed refuses to start.
-	if out, err := run(pipelineEvent{name: "schedule", commit: "c0"}); err == nil || !strings.Contains(out, "nothing deployed yet") {
+	if out, err := run(pipelineEvent{schedule: true, commit: "c0"}); err == nil || !strings.Contains(out, "nothing deployed yet") {
 		t.Fatalf("a scheduled run on empty state: err %v; want the 'nothing deployed yet' refusal:\n%s", err, out)
 	}
 	expectExports("after a scheduled run on empty state", 0)
 
 	// A publication exports, from fresh runners, with the lock file honoured.
-	out, err := run(pipelineEvent{name: "push", commit: "c1"})
+	out, err := run(pipelineEvent{commit: "c1"})
 	if err != nil {
 		t.Fatalf("the publication's run failed: %v\n%s", err, out)
 	}
@@ -256,7 +264,7 @@ func TestAccPipeline_githubActionsRunsAsCopied(t *testing.T) {
 	// was not published through this pipeline: it renews only, and writes
 	// the archive again with one download, no export.
 	downloads := mock.Requests(mockapi.EndpointDownload)
-	out, err = run(pipelineEvent{name: "schedule", commit: "c2"})
+	out, err = run(pipelineEvent{schedule: true, commit: "c2"})
 	if err != nil {
 		t.Fatalf("the scheduled run failed: %v\n%s", err, out)
 	}
@@ -273,14 +281,14 @@ func TestAccPipeline_githubActionsRunsAsCopied(t *testing.T) {
 	for _, id := range mock.ExportJobIDs("docs.example.com") {
 		mock.DeleteExportJob(id)
 	}
-	out, err = run(pipelineEvent{name: "schedule", commit: "c2"})
-	if err == nil || !strings.Contains(out, "a scheduled run only renews links") {
+	out, err = run(pipelineEvent{schedule: true, commit: "c2"})
+	if err == nil || !strings.Contains(out, "only renews links") {
 		t.Fatalf("a scheduled run whose plan exports: err %v; want the refusal:\n%s", err, out)
 	}
 	expectExports("after the refused scheduled run", 1)
 
 	// The next publication exports again.
-	if out, err := run(pipelineEvent{name: "push", commit: "c3"}); err != nil {
+	if out, err := run(pipelineEvent{commit: "c3"}); err != nil {
 		t.Fatalf("the second publication's run failed: %v\n%s", err, out)
 	}
 	expectExports("after the second publication", 2)
@@ -290,166 +298,4 @@ func TestAccPipeline_githubActionsRunsAsCopied(t *testing.T) {
 	if strings.Contains(out, mock.APIKey) {
 		t.Errorf("the pipeline's output shows the write key")
 	}
-}
-
-// runWorkflow runs the workflow's jobs in the order of their needs, each on
-// a fresh copy of repo, and returns everything they printed. It stops at the
-// first failed step.
-func runWorkflow(ctx context.Context, t *testing.T, runner *tfrunner.Runner, wf workflow, repo, bin string, settings map[string]string, event pipelineEvent) (string, error) {
-	t.Helper()
-	var out strings.Builder
-	for _, name := range jobOrder(t, wf) {
-		job := wf.Jobs[name]
-		checkout := t.TempDir()
-		if err := os.CopyFS(checkout, os.DirFS(repo)); err != nil {
-			t.Fatal(err)
-		}
-		runnerTemp := t.TempDir()
-		envFile := filepath.Join(runnerTemp, "github_env")
-		// What a runner holds for the whole job: the workflow's env, the
-		// job's over it, and later what steps write to GITHUB_ENV.
-		global := map[string]string{}
-		for _, env := range []map[string]string{wf.Env, job.Env} {
-			for k, v := range env {
-				global[k] = expandExpressions(t, v, settings, event)
-			}
-		}
-		for _, step := range job.Steps {
-			if step.Uses != "" {
-				continue // checkout and setup-terraform: done above
-			}
-			if step.If != "" && !evalCondition(t, step.If, event) {
-				continue
-			}
-			env := maps.Clone(global)
-			for k, v := range step.Env {
-				env[k] = expandExpressions(t, v, settings, event)
-			}
-			env["PATH"] = bin + ":" + os.Getenv("PATH")
-			env["RUNNER_TEMP"], env["GITHUB_ENV"], env["GITHUB_EVENT_NAME"], env["CI"] = runnerTemp, envFile, event.name, "true"
-			script := filepath.Join(runnerTemp, "step.sh")
-			writeFile(t, script, step.Run)
-			if err := os.WriteFile(envFile, nil, 0o600); err != nil {
-				t.Fatal(err)
-			}
-			cmd, err := runner.Command(ctx, filepath.Join(checkout, job.Defaults.Run.WorkingDirectory), env, "")
-			if err != nil {
-				t.Fatal(err)
-			}
-			cmd.Path, cmd.Args = "/bin/bash", []string{"bash", "--noprofile", "--norc", "-eo", "pipefail", script}
-			cmd.Stdout, cmd.Stderr = &out, &out
-			fmt.Fprintf(&out, "== %s: %s\n", name, step.Name)
-			runCtx, cancel := context.WithTimeout(ctx, 3*time.Minute)
-			cmd.Cancel = func() error { return cmd.Process.Kill() }
-			stop := context.AfterFunc(runCtx, func() { _ = cmd.Cancel() })
-			err = cmd.Run()
-			stop()
-			cancel()
-			if err != nil {
-				return out.String(), fmt.Errorf("job %s, step %q: %w", name, step.Name, err)
-			}
-			for k, v := range readEnvFile(t, envFile) {
-				global[k] = v
-			}
-		}
-	}
-	return out.String(), nil
-}
-
-// jobOrder lists the workflow's jobs so that each comes after those it needs.
-func jobOrder(t *testing.T, wf workflow) []string {
-	t.Helper()
-	var order []string
-	var visit func(name string, depth int)
-	visit = func(name string, depth int) {
-		if slices.Contains(order, name) {
-			return
-		}
-		if depth > len(wf.Jobs) {
-			t.Fatalf("the jobs' needs form a cycle at %s", name)
-		}
-		job, ok := wf.Jobs[name]
-		if !ok {
-			t.Fatalf("a job needs %s, which does not exist", name)
-		}
-		var needs []string
-		switch n := job.Needs.(type) {
-		case string:
-			needs = []string{n}
-		case []any:
-			for _, v := range n {
-				needs = append(needs, fmt.Sprint(v))
-			}
-		}
-		for _, need := range needs {
-			visit(need, depth+1)
-		}
-		order = append(order, name)
-	}
-	for _, name := range slices.Sorted(maps.Keys(wf.Jobs)) {
-		visit(name, 0)
-	}
-	return order
-}
-
-var expression = regexp.MustCompile(`\$\{\{\s*([^}]*?)\s*\}\}`)
-
-// expandExpressions replaces the ${{ }} expressions the workflow's env uses:
-// vars, secrets, github.sha and github.event_name. Any other fails the test,
-// so that a new kind of expression is noticed.
-func expandExpressions(t *testing.T, value string, settings map[string]string, event pipelineEvent) string {
-	t.Helper()
-	return expression.ReplaceAllStringFunc(value, func(m string) string {
-		expr := expression.FindStringSubmatch(m)[1]
-		switch {
-		case expr == "github.sha":
-			return event.commit
-		case expr == "github.event_name":
-			return event.name
-		case strings.HasPrefix(expr, "vars.") || strings.HasPrefix(expr, "secrets."):
-			v, ok := settings[expr]
-			if !ok {
-				t.Fatalf("the workflow reads %s, which the test does not set", expr)
-			}
-			return v
-		}
-		t.Fatalf("the workflow uses ${{ %s }}, which the test cannot evaluate", expr)
-		return ""
-	})
-}
-
-var eventCondition = regexp.MustCompile(`^github\.event_name\s*(==|!=)\s*'([a-z_]+)'$`)
-
-// evalCondition evaluates a step's if: the comparisons of the event's name
-// the workflow uses.
-func evalCondition(t *testing.T, cond string, event pipelineEvent) bool {
-	t.Helper()
-	m := eventCondition.FindStringSubmatch(strings.TrimSpace(cond))
-	if m == nil {
-		t.Fatalf("the workflow has the condition %q, which the test cannot evaluate", cond)
-	}
-	return (event.name == m[2]) == (m[1] == "==")
-}
-
-// readEnvFile reads the NAME=value lines a step wrote to GITHUB_ENV.
-func readEnvFile(t *testing.T, path string) map[string]string {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	env := map[string]string{}
-	scanner := bufio.NewScanner(f)
-	for scanner.Scan() {
-		name, value, ok := strings.Cut(scanner.Text(), "=")
-		if !ok {
-			t.Fatalf("GITHUB_ENV line %q is not NAME=value (multi-line values are not played here)", scanner.Text())
-		}
-		env[name] = value
-	}
-	if err := scanner.Err(); err != nil && !errors.Is(err, io.EOF) {
-		t.Fatal(err)
-	}
-	return env
 }
