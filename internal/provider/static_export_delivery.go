@@ -43,8 +43,9 @@ func (d *providerData) deliverBundle(ctx context.Context, m *staticExportModel, 
 		}
 		m.setArchive(sum)
 	}
-	m.setBundle(link)
-	return recordBundleIssued(ctx, private, d.now()), nil
+	issuedAt := d.now()
+	m.setBundle(link, issuedAt)
+	return recordBundleIssued(ctx, private, issuedAt), nil
 }
 
 // bundleWait words a failed wait for the link of export job jobID, bounded

@@ -366,3 +366,67 @@ func TestVerifyArchiveErrorsNeverShowTheLink(t *testing.T) {
 		}
 	}
 }
+
+// link_revision rises with every new link, a renewal or a new export, even
+// when the clock steps back, and stays put otherwise.
+func TestAccStaticExport_linkRevisionRisesWithEveryNewLink(t *testing.T) {
+	// The provider's clock only: the API's jobs keep their own time.
+	clock := &shiftedClock{}
+	mock := newMock(t, mockapi.Config{})
+	config := func(commit, rotation string) string {
+		return exportConfig(mock, fmt.Sprintf(`
+  domain         = "docs.example.com"
+  triggers       = { docs_commit = %q }
+  renew_triggers = { rotation = %q }`, commit, rotation))
+	}
+	var revisions []int64
+	record := func(v int64) error {
+		revisions = append(revisions, v)
+		return nil
+	}
+	rose := func(v int64) error {
+		if last := revisions[len(revisions)-1]; v <= last {
+			return fmt.Errorf("link_revision %d is not higher than %d", v, last)
+		}
+		return record(v)
+	}
+	same := func(v int64) error {
+		if last := revisions[len(revisions)-1]; v != last {
+			return fmt.Errorf("link_revision went from %d to %d with no new link", last, v)
+		}
+		return nil
+	}
+	revision := func(check func(int64) error) []statecheck.StateCheck {
+		return []statecheck.StateCheck{statecheck.ExpectKnownValue(exportAddress, tfjsonpath.New("link_revision"), knownvalue.Int64Func(check))}
+	}
+	newLink := func(action plancheck.ResourceActionType) resource.ConfigPlanChecks {
+		return resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+			plancheck.ExpectResourceAction(exportAddress, action),
+			plancheck.ExpectUnknownValue(exportAddress, tfjsonpath.New("link_revision")),
+		}}
+	}
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testFactories(Options{Clock: clock}),
+		Steps: []resource.TestStep{
+			{Config: config("a", "r1"), ConfigStateChecks: revision(record)},
+			{Config: config("a", "r1"), ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}}, ConfigStateChecks: revision(same)},
+			{Config: config("a", "r2"), ConfigPlanChecks: newLink(plancheck.ResourceActionUpdate), ConfigStateChecks: revision(rose)},
+			{
+				// The provider's clock steps back an hour: the next link's
+				// revision still rises.
+				PreConfig:         func() { clock.Advance(-time.Hour) },
+				Config:            config("a", "r3"),
+				ConfigPlanChecks:  newLink(plancheck.ResourceActionUpdate),
+				ConfigStateChecks: revision(rose),
+			},
+			{
+				// A new export: the replacement's revision is the time,
+				// which is past every earlier one once the clock is back.
+				PreConfig:         func() { clock.Advance(time.Hour + time.Second) },
+				Config:            config("b", "r3"),
+				ConfigPlanChecks:  newLink(plancheck.ResourceActionReplace),
+				ConfigStateChecks: revision(rose),
+			},
+		},
+	})
+}

@@ -87,7 +87,7 @@ func TestAccStaticExport_identityAndImportByIdentity(t *testing.T) {
 					return "docs.example.com/" + s.RootModule().Resources[exportAddress].Primary.Attributes["job_id"], nil
 				},
 				// Import hands over a fresh link for the same export.
-				ImportStateVerifyIgnore: []string{"bundle_url", "bundle_expires_at"},
+				ImportStateVerifyIgnore: []string{"bundle_url", "bundle_expires_at", "link_revision"},
 			},
 		},
 		CheckDestroy: func(*terraform.State) error {
@@ -207,7 +207,7 @@ func TestAccStaticExport_importWaitsOutABundleNotReadyYet(t *testing.T) {
 				ImportStateVerify: true,
 				ImportStateIdFunc: func(*terraform.State) (string, error) { return "docs.example.com/" + jobID, nil },
 				// Import hands over a fresh link for the same export.
-				ImportStateVerifyIgnore: []string{"bundle_url", "bundle_expires_at"},
+				ImportStateVerifyIgnore: []string{"bundle_url", "bundle_expires_at", "link_revision"},
 				Check: func(*terraform.State) error {
 					if n := mock.PendingFaults(mockapi.EndpointBundle); n != 0 {
 						return fmt.Errorf("the 409 was never answered (%d faults pending)", n)

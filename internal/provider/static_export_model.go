@@ -37,6 +37,7 @@ type staticExportModel struct {
 	BundleSizeBytes types.Int64    `tfsdk:"bundle_size_bytes"`
 	BundleExpiresAt types.String   `tfsdk:"bundle_expires_at"`
 	ReadyForRenewal types.Bool     `tfsdk:"ready_for_renewal"`
+	LinkRevision    types.Int64    `tfsdk:"link_revision"`
 	ArchiveSHA256   types.String   `tfsdk:"archive_sha256"`
 	ArchiveSize     types.Int64    `tfsdk:"archive_size_bytes"`
 	ArchiveFiles    types.Int64    `tfsdk:"archive_file_count"`
@@ -101,15 +102,18 @@ func clampPercent(p float64) float64 {
 }
 
 func (m *staticExportModel) clearBundle() {
+	m.LinkRevision = types.Int64Null()
 	m.BundleURL = types.StringNull()
 	m.BundleSizeBytes = types.Int64Null()
 	m.BundleExpiresAt = types.StringNull()
 	m.ReadyForRenewal = types.BoolValue(false)
 }
 
-// setBundle records a fresh link and its expiry: the API's expiresAt, else
-// what the presigned query says, else unknown (and so never renewed).
-func (m *staticExportModel) setBundle(b *client.StaticExportLink) {
+// setBundle records a fresh link, issued at issuedAt, and its expiry: the
+// API's expiresAt, else what the presigned query says, else unknown (and so
+// never renewed). The link's revision rises.
+func (m *staticExportModel) setBundle(b *client.StaticExportLink, issuedAt time.Time) {
+	m.LinkRevision = types.Int64Value(nextLinkRevision(m.LinkRevision, issuedAt))
 	m.BundleURL = types.StringValue(b.BundleURL)
 	m.BundleSizeBytes = types.Int64PointerValue(b.SizeBytes)
 	m.BundleExpiresAt = types.StringNull()
@@ -117,6 +121,18 @@ func (m *staticExportModel) setBundle(b *client.StaticExportLink) {
 		m.BundleExpiresAt = types.StringValue(expiry.Format(time.RFC3339))
 	}
 	m.ReadyForRenewal = types.BoolValue(false)
+}
+
+// nextLinkRevision is the revision of a link issued at issuedAt: the time in
+// milliseconds since 1970, and in any case higher than the previous
+// revision, so that it never goes down, also when a new export replaces the
+// resource (its revision starts from the time) or the clock steps back.
+func nextLinkRevision(previous types.Int64, issuedAt time.Time) int64 {
+	revision := issuedAt.UnixMilli()
+	if !previous.IsNull() && !previous.IsUnknown() {
+		revision = max(revision, previous.ValueInt64()+1)
+	}
+	return revision
 }
 
 func bundleExpiry(b *client.StaticExportLink) (time.Time, bool) {

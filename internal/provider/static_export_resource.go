@@ -164,6 +164,13 @@ func (r *staticExportResource) Schema(ctx context.Context, _ resource.SchemaRequ
 				Computed:      true,
 				PlanModifiers: keep(),
 			},
+			"link_revision": schema.Int64Attribute{
+				MarkdownDescription: "A number that rises with every new link, whether a renewal or a new export, and never goes down: the time the link was issued, " +
+					"in milliseconds since 1970, or one more than the previous revision. Feed it to a write-only argument's revision, such as the helm provider's " +
+					"`set_wo_revision`, so that each new link is sent again and no other change is needed. Null while the export has no link.",
+				Computed:      true,
+				PlanModifiers: []planmodifier.Int64{int64planmodifier.UseStateForUnknown()},
+			},
 			"ready_for_renewal": schema.BoolAttribute{
 				MarkdownDescription: "True when the link has expired or expires within the renewal window (see `renew_before`): the next apply renews it.",
 				Computed:            true,
@@ -332,7 +339,16 @@ func (r *staticExportResource) Read(ctx context.Context, req resource.ReadReques
 	state.setJob(job)
 	// Refresh never generates a link; it only tells whether the one in state
 	// is due for renewal, which the next plan acts on.
-	state.ReadyForRenewal = types.BoolValue(renewalDue(state, r.data.now(), bundleIssuedAt(ctx, req.Private)))
+	issuedAt := bundleIssuedAt(ctx, req.Private)
+	state.ReadyForRenewal = types.BoolValue(renewalDue(state, r.data.now(), issuedAt))
+	if state.LinkRevision.IsNull() && !state.BundleURL.IsNull() {
+		// A link recorded before link_revision existed.
+		at := r.data.now()
+		if issuedAt != nil {
+			at = *issuedAt
+		}
+		state.LinkRevision = types.Int64Value(nextLinkRevision(state.LinkRevision, at))
+	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 }
 
@@ -379,6 +395,7 @@ func (r *staticExportResource) Update(ctx context.Context, req resource.UpdateRe
 	// A renewed link serves the same files: ModifyPlan left archive_sha256
 	// unknown only for an export that no download verified yet.
 	plan.copyJobFrom(state)
+	plan.LinkRevision = state.LinkRevision // the new link's rises from it
 	if !plan.ArchiveSHA256.IsUnknown() {
 		plan.copyArchiveFrom(state)
 	}
@@ -503,6 +520,7 @@ func (r *staticExportResource) ModifyPlan(ctx context.Context, req resource.Modi
 	plan.BundleURL = types.StringUnknown()
 	plan.BundleSizeBytes = types.Int64Unknown()
 	plan.BundleExpiresAt = types.StringUnknown()
+	plan.LinkRevision = types.Int64Unknown()
 	plan.ReadyForRenewal = types.BoolValue(false)
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
 }

@@ -316,7 +316,7 @@ func TestAccStaticExport_import(t *testing.T) {
 					return "docs.example.com/" + s.RootModule().Resources[exportAddress].Primary.Attributes["job_id"], nil
 				},
 				// Import hands over a fresh link for the same export.
-				ImportStateVerifyIgnore: []string{"bundle_url", "bundle_expires_at"},
+				ImportStateVerifyIgnore: []string{"bundle_url", "bundle_expires_at", "link_revision"},
 			},
 			{
 				ResourceName:  exportAddress,
