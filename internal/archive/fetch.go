@@ -53,9 +53,9 @@ func (l Limits) Fetch(ctx context.Context, client *http.Client, link string, w i
 	body := &ctxReader{ctx: ctx, r: resp.Body}
 	var sum Summary
 	if w != nil {
-		sum, err = l.VerifyCopy(w, body)
+		sum, err = l.VerifyCopyContext(ctx, w, body)
 	} else {
-		sum, err = l.Verify(body)
+		sum, err = l.VerifyContext(ctx, body)
 	}
 	if err != nil {
 		return Summary{}, fmt.Errorf("download from %s: %w", host, withoutURL(err))
