@@ -29,6 +29,9 @@ func (h raw) bytes() []byte {
 	var b [512]byte
 	copy(b[0:100], h.name)
 	copy(b[100:108], "0000644\x00")
+	if h.typ == '5' {
+		copy(b[100:108], "0000755\x00")
+	}
 	copy(b[108:116], "0000000\x00")
 	copy(b[116:124], "0000000\x00")
 	data := h.data
@@ -132,6 +135,8 @@ func hostile(t testing.TB) []rejection {
 	gnuPrefix.patch = map[int][]byte{345: []byte("../../etc")}
 	unknownMagic := rfile("odd.html", "x")
 	unknownMagic.patch = map[int][]byte{257: []byte("ustar\x0001")}
+	v7 := rfile("v7.html", "v7")
+	v7.v7 = true
 	signed := rfile("café.html", "x")
 	signed.signedSum = true
 	badSize := rfile("size.html", "x")
@@ -181,6 +186,7 @@ func hostile(t testing.TB) []rejection {
 		{"star header", rawTgz(t, rindex, starHeader), amb, "star.html", "star"},
 		{"GNU header with a prefix", rawTgz(t, rindex, gnuPrefix), amb, "plain.html", "prefix"},
 		{"unknown magic", rawTgz(t, rindex, unknownMagic), amb, "odd.html", "unknown tar format"},
+		{"V7 header", rawTgz(t, rindex, v7), amb, "v7.html", "V7"},
 		{"signed checksum", rawTgz(t, rindex, signed), archive.ErrCorrupt, "", "header is damaged"},
 		{"size with trailing garbage", rawTgz(t, rindex, badSize), amb, "size.html", "size field"},
 		{"negative base-256 size", rawTgz(t, rindex, negSize), amb, "neg.html", "size field"},

@@ -222,8 +222,8 @@ func (s *tarScanner) headerName(h *[blockSize]byte) (string, error) {
 		if !isZero(h[345:]) {
 			return name, &Error{Kind: ErrAmbiguous, Entry: name, Reason: "a GNU header with times or a sparse map where ustar keeps the name's prefix; unpackers read its name differently"}
 		}
-	case isZero(h[257:]):
-		// Unix V7: no magic and nothing after the link name.
+	case isZero(h[257:265]):
+		return name, &Error{Kind: ErrAmbiguous, Entry: name, Reason: "a pre-POSIX (V7) tar header without the ustar magic; busybox refuses it"}
 	default:
 		return name, &Error{Kind: ErrAmbiguous, Entry: name, Reason: "a header of an unknown tar format; unpackers read it differently"}
 	}
