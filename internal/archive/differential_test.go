@@ -111,7 +111,7 @@ func TestDifferentialUnpackers(t *testing.T) {
 		cands = append(cands, candidate{name: "tricky/" + v.name, data: v.data, must: true})
 	}
 	cands = append(cands, toolArchives(t)...)
-	seed, count := uint64(1), 400
+	seed, count := uint64(1), 1000
 	if s := os.Getenv("DIFFERENTIAL_SEED"); s != "" {
 		seed, _ = strconv.ParseUint(s, 10, 64)
 	}
@@ -476,11 +476,22 @@ func must(t *testing.T, err error) {
 // collide: the same names through pax records, GNU long names and ustar
 // prefixes, links to links, through links and out of the root.
 func randomArchive(rng *rand.Rand) []byte {
-	names := []string{"index.html", "./index.html", "a", "a/", "a/b.html", "a/c", "l", "l/x", "a/l", "b", "b/", "..", "../x",
-		"a/../b", "/abs", "x//y", "é.html", "a/./d.html", "a/b.html/", "l/", "c/d/e.html"}
-	targets := []string{"index.html", "a", "a/b.html", "l", "l/x", "..", "../x", "../outside", "a/..", ".", "b/../../x",
-		escapeMarker, "a/l", "missing", "./a/c", "l/..", "c/d"}
-	pick := func(s []string) string { return s[rng.IntN(len(s))] }
+	// Mostly names and targets that can be accepted, so that many archives
+	// reach the unpackers; some that cannot.
+	names := []string{"index.html", "./index.html", "a", "a/", "a/b.html", "a/c", "l", "l/x", "a/l", "b", "b/", "x//y",
+		"é.html", "a/./d.html", "c/d/e.html", "c/", "a/l/f.html"}
+	badNames := []string{"..", "../x", "a/../b", "/abs", "a/b.html/", "l/", "a/."}
+	targets := []string{"index.html", "a", "a/b.html", "l", "l/x", "a/..", ".", "a/l", "missing", "./a/c", "l/..", "c/d",
+		"../index.html", "../a", "c/d/e.html", "../../index.html"}
+	badTargets := []string{"..", "../x", "../outside", "b/../../x", escapeMarker, "a/b.html/", "../../../x"}
+	choose := func(good, bad []string) string {
+		if rng.IntN(5) == 0 {
+			return bad[rng.IntN(len(bad))]
+		}
+		return good[rng.IntN(len(good))]
+	}
+	pickName := func() string { return choose(names, badNames) }
+	pickTarget := func() string { return choose(targets, badTargets) }
 	var hs []raw
 	if rng.IntN(8) == 0 {
 		hs = append(hs, pax('g', "pax_global_header", "comment", "abc"))
@@ -489,7 +500,7 @@ func randomArchive(rng *rand.Rand) []byte {
 		hs = append(hs, rindex)
 	}
 	for i := range 1 + rng.IntN(6) {
-		name := pick(names)
+		name := pickName()
 		var h raw
 		switch rng.IntN(5) {
 		case 0, 1:
@@ -497,24 +508,32 @@ func randomArchive(rng *rand.Rand) []byte {
 		case 2:
 			h = rdir(name)
 		case 3:
-			h = rsym(name, pick(targets))
+			h = rsym(name, pickTarget())
 		default:
-			h = rhard(name, pick(append(names, targets...)))
+			h = rhard(name, choose(names, targets))
+		}
+		if h.typ != '5' && rng.IntN(4) != 0 {
+			// Mostly a name that suits a file.
+			h.name = strings.TrimRight(h.name, "/")
+			name = h.name
 		}
 		decoy := fmt.Sprintf("decoy-%d", i)
+		var records []string // of one pax header: unpackers disagree on two
+		var long []raw
 		switch rng.IntN(6) {
 		case 1:
-			hs = append(hs, pax('x', "PaxHeaders/"+decoy, "path", name))
+			records = append(records, "path", name)
 			h.name = decoy
 		case 2:
-			hs = append(hs, gnuLong('L', name))
+			long = append(long, gnuLong('L', name))
 			h.name = decoy
 		case 3:
 			other := name
 			if rng.IntN(3) == 0 {
-				other = pick(names)
+				other = pickName()
 			}
-			hs = append(hs, gnuLong('L', name), pax('x', "PaxHeaders/"+decoy, "path", other))
+			long = append(long, gnuLong('L', name))
+			records = append(records, "path", other)
 			h.name = decoy
 		case 4:
 			if i := strings.LastIndexByte(name, '/'); i > 0 && i < len(name)-1 {
@@ -524,14 +543,17 @@ func randomArchive(rng *rand.Rand) []byte {
 		if h.link != "" {
 			switch rng.IntN(4) {
 			case 1:
-				hs = append(hs, pax('x', "PaxHeaders/l"+decoy, "linkpath", h.link))
+				records = append(records, "linkpath", h.link)
 				h.link = "decoy"
 			case 2:
-				hs = append(hs, gnuLong('K', h.link))
+				long = append(long, gnuLong('K', h.link))
 				h.link = "decoy"
 			}
 		}
-		hs = append(hs, h)
+		if len(records) > 0 {
+			hs = append(hs, pax('x', "PaxHeaders/"+decoy, records...))
+		}
+		hs = append(append(hs, long...), h)
 	}
 	out := rawTar(hs...)
 	switch rng.IntN(8) {
@@ -540,7 +562,7 @@ func randomArchive(rng *rand.Rand) []byte {
 	case 1:
 		out = out[:len(out)-1024] // no end-of-archive marker
 	case 2:
-		out = append(out, rsym("late", pick(targets)).bytes()...)
+		out = append(out, rsym("late", pickTarget()).bytes()...)
 	}
 	var buf bytes.Buffer
 	zw := gzip.NewWriter(&buf)

@@ -193,6 +193,8 @@ func hostile(t testing.TB) []rejection {
 		{"symbolic link with data", rawTgz(t, rindex, symData), amb, "s", "size of 5 bytes"},
 		{"directory with data", rawTgz(t, rindex, dirData), amb, "d/", "size of 5 bytes"},
 		{"old-style file named like a directory", rawTgz(t, rindex, oldRegSlash), amb, "page/", "ends with a slash"},
+		{"file named with a trailing dot", rawTgz(t, rindex, rfile("a.html/.", "x")), amb, "a.html/.", "ends with a slash"},
+		{"hard link to a name with a trailing slash", rawTgz(t, rindex, rfile("a/b.html", "x"), rhard("a/l", "a/b.html/")), amb, "a/l", "target ends with a slash"},
 		{"file with a link target", rawTgz(t, rindex, fileWithLink), amb, "f.html", "link target"},
 		{"contiguous file", rawTgz(t, rindex, raw{name: "c.html", typ: '7'}), archive.ErrSpecialFile, "c.html", "entry type"},
 		{"name that is not UTF-8", rawTgz(t, rindex, rfile("caf\xe9.html", "x")), amb, "caf\xe9.html", "UTF-8"},

@@ -256,8 +256,11 @@ func (s *tarScanner) checkEntry(e *Entry) error {
 	if !utf8.ValidString(e.Name) {
 		return &Error{Kind: ErrAmbiguous, Entry: e.Name, Reason: "the name is not valid UTF-8; unpackers convert such names differently"}
 	}
-	if e.Type != TypeDir && strings.HasSuffix(e.Name, "/") {
-		return &Error{Kind: ErrAmbiguous, Entry: e.Name, Reason: "a " + typeName(e.Type) + " whose name ends with a slash; some unpackers make it a directory"}
+	if e.Type != TypeDir && namesDir(e.Name) {
+		return &Error{Kind: ErrAmbiguous, Entry: e.Name, Reason: "a " + typeName(e.Type) + " whose name ends with a slash or \"/.\"; some unpackers make it a directory, others fail"}
+	}
+	if e.Type == TypeHardlink && namesDir(e.Linkname) {
+		return &Error{Kind: ErrAmbiguous, Entry: e.Name, Reason: "a hard link whose target ends with a slash or \"/.\", which names a directory; unpackers fail or link the file"}
 	}
 	if e.Type == TypeSymlink || e.Type == TypeHardlink {
 		if !utf8.ValidString(e.Linkname) {
@@ -269,6 +272,12 @@ func (s *tarScanner) checkEntry(e *Entry) error {
 		return &Error{Kind: ErrAmbiguous, Entry: e.Name, Reason: "a " + typeName(e.Type) + " with a link target; unpackers disagree on what it is"}
 	}
 	return nil
+}
+
+// namesDir reports whether a name can only name a directory: it ends with a
+// slash or a "." component.
+func namesDir(name string) bool {
+	return name == "." || strings.HasSuffix(name, "/") || strings.HasSuffix(name, "/.")
 }
 
 func typeName(t byte) string {
