@@ -79,13 +79,13 @@ func Verify(r io.Reader) (Summary, error) {
 // *Error saying why a deployment could not unpack and serve it, with a zero
 // Summary. It holds neither the archive nor an entry in memory.
 func (l Limits) Verify(r io.Reader) (Summary, error) {
-	return l.verify(context.Background(), r, nil)
+	return l.verify(context.Background(), r, nil, nil)
 }
 
 // VerifyContext is Verify that stops with ctx's error once ctx is done,
 // within a fraction of a second however the archive is built.
 func (l Limits) VerifyContext(ctx context.Context, r io.Reader) (Summary, error) {
-	return l.verify(ctx, r, nil)
+	return l.verify(ctx, r, nil, nil)
 }
 
 // VerifyCopy is Verify that also writes every byte it reads to w, so that a
@@ -100,7 +100,7 @@ func (l Limits) VerifyCopyContext(ctx context.Context, w io.Writer, r io.Reader)
 	if w == nil {
 		return Summary{}, errors.New("archive: VerifyCopy needs a writer")
 	}
-	return l.verify(ctx, r, w)
+	return l.verify(ctx, r, w, nil)
 }
 
 // source hashes, counts and optionally copies what is read, and remembers
@@ -155,11 +155,13 @@ type verifier struct {
 	sum    Summary
 	last   string // name of the last entry read, for errors after it
 	tree   *Tree
+	seen   func(Entry)
 }
 
-func (l Limits) verify(ctx context.Context, r io.Reader, w io.Writer) (Summary, error) {
+// verify runs the verifier; seen, when not nil, is told every entry read.
+func (l Limits) verify(ctx context.Context, r io.Reader, w io.Writer, seen func(Entry)) (Summary, error) {
 	l = l.withDefaults()
-	v := &verifier{ctx: ctx, limits: l, src: &source{r: r, w: w, h: sha256.New()}, tree: l.NewTree()}
+	v := &verifier{ctx: ctx, limits: l, src: &source{r: r, w: w, h: sha256.New()}, tree: l.NewTree(), seen: seen}
 	sum, err := v.run()
 	if v.src.writeErr != nil {
 		return Summary{}, fmt.Errorf("writing the archive: %w", v.src.writeErr)
@@ -325,6 +327,9 @@ func (v *verifier) entry(e *Entry, sc *tarScanner) error {
 		return &Error{Kind: ErrLimit, Reason: fmt.Sprintf("more than %d entries", v.limits.MaxEntries)}
 	}
 	v.last = e.Name
+	if v.seen != nil {
+		v.seen(*e)
+	}
 	if err := v.tree.Add(e); err != nil {
 		return err
 	}

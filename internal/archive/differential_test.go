@@ -139,6 +139,7 @@ func TestDifferentialUnpackers(t *testing.T) {
 			refused++
 			continue
 		}
+		checkAsGoReadsIt(t, c.data)
 		accepted = append(accepted, c)
 	}
 	t.Logf("%d archives: %d refused, %d accepted and unpacked by %d unpackers", len(cands), refused, len(accepted), len(unpackers))
