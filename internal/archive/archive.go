@@ -17,6 +17,7 @@ import (
 	"hash"
 	"io"
 	"strings"
+	"time"
 )
 
 // Summary describes a verified archive.
@@ -54,6 +55,9 @@ type Limits struct {
 	// refuse an archive that would fill the volume
 	// (DefaultMaxUnpackedBytes when 0).
 	MaxUnpackedBytes int64
+	// IdleTimeout ends a Fetch that receives no byte for this long
+	// (DefaultIdleTimeout when 0).
+	IdleTimeout time.Duration
 }
 
 func (l Limits) withDefaults() Limits {
