@@ -117,6 +117,7 @@ func child(args []string, stdout, stderr io.Writer) int {
 	link := fs.String("url", "", "link to the archive")
 	want := fs.String("sha256", "", "expected digest")
 	save := fs.Bool("save", false, "write the archive to a temporary file too")
+	size := fs.Int64("size", 0, "bytes of files in the site, to raise the cap on unpacked bytes for sites beyond it")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -133,7 +134,8 @@ func child(args []string, stdout, stderr io.Writer) int {
 	}
 	client := &http.Client{Transport: &http.Transport{Proxy: nil}} // loopback, never a proxy
 	start := time.Now()
-	sum, err := archive.Fetch(context.Background(), client, *link, w)
+	limits := archive.Limits{MaxUnpackedBytes: max(*size, archive.DefaultMaxUnpackedBytes)}
+	sum, err := limits.Fetch(context.Background(), client, *link, w)
 	if err == nil {
 		err = archive.CheckSHA256(sum, *want)
 	}
@@ -182,7 +184,7 @@ func run(ctx context.Context, o options, out io.Writer) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	args := []string{"-child", "-url", link, "-sha256", digest}
+	args := []string{"-child", "-url", link, "-sha256", digest, "-size", strconv.FormatInt(o.size, 10)}
 	if o.save {
 		args = append(args, "-save")
 	}
