@@ -108,6 +108,8 @@ type result struct {
 	// GoSys is the memory the Go runtime obtained from the system by the
 	// end: heap, stacks and its own structures, not the binary's code.
 	GoSys uint64
+	// PeakRSS is the child's own peak RSS (Linux: VmHWM), 0 where unknown.
+	PeakRSS int64
 }
 
 // child verifies the archive at -url, checks its digest against -sha256 and
@@ -146,7 +148,7 @@ func child(args []string, stdout, stderr io.Writer) int {
 	elapsed := time.Since(start).Seconds()
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
-	if err := json.NewEncoder(stdout).Encode(result{Summary: sum, Seconds: elapsed, GoSys: ms.Sys}); err != nil {
+	if err := json.NewEncoder(stdout).Encode(result{Summary: sum, Seconds: elapsed, GoSys: ms.Sys, PeakRSS: selfPeakRSS()}); err != nil {
 		fmt.Fprintln(stderr, err)
 		return 1
 	}
@@ -201,7 +203,13 @@ func run(ctx context.Context, o options, out io.Writer) (bool, error) {
 	if err := json.Unmarshal(stdout.Bytes(), &res); err != nil {
 		return false, fmt.Errorf("the child's report: %w", err)
 	}
-	rss, rssKnown := peakRSS(cmd.ProcessState)
+	// The child's own figure first: on Linux the rusage of a child counts
+	// the parent's resident memory at the fork (exec keeps the high-water
+	// mark of the memory it replaces), here the generator's pages.
+	rss, rssKnown := res.PeakRSS, res.PeakRSS > 0
+	if !rssKnown {
+		rss, rssKnown = peakRSS(cmd.ProcessState)
+	}
 
 	mode := "verify"
 	if o.save {
