@@ -53,7 +53,7 @@ func WriteSite(w io.Writer, size int64, seed uint64) error {
 	if _, err := w.Write(header); err != nil {
 		return err
 	}
-	crc := crc32.NewIEEE()
+	var crc uint32
 	var total uint32 // the uncompressed length, modulo 2^32 as gzip keeps it
 
 	// Headers (and small files) go through tar.Writer into a buffer, which
@@ -70,7 +70,7 @@ func WriteSite(w io.Writer, size int64, seed uint64) error {
 		if pending.Len() == 0 {
 			return nil
 		}
-		crc.Write(pending.Bytes())
+		crc = crc32.Update(crc, crc32.IEEETable, pending.Bytes())
 		total += uint32(pending.Len())
 		fw.Reset(w)
 		if _, err := fw.Write(pending.Bytes()); err != nil {
@@ -114,8 +114,8 @@ func WriteSite(w io.Writer, size int64, seed uint64) error {
 			return err
 		}
 		page := pool[i%poolSize]
-		crc.Write(page.raw)
-		total += uint32(len(page.raw))
+		crc = crc32Combine(crc, page.crc, pageSize)
+		total += pageSize
 		if _, err := w.Write(page.deflated); err != nil {
 			return err
 		}
@@ -128,7 +128,7 @@ func WriteSite(w io.Writer, size int64, seed uint64) error {
 	}
 	// An empty final block ends the deflate stream, then the trailer.
 	trailer := []byte{0x03, 0x00, 0, 0, 0, 0, 0, 0, 0, 0}
-	binary.LittleEndian.PutUint32(trailer[2:6], crc.Sum32())
+	binary.LittleEndian.PutUint32(trailer[2:6], crc)
 	binary.LittleEndian.PutUint32(trailer[6:10], total)
 	_, err = w.Write(trailer)
 	return err
@@ -144,9 +144,11 @@ func Site(size int64, seed uint64) io.ReadCloser {
 	return pr
 }
 
-// page is a page's content and its deflate blocks, ended by a sync flush.
+// page is a page's deflate blocks, ended by a sync flush, and the CRC-32 of
+// its content: only the compressed form is kept.
 type page struct {
-	raw, deflated []byte
+	deflated []byte
+	crc      uint32
 }
 
 // compressedPages returns poolSize pages.
@@ -168,7 +170,7 @@ func compressedPages(content io.Reader) ([]page, error) {
 		if err := fw.Flush(); err != nil {
 			return nil, err
 		}
-		pool[i] = page{raw: raw, deflated: buf.Bytes()}
+		pool[i] = page{deflated: buf.Bytes(), crc: crc32.ChecksumIEEE(raw)}
 	}
 	return pool, nil
 }
@@ -211,4 +213,55 @@ type zeros struct{}
 func (zeros) Read(p []byte) (int, error) {
 	clear(p)
 	return len(p), nil
+}
+
+// crc32Combine returns the CRC-32 of A followed by B from the CRCs of both
+// and B's length, as zlib's crc32_combine: appending lenB zero bits to A is
+// a linear map in GF(2), applied by repeated squaring.
+func crc32Combine(crcA, crcB uint32, lenB int64) uint32 {
+	if lenB <= 0 {
+		return crcA
+	}
+	var even, odd [32]uint32
+	odd[0] = crc32.IEEE // the operator for one zero bit
+	row := uint32(1)
+	for n := 1; n < 32; n++ {
+		odd[n] = row
+		row <<= 1
+	}
+	gf2Square(&even, &odd) // two zero bits
+	gf2Square(&odd, &even) // four zero bits
+	for {
+		gf2Square(&even, &odd)
+		if lenB&1 != 0 {
+			crcA = gf2Times(&even, crcA)
+		}
+		if lenB >>= 1; lenB == 0 {
+			break
+		}
+		gf2Square(&odd, &even)
+		if lenB&1 != 0 {
+			crcA = gf2Times(&odd, crcA)
+		}
+		if lenB >>= 1; lenB == 0 {
+			break
+		}
+	}
+	return crcA ^ crcB
+}
+
+func gf2Times(mat *[32]uint32, vec uint32) uint32 {
+	var sum uint32
+	for i := 0; vec != 0; i, vec = i+1, vec>>1 {
+		if vec&1 != 0 {
+			sum ^= mat[i]
+		}
+	}
+	return sum
+}
+
+func gf2Square(square, mat *[32]uint32) {
+	for n := range mat {
+		square[n] = gf2Times(mat, mat[n])
+	}
 }
