@@ -106,7 +106,6 @@ func TestVerifyBoundsUnpackedBytes(t *testing.T) {
 // only the context can stop the verification.
 type endlessZeros struct {
 	pending bytes.Buffer
-	header  bool
 	chunk   []byte // deflate blocks of 1 MiB of zeros, ended by a sync flush
 	left    int    // chunks left in the current file
 	n       int

@@ -106,7 +106,10 @@ var defaultClient = DownloadClient(nil)
 // IdleTimeout, not by a fixed timeout.
 func DownloadClient(transport http.RoundTripper) *http.Client {
 	if transport == nil {
-		transport = http.DefaultTransport.(*http.Transport).Clone()
+		transport = http.DefaultTransport
+		if t, ok := transport.(*http.Transport); ok {
+			transport = t.Clone()
+		}
 	}
 	return &http.Client{Transport: transport, CheckRedirect: checkRedirect}
 }

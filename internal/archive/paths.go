@@ -95,15 +95,15 @@ func (l *links) add(p, target string) bool {
 // that ends outside the root or does not end at all.
 func (l *links) check() error {
 	for _, p := range l.order {
-		if err := l.checkOne(p, l.targets[p]); err != nil {
-			return err
+		if aerr := l.checkOne(p, l.targets[p]); aerr != nil {
+			return aerr
 		}
 	}
 	return nil
 }
 
 // checkOne resolves the link at p through the links known so far.
-func (l *links) checkOne(p, target string) error {
+func (l *links) checkOne(p, target string) *Error {
 	dir := ""
 	if i := strings.LastIndexByte(p, '/'); i >= 0 {
 		dir = p[:i]

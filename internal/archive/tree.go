@@ -98,9 +98,9 @@ func (t *Tree) Add(e *Entry) error {
 			return err
 		}
 	}
-	key, err := t.walk(e.Name, parts, true)
-	if err != nil {
-		return err
+	key, werr := t.walk(e.Name, parts, true)
+	if werr != nil {
+		return werr
 	}
 	switch prev := t.nodes[key]; {
 	case prev == nodeNone:
@@ -117,9 +117,9 @@ func (t *Tree) Add(e *Entry) error {
 		p := strings.Join(parts, "/")
 		// Resolved now as well as at the end: Python's data filter and
 		// bsdtar judge a link by what exists when they create it.
-		if err := t.symlink.checkOne(p, e.Linkname); err != nil {
-			err.(*Error).Entry = e.Name
-			return err
+		if aerr := t.symlink.checkOne(p, e.Linkname); aerr != nil {
+			aerr.Entry = e.Name
+			return aerr
 		}
 		if !t.symlink.add(p, e.Linkname) {
 			return &Error{Kind: ErrLimit, Entry: e.Name, Reason: fmt.Sprintf("the symbolic links' names and targets exceed %d MiB", maxLinkBytes>>20)}
@@ -132,7 +132,7 @@ func (t *Tree) Add(e *Entry) error {
 // walk hashes the path's components in turn and checks that every parent is
 // a directory, creating the missing ones when create is set, as unpackers
 // do. It returns the hash of the whole path.
-func (t *Tree) walk(name string, parts []string, create bool) (uint64, error) {
+func (t *Tree) walk(name string, parts []string, create bool) (uint64, *Error) {
 	t.hash.Reset()
 	for i, part := range parts {
 		if i > 0 {
@@ -177,9 +177,8 @@ func (t *Tree) hardlink(e *Entry) error {
 	if err != nil || len(target) == 0 {
 		return &Error{Kind: ErrUnsafeLink, Entry: e.Name, Reason: "hard link to " + QuoteName(e.Linkname) + ", which is outside the archive root"}
 	}
-	key, err := t.walk(e.Linkname, target, false)
-	if err != nil {
-		aerr := err.(*Error)
+	key, aerr := t.walk(e.Linkname, target, false)
+	if aerr != nil {
 		return &Error{Kind: aerr.Kind, Entry: e.Name, Reason: "hard link to " + QuoteName(e.Linkname) + ": " + aerr.Reason}
 	}
 	switch t.nodes[key] {
