@@ -348,6 +348,9 @@ func tricky(t testing.TB) []rejection {
 	small256.sizeField = []byte{0x80, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 5}
 	prefixed := rfile(strings.Repeat("p", 90)+".html", "prefixed")
 	prefixed.prefix = long
+	bigUID := rfile("uid.html", "uid")
+	bigUID.patch = map[int][]byte{108: {0x80, 0, 0, 0, 0, 0, 0, 0x10}, 136: {0x80, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1}}
+	oddName := pax('x', "PaxHeaders/odd", "path", "odd\nname with  spaces\t.html")
 	noEnd := append(rindex.bytes(), rfile("b.html", "b").bytes()...)
 	padded := append(rawTar(rindex, rfile("b.html", "b")), make([]byte, 10240-2048)...)
 	return []rejection{
@@ -359,6 +362,8 @@ func tricky(t testing.TB) []rejection {
 		{name: "ustar prefix", data: rawTgz(t, rindex, prefixed)},
 		{name: "old regular type", data: rawTgz(t, rindex, oldReg)},
 		{name: "base-256 size", data: rawTgz(t, rindex, small256)},
+		{name: "base-256 uid and mtime", data: rawTgz(t, rindex, bigUID)},
+		{name: "a name with a newline, a tab and spaces", data: rawTgz(t, rindex, oddName, rfile("decoy", "odd"))},
 		{name: "pax size equal to the header's", data: rawTgz(t, rindex, pax('x', "PaxHeaders/s", "size", "5"), rfile("s.html", "hello"))},
 		{name: "no end-of-archive marker", data: gz(t, noEnd)},
 		{name: "padded to a 10 KiB record", data: gz(t, padded)},
