@@ -19,10 +19,10 @@ type Tree struct {
 	maxName int
 	seed    maphash.Seed
 	// nodes maps a path's hash to what is there. Hashes rather than names
-	// keep a million entries within a few tens of MiB; the seed is random,
-	// so no archive can be built to collide, and a collision by chance
-	// (about 2^-24 for a million entries) can only refuse an archive.
-	nodes   map[uint64]nodeKind
+	// keep a million entries within 16 MiB; the seed is random, so no
+	// archive can be built to collide, and a collision by chance (about
+	// 2^-22 for a million entries) can only refuse an archive.
+	nodes   pathSet
 	symlink links
 	hash    maphash.Hash
 }
@@ -50,13 +50,13 @@ func (k nodeKind) String() string {
 }
 
 // maxTreeNodes bounds the paths a Tree remembers, the directories that names
-// imply included: about 40 MiB.
+// imply included: at most 48 MiB while the table grows.
 const maxTreeNodes = 2 << 20
 
 // NewTree returns an empty Tree applying the Limits' bound on names.
 func (l Limits) NewTree() *Tree {
 	l = l.withDefaults()
-	t := &Tree{maxName: l.MaxNameBytes, seed: maphash.MakeSeed(), nodes: map[uint64]nodeKind{}}
+	t := &Tree{maxName: l.MaxNameBytes, seed: maphash.MakeSeed()}
 	t.hash.SetSeed(t.seed)
 	return t
 }
@@ -102,7 +102,7 @@ func (t *Tree) Add(e *Entry) error {
 	if werr != nil {
 		return werr
 	}
-	switch prev := t.nodes[key]; {
+	switch prev := t.nodes.get(key); {
 	case prev == nodeNone:
 	case kind == nodeDir && (prev == nodeDir || prev == nodeImplicitDir):
 		// A directory named again, or after the entries inside it:
@@ -110,7 +110,7 @@ func (t *Tree) Add(e *Entry) error {
 	default:
 		return &Error{Kind: ErrAmbiguous, Entry: e.Name, Reason: fmt.Sprintf("a %s where an earlier entry made a %s; unpackers disagree on which one stays", kind, prev)}
 	}
-	if len(t.nodes) >= maxTreeNodes {
+	if t.nodes.n >= maxTreeNodes {
 		return &Error{Kind: ErrLimit, Entry: e.Name, Reason: fmt.Sprintf("more than %d files, directories and links, counting the directories that names imply", maxTreeNodes)}
 	}
 	if kind == nodeSymlink {
@@ -125,7 +125,7 @@ func (t *Tree) Add(e *Entry) error {
 			return &Error{Kind: ErrLimit, Entry: e.Name, Reason: fmt.Sprintf("the symbolic links' names and targets exceed %d MiB", maxLinkBytes>>20)}
 		}
 	}
-	t.nodes[key] = kind
+	t.nodes.set(key, kind)
 	return nil
 }
 
@@ -143,13 +143,13 @@ func (t *Tree) walk(name string, parts []string, create bool) (uint64, *Error) {
 		if i == len(parts)-1 {
 			return key, nil
 		}
-		switch t.nodes[key] {
+		switch t.nodes.get(key) {
 		case nodeNone:
 			if create {
-				if len(t.nodes) >= maxTreeNodes {
+				if t.nodes.n >= maxTreeNodes {
 					return 0, &Error{Kind: ErrLimit, Entry: name, Reason: fmt.Sprintf("more than %d files, directories and links, counting the directories that names imply", maxTreeNodes)}
 				}
-				t.nodes[key] = nodeImplicitDir
+				t.nodes.set(key, nodeImplicitDir)
 			}
 		case nodeSymlink:
 			return 0, &Error{Kind: ErrAmbiguous, Entry: name, Reason: "its path passes through the symbolic link " + QuoteName(strings.Join(parts[:i+1], "/")) + " of an earlier entry; unpackers follow it, refuse it or replace it"}
@@ -181,7 +181,7 @@ func (t *Tree) hardlink(e *Entry) error {
 	if aerr != nil {
 		return &Error{Kind: aerr.Kind, Entry: e.Name, Reason: "hard link to " + QuoteName(e.Linkname) + ": " + aerr.Reason}
 	}
-	switch t.nodes[key] {
+	switch t.nodes.get(key) {
 	case nodeFile:
 		return nil
 	case nodeSymlink:
@@ -201,7 +201,7 @@ func (t *Tree) Finish() error {
 		return err
 	}
 	key, _ := t.walk("index.html", []string{"index.html"}, false)
-	switch kind := t.nodes[key]; kind {
+	switch kind := t.nodes.get(key); kind {
 	case nodeFile:
 		return nil
 	case nodeNone:
@@ -209,4 +209,53 @@ func (t *Tree) Finish() error {
 	default:
 		return &Error{Kind: ErrNoIndex, Entry: "index.html", Reason: "there is no index.html file at the archive root: index.html is a " + kind.String() + ", and the home page must be a regular file"}
 	}
+}
+
+// pathSet is an open-addressing hash table of path hashes, 8 bytes a slot:
+// the hash's low 3 bits hold the node's kind, 0 is an empty slot.
+type pathSet struct {
+	slots []uint64
+	n     int
+}
+
+func setKey(h uint64) uint64 {
+	if h &^= 7; h == 0 {
+		h = 8
+	}
+	return h
+}
+
+// find returns the slot of h, or the empty slot where it would go.
+func (s *pathSet) find(key uint64) int {
+	mask := len(s.slots) - 1
+	for i := int(key>>3) & mask; ; i = (i + 1) & mask {
+		if v := s.slots[i]; v == 0 || v&^7 == key {
+			return i
+		}
+	}
+}
+
+func (s *pathSet) get(h uint64) nodeKind {
+	if len(s.slots) == 0 {
+		return nodeNone
+	}
+	return nodeKind(s.slots[s.find(setKey(h))] & 7)
+}
+
+func (s *pathSet) set(h uint64, kind nodeKind) {
+	if (s.n+1)*4 > len(s.slots)*3 {
+		old := s.slots
+		s.slots = make([]uint64, max(1024, 2*len(old)))
+		for _, v := range old {
+			if v != 0 {
+				s.slots[s.find(v&^7)] = v
+			}
+		}
+	}
+	key := setKey(h)
+	i := s.find(key)
+	if s.slots[i] == 0 {
+		s.n++
+	}
+	s.slots[i] = key | uint64(kind)
 }
