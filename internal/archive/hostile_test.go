@@ -199,8 +199,9 @@ func hostile(t testing.TB) []rejection {
 		{"contiguous file", rawTgz(t, rindex, raw{name: "c.html", typ: '7'}), archive.ErrSpecialFile, "c.html", "entry type"},
 		{"name that is not UTF-8", rawTgz(t, rindex, rfile("caf\xe9.html", "x")), amb, "caf\xe9.html", "UTF-8"},
 		// Bytes never read by some unpackers.
-		{"entry after the end-of-archive marker", gz(t, afterEnd), amb, "", "follows the end-of-archive marker"},
-		{"entry after one zero block", gz(t, afterOneZero), amb, "", "follows the end-of-archive marker"},
+		{"entry after the end-of-archive marker", gz(t, afterEnd), amb, "evil", "follows the end-of-archive marker"},
+		{"entry after one zero block", gz(t, afterOneZero), amb, "evil", "follows the end-of-archive marker"},
+		{"garbage after the end-of-archive marker", gz(t, append(rawTar(rindex), "garbage"...)), amb, "", "follows the end-of-archive marker"},
 		{"second gzip member", secondMember, amb, "", "second gzip member"},
 		{"zeros after the gzip stream", append(rawTgz(t, rindex), make([]byte, 64)...), archive.ErrCorrupt, "", "not gzip follow"},
 		{"megabytes of zeros after the end-of-archive marker", gz(t, bigZeros), archive.ErrLimit, "", "zeros follow"},

@@ -346,9 +346,9 @@ func (s *tarScanner) drainZeros() error {
 		if err := s.ctx.Err(); err != nil {
 			return err
 		}
-		n, err := s.r.Read(s.buf)
+		n, err := fill(s.r, s.buf)
 		if !isZero(s.buf[:n]) {
-			return &Error{Kind: ErrAmbiguous, Reason: "data follows the end-of-archive marker; some unpackers read it as more entries, others ignore it"}
+			return &Error{Kind: ErrAmbiguous, Entry: s.hiddenName(s.buf[:n]), Reason: "data follows the end-of-archive marker; some unpackers read it as more entries, others ignore it"}
 		}
 		total += int64(n)
 		if total > maxTrailingZeros {
@@ -361,6 +361,39 @@ func (s *tarScanner) drainZeros() error {
 			return err
 		}
 	}
+}
+
+// fill reads until p is full or the reader fails, and returns its error as
+// is (io.ReadFull would turn a truncated stream's into a short read's).
+func fill(r io.Reader, p []byte) (int, error) {
+	n := 0
+	for n < len(p) {
+		m, err := r.Read(p[n:])
+		n += m
+		if err != nil {
+			return n, err
+		}
+	}
+	return n, nil
+}
+
+// hiddenName returns the name of the header that data after the end marker
+// starts with, if it is one, so that the error names the hidden entry.
+func (s *tarScanner) hiddenName(data []byte) string {
+	i := 0
+	for i < len(data) && data[i] == 0 {
+		i++
+	}
+	i &^= blockSize - 1 // reads fill whole blocks from a block boundary
+	var h [blockSize]byte
+	if i+blockSize > len(data) {
+		return ""
+	}
+	copy(h[:], data[i:])
+	if !validChecksum(&h) {
+		return ""
+	}
+	return cString(h[0:100])
 }
 
 // parsePAX reads pax records strictly: "<length> <key>=<value>\n", each key
