@@ -32,7 +32,9 @@ import (
 // without filter='data') in a sandbox of its own. The test fails when an
 // unpacker fails, writes outside its sandbox, leaves a link that resolves
 // outside the site, or builds a tree that differs from the others'; when a
-// refusal carries no reason; and when the tools' own archives are refused.
+// refusal carries no reason; when the tools' own archives are refused; and
+// when what they write that unpackers read differently (GNU tar's sparse
+// files, its V7 format) is accepted.
 //
 // The unpackers must be installed (tools/unpackers.sh): a missing one fails
 // the test rather than skipping it.
@@ -96,6 +98,8 @@ type candidate struct {
 	name string
 	data []byte
 	must bool // written by a tool or valid by construction: refusing it is a failure
+	// refuse is the kind of error it must be refused with, when it must.
+	refuse error
 }
 
 func TestDifferentialUnpackers(t *testing.T) {
@@ -136,10 +140,16 @@ func TestDifferentialUnpackers(t *testing.T) {
 			if c.must {
 				t.Errorf("%s: refused: %v", c.name, err)
 			}
+			if c.refuse != nil && !errors.Is(err, c.refuse) {
+				t.Errorf("%s: refused with %v, want %v", c.name, err, c.refuse)
+			}
 			refused++
 			continue
 		}
 		checkAsGoReadsIt(t, c.data)
+		if c.refuse != nil {
+			t.Errorf("%s: accepted, want refused as %v", c.name, c.refuse)
+		}
 		accepted = append(accepted, c)
 	}
 	t.Logf("%d archives: %d refused, %d accepted and unpacked by %d unpackers", len(cands), refused, len(accepted), len(unpackers))
@@ -419,7 +429,7 @@ func toolArchives(t *testing.T) []candidate {
 		}
 	}
 	var made []string
-	for _, f := range []string{"gnu", "posix", "ustar"} {
+	for _, f := range []string{"gnu", "oldgnu", "posix", "ustar"} {
 		src := full
 		if f == "ustar" {
 			src = simple
@@ -456,7 +466,28 @@ func toolArchives(t *testing.T) []candidate {
 	run(full, "git", "archive", "--format=tar.gz", "-o", out("git-archive"), "HEAD")
 	made = append(made, "git-archive")
 
+	// What the tools write and unpackers read differently: refused.
+	refused := map[string]error{}
+	sparse := filepath.Join(work, "sparse")
+	must(t, os.MkdirAll(sparse, 0o755))
+	must(t, os.WriteFile(filepath.Join(sparse, "index.html"), []byte(indexPage), 0o644))
+	must(t, os.WriteFile(filepath.Join(sparse, "holes.bin"), nil, 0o644))
+	must(t, os.Truncate(filepath.Join(sparse, "holes.bin"), 1<<20)) // a file of holes only
+	for _, f := range []string{"gnu", "posix"} {
+		run(sparse, "tar", "--sparse", "--format="+f, "-czf", out("gnu-tar-sparse-"+f), ".")
+		refused["gnu-tar-sparse-"+f] = archive.ErrAmbiguous
+	}
+	run(simple, "tar", "--format=v7", "-czf", out("gnu-tar-v7"), ".")
+	refused["gnu-tar-v7"] = archive.ErrAmbiguous
+
 	var cands []candidate
+	for m, kind := range refused {
+		data, err := os.ReadFile(out(m))
+		if err != nil {
+			t.Fatal(err)
+		}
+		cands = append(cands, candidate{name: "tool/" + m, data: data, refuse: kind})
+	}
 	for _, m := range made {
 		data, err := os.ReadFile(out(m))
 		if err != nil {
