@@ -192,7 +192,7 @@ func (v *verifier) run() (Summary, error) {
 	// some decompressors stop after the first, so the tar would differ.
 	zr.Multistream(false)
 	v.gz = &member{zr: zr}
-	sc := &tarScanner{ctx: v.ctx, r: v.gz, maxName: v.limits.MaxNameBytes}
+	sc := &tarScanner{ctx: v.ctx, r: v.gz, maxName: v.limits.MaxNameBytes, budget: v.limits.MaxUnpackedBytes}
 	for {
 		e, err := sc.next()
 		if err == errEnd {
@@ -339,9 +339,10 @@ func (v *verifier) entry(e *Entry, sc *tarScanner) error {
 	}
 	switch e.Type {
 	case TypeFile:
-		if limit := v.limits.MaxUnpackedBytes; e.Size > limit-v.sum.UnpackedBytes {
-			return &Error{Kind: ErrLimit, Entry: e.Name, Reason: fmt.Sprintf("the files would unpack to more than %d bytes", limit)}
+		if e.Size > sc.budget {
+			return &Error{Kind: ErrLimit, Entry: e.Name, Reason: fmt.Sprintf("the files would unpack to more than %d bytes", v.limits.MaxUnpackedBytes)}
 		}
+		sc.budget -= e.Size
 		if err := sc.skip(e.Size); err != nil {
 			return v.fail(err, e.Name)
 		}

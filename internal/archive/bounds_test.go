@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"testing"
 	"time"
 
@@ -189,4 +190,21 @@ func TestVerifyStopsWhenCancelled(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestVerifyBoundsExtendedHeaders: extended headers count against the cap
+// on unpacked bytes, as the files do: records compress as well as zeros.
+func TestVerifyBoundsExtendedHeaders(t *testing.T) {
+	var hs []raw
+	hs = append(hs, rindex)
+	for i := range 40 {
+		name := fmt.Sprintf("p%d.html", i)
+		hs = append(hs, pax('x', "PaxHeaders/"+name, "comment", strings.Repeat("x", 100<<10)), rfile(name, "x"))
+	}
+	data := rawTgz(t, hs...)
+	if _, err := archive.Verify(bytes.NewReader(data)); err != nil {
+		t.Fatalf("within the default cap: %v", err)
+	}
+	_, err := archive.Limits{MaxUnpackedBytes: 1 << 20}.Verify(bytes.NewReader(data))
+	checkRejection(t, rejection{kind: archive.ErrLimit, entry: "PaxHeaders/p10.html", words: "extended headers would unpack to more than"}, archive.Summary{}, err)
 }

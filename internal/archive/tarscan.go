@@ -65,6 +65,9 @@ type tarScanner struct {
 	buf     []byte // for data skipped
 	headers int    // header blocks read
 	maxName int
+	// budget is what is left of the cap on unpacked bytes: the files'
+	// data, and the extended headers' records, which cost work as well.
+	budget int64
 }
 
 // errEnd is returned by next at the end-of-archive marker.
@@ -298,6 +301,10 @@ func (s *tarScanner) meta(name string, size, limit int64, what string) ([]byte, 
 	if size > limit {
 		return nil, &Error{Kind: ErrLimit, Entry: name, Reason: fmt.Sprintf("a %s of %d bytes, more than the %d bytes allowed", what, size, limit)}
 	}
+	if size > s.budget {
+		return nil, &Error{Kind: ErrLimit, Entry: name, Reason: "the files and extended headers would unpack to more than the cap on unpacked bytes"}
+	}
+	s.budget -= size
 	data := make([]byte, blocks(size))
 	if _, err := io.ReadFull(s.r, data); err != nil {
 		if err == io.EOF {

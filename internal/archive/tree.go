@@ -25,6 +25,7 @@ type Tree struct {
 	nodes   pathSet
 	symlink links
 	hash    maphash.Hash
+	steps   int // path components walked, bounded by maxWalkSteps
 }
 
 type nodeKind uint8
@@ -48,6 +49,11 @@ func (k nodeKind) String() string {
 	}
 	return "nothing"
 }
+
+// maxWalkSteps bounds the path components a Tree walks in all: a million
+// entries ten levels deep walk ten million, while a million names of two
+// thousand components each would walk for minutes.
+var maxWalkSteps = 64 << 20 // a variable for tests
 
 // maxTreeNodes bounds the paths a Tree remembers, the directories that names
 // imply included: at most 48 MiB while the table grows.
@@ -134,6 +140,9 @@ func (t *Tree) Add(e *Entry) error {
 // do. It returns the hash of the whole path.
 func (t *Tree) walk(name string, parts []string, create bool) (uint64, *Error) {
 	t.hash.Reset()
+	if t.steps += len(parts); t.steps > maxWalkSteps {
+		return 0, &Error{Kind: ErrLimit, Entry: name, Reason: fmt.Sprintf("the names hold more than %d path components in all", maxWalkSteps)}
+	}
 	for i, part := range parts {
 		if i > 0 {
 			t.hash.WriteByte('/')

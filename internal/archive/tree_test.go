@@ -3,6 +3,7 @@ package archive_test
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/archive"
@@ -47,5 +48,21 @@ func TestTree(t *testing.T) {
 	}
 	if err := add(archive.Entry{Name: "up", Type: archive.TypeSymlink, Linkname: "l/../.."}); !errors.Is(err, archive.ErrUnsafeLink) {
 		t.Fatalf("a link out through a link: %v", err)
+	}
+}
+
+// TestTreeBoundsWalking: deep names cost work per component; the Tree
+// refuses once the components walked pass the bound.
+func TestTreeBoundsWalking(t *testing.T) {
+	defer archive.SetMaxWalkSteps(10_000)()
+	tr := archive.Limits{}.NewTree()
+	deep := strings.Repeat("a/", 999) // 999 components, then the file's
+	var err error
+	i := 0
+	for ; err == nil && i < 100; i++ {
+		err = tr.Add(&archive.Entry{Name: fmt.Sprintf("%sf%d", deep, i), Type: archive.TypeFile})
+	}
+	if !errors.Is(err, archive.ErrLimit) || !strings.Contains(err.Error(), "path components") || i != 11 { // ten entries walk 10,000 components
+		t.Fatalf("entry %d: %v", i, err)
 	}
 }
