@@ -11,8 +11,10 @@ import (
 // unpacker: a name defined twice, a name or a hard link's target that passes
 // through a symbolic link or a file, a hard link to a link, a directory or
 // an entry not yet created. What it accepts unpacks to the same tree with
-// GNU tar, bsdtar, busybox tar and Python's tarfile. Finish then resolves
-// every symbolic link in the final tree and checks the home page.
+// GNU tar, bsdtar, busybox tar and Python's tarfile. A symbolic link must
+// resolve inside the root when it is created, as Python's data filter judges
+// it; Finish then resolves every one again in the final tree, as a server
+// will, and checks the home page.
 //
 // Verify uses one; an unpacker can use another to apply the same rules.
 type Tree struct {
