@@ -587,6 +587,22 @@ func randomArchive(rng *rand.Rand) []byte {
 				h.link = "decoy"
 			}
 		}
+		switch rng.IntN(10) {
+		case 0:
+			h.gnu = true // with a prefix, where GNU keeps times
+		case 1:
+			if h.typ == '0' {
+				h.typ = 0 // the old regular type
+			}
+		case 2:
+			size := len(h.data)
+			if rng.IntN(2) == 0 {
+				size++
+			}
+			records = append(records, "size", strconv.Itoa(size))
+		case 3:
+			hs = append(hs, pax('g', "pax_global_header", "comment", "late"))
+		}
 		if len(records) > 0 {
 			hs = append(hs, pax('x', "PaxHeaders/"+decoy, records...))
 		}
