@@ -104,6 +104,7 @@ type candidate struct {
 
 func TestDifferentialUnpackers(t *testing.T) {
 	requireTools(t)
+	_ = os.RemoveAll(escapeMarker) // a failed run's: this run judges itself
 	var cands []candidate
 	for _, h := range hostile(t) {
 		cands = append(cands, candidate{name: "hostile/" + h.name, data: h.data})
