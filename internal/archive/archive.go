@@ -1,15 +1,18 @@
 // Package archive verifies a static site bundle, a gzip'd tar, as a
 // deployment will unpack and serve it: readable to the end, with an
-// index.html at its root, and no entry that lands outside the directory it is
-// unpacked into. It streams: memory stays bounded whatever the archive's size.
+// index.html file at its root, no entry that lands outside the directory it
+// is unpacked into, and nothing that GNU tar, bsdtar, busybox tar and
+// Python's tarfile would read differently (see tarscan.go and tree.go). It
+// streams: memory stays bounded whatever the archive's size, and so does the
+// work, whatever the archive claims.
 package archive
 
 import (
-	"archive/tar"
 	"bufio"
 	"bytes"
 	"compress/flate"
 	"compress/gzip"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -17,6 +20,7 @@ import (
 	"hash"
 	"io"
 	"strings"
+	"time"
 )
 
 // Summary describes a verified archive.
@@ -34,13 +38,16 @@ type Summary struct {
 }
 
 // Defaults of Limits. A documentation site rarely holds more than tens of
-// thousands of files.
+// thousands of files, or more than a few GiB.
 const (
 	DefaultMaxEntries = 1_000_000
+	// DefaultMaxUnpackedBytes bounds the files' total size once unpacked:
+	// a gzip bomb of 16 MiB unpacks to 16 GiB of zeros.
+	DefaultMaxUnpackedBytes = 8 << 30
 )
 
-// Limits bound what Verify accepts beyond safety. The zero value means the
-// defaults.
+// Limits bound what Verify accepts beyond safety, and so the work it does
+// whatever the archive says. The zero value means the defaults.
 type Limits struct {
 	// MaxEntries bounds the number of entries (DefaultMaxEntries when 0).
 	MaxEntries int
@@ -48,8 +55,12 @@ type Limits struct {
 	// 4096, when 0 or larger).
 	MaxNameBytes int
 	// MaxUnpackedBytes bounds the total size of the files once unpacked, to
-	// refuse an archive that would fill the volume (no bound when 0).
+	// refuse an archive that would fill the volume
+	// (DefaultMaxUnpackedBytes when 0).
 	MaxUnpackedBytes int64
+	// IdleTimeout ends a Fetch that receives no byte for this long
+	// (DefaultIdleTimeout when 0).
+	IdleTimeout time.Duration
 }
 
 func (l Limits) withDefaults() Limits {
@@ -58,6 +69,9 @@ func (l Limits) withDefaults() Limits {
 	}
 	if l.MaxNameBytes <= 0 || l.MaxNameBytes > pathMax {
 		l.MaxNameBytes = pathMax
+	}
+	if l.MaxUnpackedBytes <= 0 {
+		l.MaxUnpackedBytes = DefaultMaxUnpackedBytes
 	}
 	return l
 }
@@ -72,17 +86,28 @@ func Verify(r io.Reader) (Summary, error) {
 // *Error saying why a deployment could not unpack and serve it, with a zero
 // Summary. It holds neither the archive nor an entry in memory.
 func (l Limits) Verify(r io.Reader) (Summary, error) {
-	return l.verify(r, nil)
+	return l.verify(context.Background(), r, nil, nil)
+}
+
+// VerifyContext is Verify that stops with ctx's error once ctx is done,
+// within a fraction of a second however the archive is built.
+func (l Limits) VerifyContext(ctx context.Context, r io.Reader) (Summary, error) {
+	return l.verify(ctx, r, nil, nil)
 }
 
 // VerifyCopy is Verify that also writes every byte it reads to w, so that a
 // download is saved and verified in one pass. A failed write stops it with
 // an error that is not an *Error.
 func (l Limits) VerifyCopy(w io.Writer, r io.Reader) (Summary, error) {
+	return l.VerifyCopyContext(context.Background(), w, r)
+}
+
+// VerifyCopyContext is VerifyCopy bounded by ctx, as VerifyContext.
+func (l Limits) VerifyCopyContext(ctx context.Context, w io.Writer, r io.Reader) (Summary, error) {
 	if w == nil {
 		return Summary{}, errors.New("archive: VerifyCopy needs a writer")
 	}
-	return l.verify(r, w)
+	return l.verify(ctx, r, w, nil)
 }
 
 // source hashes, counts and optionally copies what is read, and remembers
@@ -114,72 +139,44 @@ func (s *source) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// members reads a gzip stream member after member, as gunzip does, and
-// remembers how it ended: cleanly, cut short, or followed by bytes that are
-// not gzip.
-type members struct {
-	br       *bufio.Reader
-	zr       *gzip.Reader
-	err      error // the last error returned
-	trailing bool  // non-gzip bytes follow a complete member
+// member reads one gzip member and remembers how its last read ended: io.EOF
+// once the member is complete with its checksum verified.
+type member struct {
+	zr  *gzip.Reader
+	err error
 }
 
-// errTrailing stops the stream at bytes that follow a member and are not gzip.
-var errTrailing = errors.New("bytes after the gzip stream")
-
-func (m *members) Read(p []byte) (int, error) {
-	n, err := m.read(p)
+func (m *member) Read(p []byte) (int, error) {
+	n, err := m.zr.Read(p)
 	if err != nil {
 		m.err = err
 	}
 	return n, err
 }
 
-func (m *members) read(p []byte) (int, error) {
-	for {
-		n, err := m.zr.Read(p)
-		if err != io.EOF {
-			return n, err
-		}
-		// A member ended with its checksum verified: the stream ends here,
-		// or another member follows.
-		head, perr := m.br.Peek(2)
-		switch {
-		case len(head) == 0 && perr == io.EOF:
-			return n, io.EOF
-		case len(head) < 2 && perr != io.EOF:
-			return n, perr
-		case len(head) < 2 || head[0] != 0x1f || head[1] != 0x8b:
-			m.trailing = true
-			return n, errTrailing
-		}
-		if err := m.zr.Reset(m.br); err != nil {
-			return n, err
-		}
-		m.zr.Multistream(false)
-		if n > 0 {
-			return n, nil
-		}
-	}
-}
-
 type verifier struct {
-	limits  Limits
-	src     *source
-	gz      *members
-	sum     Summary
-	index   bool
-	last    string // name of the last entry read, for errors after it
-	symlink links
+	ctx    context.Context
+	limits Limits
+	src    *source
+	gz     *member
+	sum    Summary
+	last   string // name of the last entry read, for errors after it
+	tree   *Tree
+	seen   func(Entry)
 }
 
-func (l Limits) verify(r io.Reader, w io.Writer) (Summary, error) {
-	v := &verifier{limits: l.withDefaults(), src: &source{r: r, w: w, h: sha256.New()}}
+// verify runs the verifier; seen, when not nil, is told every entry read.
+func (l Limits) verify(ctx context.Context, r io.Reader, w io.Writer, seen func(Entry)) (Summary, error) {
+	l = l.withDefaults()
+	v := &verifier{ctx: ctx, limits: l, src: &source{r: r, w: w, h: sha256.New()}, tree: l.NewTree(), seen: seen}
 	sum, err := v.run()
 	if v.src.writeErr != nil {
 		return Summary{}, fmt.Errorf("writing the archive: %w", v.src.writeErr)
 	}
 	if err != nil {
+		if cerr := ctx.Err(); cerr != nil && errors.Is(err, cerr) {
+			return Summary{}, fmt.Errorf("verifying the archive stopped after %d bytes: %w", v.src.n, cerr)
+		}
 		return Summary{}, err
 	}
 	return sum, nil
@@ -194,38 +191,58 @@ func (v *verifier) run() (Summary, error) {
 	if err != nil {
 		return Summary{}, v.streamError(err, "")
 	}
+	// One member only: gunzip, Go and Python read the members that follow,
+	// some decompressors stop after the first, so the tar would differ.
 	zr.Multistream(false)
-	v.gz = &members{br: br, zr: zr}
-	tr := tar.NewReader(v.gz)
+	v.gz = &member{zr: zr}
+	sc := &tarScanner{ctx: v.ctx, r: v.gz, maxName: v.limits.MaxNameBytes, budget: v.limits.MaxUnpackedBytes}
 	for {
-		hdr, err := tr.Next()
-		if err == io.EOF {
+		e, err := sc.next()
+		if err == errEnd {
 			break
 		}
-		if err != nil && !(errors.Is(err, tar.ErrInsecurePath) && hdr != nil) {
-			return Summary{}, v.streamError(err, "")
+		if err != nil {
+			return Summary{}, v.fail(err, "")
 		}
-		if err := v.entry(hdr, tr); err != nil {
+		if err := v.entry(e, sc); err != nil {
 			return Summary{}, err
 		}
 	}
-	// The tar ends before the gzip stream does: read the rest (padding) so
-	// that gzip checks its CRC and length, and what follows the stream.
-	if _, err := io.Copy(io.Discard, v.gz); err != nil {
-		return Summary{}, v.streamError(err, "")
+	// The tar ended with its gzip member (the scanner reads its zeros to
+	// the end): nothing may follow, not even another member.
+	if _, err := br.Peek(1); err != io.EOF {
+		if err != nil {
+			return Summary{}, v.streamError(err, "")
+		}
+		head, _ := br.Peek(2)
+		if len(head) == 2 && head[0] == 0x1f && head[1] == 0x8b {
+			return Summary{}, &Error{Kind: ErrAmbiguous, Reason: "a second gzip member follows the first; some unpackers read only the first"}
+		}
+		return Summary{}, &Error{Kind: ErrCorrupt, Reason: "bytes that are not gzip follow the end of the gzip stream; gunzip would warn and the unpacking may fail"}
 	}
 	if v.sum.Entries == 0 {
 		return Summary{}, &Error{Kind: ErrEmpty, Reason: "the tar inside holds no entries"}
 	}
-	if err := v.symlink.check(); err != nil {
+	if err := v.tree.Finish(); err != nil {
 		return Summary{}, err
-	}
-	if !v.index {
-		return Summary{}, &Error{Kind: ErrNoIndex, Reason: "there is no index.html at the archive root, so the site has no home page (a site packed with its parent directory, e.g. site/index.html, needs repacking from inside it)"}
 	}
 	v.sum.SHA256 = hex.EncodeToString(v.src.h.Sum(nil))
 	v.sum.Size = v.src.n
 	return v.sum, nil
+}
+
+// fail passes on an *Error or a context's error, and explains any other.
+func (v *verifier) fail(err error, entry string) error {
+	var aerr *Error
+	if errors.As(err, &aerr) {
+		return err
+	}
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		if v.ctx.Err() != nil {
+			return err
+		}
+	}
+	return v.streamError(err, entry)
 }
 
 // sniff names what the bytes are when they are not gzip.
@@ -295,14 +312,12 @@ func (v *verifier) explain(err error, entry string) *Error {
 		return &Error{Kind: ErrNotTarGz, Reason: "it is gzip'd, but what it holds is too short to be a tar archive"}
 	case errors.Is(err, io.ErrUnexpectedEOF):
 		return &Error{Kind: ErrCorrupt, Reason: "the tar inside is truncated" + after + ": the gzip stream is complete but ends in the middle of an entry"}
-	case errors.Is(err, tar.ErrHeader) && v.sum.Entries == 0:
+	case errors.Is(err, errHeader) && v.sum.Entries == 0:
 		return &Error{Kind: ErrNotTarGz, Reason: "it is gzip'd, but what it holds is not a tar archive"}
-	case errors.Is(err, tar.ErrHeader):
+	case errors.Is(err, errHeader):
 		return &Error{Kind: ErrCorrupt, Reason: "a tar header is damaged" + after, Err: err}
 	case errors.Is(err, gzip.ErrChecksum):
 		return &Error{Kind: ErrCorrupt, Reason: "the gzip checksum does not match: the data was damaged", Err: err}
-	case v.gz != nil && v.gz.trailing:
-		return &Error{Kind: ErrCorrupt, Reason: "bytes that are not gzip follow the end of the gzip stream; gunzip would warn and the unpacking may fail"}
 	case errors.Is(err, gzip.ErrHeader):
 		return &Error{Kind: ErrCorrupt, Reason: "the gzip header is damaged", Err: err}
 	case errors.As(err, &corrupt):
@@ -313,99 +328,31 @@ func (v *verifier) explain(err error, entry string) *Error {
 }
 
 // entry checks one tar entry and reads its data.
-func (v *verifier) entry(hdr *tar.Header, tr *tar.Reader) error {
-	if hdr.Typeflag == tar.TypeXGlobalHeader {
-		return nil // pax metadata for the entries that follow; not a file
-	}
+func (v *verifier) entry(e *Entry, sc *tarScanner) error {
 	v.sum.Entries++
 	if v.sum.Entries > v.limits.MaxEntries {
 		return &Error{Kind: ErrLimit, Reason: fmt.Sprintf("more than %d entries", v.limits.MaxEntries)}
 	}
-	v.last = hdr.Name
-	p, err := entryPath(hdr.Name)
-	if err != nil {
+	v.last = e.Name
+	if v.seen != nil {
+		v.seen(*e)
+	}
+	if err := v.tree.Add(e); err != nil {
 		return err
 	}
-	if err := checkLength(hdr.Name, hdr.Name, "the name", v.limits.MaxNameBytes); err != nil {
-		return err
-	}
-	switch hdr.Typeflag {
-	case tar.TypeDir:
-		return nil
-	case tar.TypeReg, tar.TypeRegA, tar.TypeCont, tar.TypeGNUSparse: //nolint:staticcheck // TypeRegA: old archivers write it
-		return v.file(p, hdr, tr)
-	case tar.TypeSymlink:
-		return v.link(p, hdr)
-	case tar.TypeLink:
-		return v.hardlink(p, hdr)
-	case tar.TypeChar, tar.TypeBlock:
-		return &Error{Kind: ErrSpecialFile, Entry: hdr.Name, Reason: "a device file; a site holds files, directories and links only, and unpacking it needs root"}
-	case tar.TypeFifo:
-		return &Error{Kind: ErrSpecialFile, Entry: hdr.Name, Reason: "a named pipe (FIFO); a site holds files, directories and links only"}
-	default:
-		return &Error{Kind: ErrSpecialFile, Entry: hdr.Name, Reason: fmt.Sprintf("entry type %q is not a file, directory or link", hdr.Typeflag)}
-	}
-}
-
-func (v *verifier) file(p string, hdr *tar.Header, tr *tar.Reader) error {
-	if p == "" {
-		return &Error{Kind: ErrUnsafePath, Entry: hdr.Name, Reason: "a file named as the archive root itself"}
-	}
-	if limit := v.limits.MaxUnpackedBytes; limit > 0 && hdr.Size > limit-v.sum.UnpackedBytes {
-		return &Error{Kind: ErrLimit, Entry: hdr.Name, Reason: fmt.Sprintf("the files would unpack to more than %d bytes", limit)}
-	}
-	n, err := io.Copy(io.Discard, tr)
-	v.sum.UnpackedBytes += n
-	if err != nil {
-		return v.streamError(err, hdr.Name)
-	}
-	v.sum.Files++
-	if p == "index.html" {
-		v.index = true
+	switch e.Type {
+	case TypeFile:
+		if e.Size > sc.budget {
+			return &Error{Kind: ErrLimit, Entry: e.Name, Reason: fmt.Sprintf("the files would unpack to more than %d bytes", v.limits.MaxUnpackedBytes)}
+		}
+		sc.budget -= e.Size
+		if err := sc.skip(e.Size); err != nil {
+			return v.fail(err, e.Name)
+		}
+		v.sum.UnpackedBytes += e.Size
+		v.sum.Files++
+	case TypeHardlink:
+		v.sum.Files++
 	}
 	return nil
-}
-
-func (v *verifier) link(p string, hdr *tar.Header) error {
-	if err := v.linkTarget(hdr); err != nil {
-		return err
-	}
-	if p == "" {
-		return &Error{Kind: ErrUnsafeLink, Entry: hdr.Name, Reason: "a link named as the archive root itself"}
-	}
-	if strings.HasPrefix(hdr.Linkname, "/") {
-		return &Error{Kind: ErrUnsafeLink, Entry: hdr.Name, Reason: "symbolic link to the absolute path " + QuoteName(hdr.Linkname) + ": on the server it points outside the site"}
-	}
-	if !v.symlink.add(p, hdr.Linkname) {
-		return &Error{Kind: ErrLimit, Entry: hdr.Name, Reason: fmt.Sprintf("the symbolic links' names and targets exceed %d MiB", maxLinkBytes>>20)}
-	}
-	if p == "index.html" {
-		v.index = true
-	}
-	return nil
-}
-
-func (v *verifier) hardlink(p string, hdr *tar.Header) error {
-	if err := v.linkTarget(hdr); err != nil {
-		return err
-	}
-	if p == "" {
-		return &Error{Kind: ErrUnsafeLink, Entry: hdr.Name, Reason: "a link named as the archive root itself"}
-	}
-	// A hard link's target is another entry's name: the same rules apply.
-	if _, err := entryPath(hdr.Linkname); err != nil {
-		return &Error{Kind: ErrUnsafeLink, Entry: hdr.Name, Reason: "hard link to " + QuoteName(hdr.Linkname) + ", which is outside the archive root"}
-	}
-	v.sum.Files++
-	if p == "index.html" {
-		v.index = true
-	}
-	return nil
-}
-
-func (v *verifier) linkTarget(hdr *tar.Header) error {
-	if hdr.Linkname == "" {
-		return &Error{Kind: ErrUnsafeLink, Entry: hdr.Name, Reason: "a link with an empty target"}
-	}
-	return checkLength(hdr.Name, hdr.Linkname, "the link target", v.limits.MaxNameBytes)
 }

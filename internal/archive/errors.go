@@ -20,13 +20,20 @@ var (
 	ErrCorrupt = errors.New("truncated or corrupt archive")
 	// ErrEmpty: no bytes, or a tar without entries.
 	ErrEmpty = errors.New("empty archive")
-	// ErrNoIndex: no index.html at the archive root.
+	// ErrNoIndex: no regular file index.html at the archive root.
 	ErrNoIndex = errors.New("no index.html at the archive root")
 	// ErrUnsafePath: an entry name that is absolute or climbs with "..".
 	ErrUnsafePath = errors.New("entry path escapes the archive root")
 	// ErrUnsafeLink: a symbolic or hard link that points outside the root,
-	// is absolute, is empty or loops.
+	// is absolute, is empty or loops, or a hard link to a directory or to
+	// an entry not created before it.
 	ErrUnsafeLink = errors.New("link escapes the archive root")
+	// ErrAmbiguous: an archive that unpackers read differently, so that
+	// what was verified is not what a deployment unpacks: sparse files,
+	// pax records or GNU long names that disagree, data after the end of
+	// the archive or in a second gzip member, a name defined twice, a path
+	// through a symbolic link, a hard link to a symbolic link.
+	ErrAmbiguous = errors.New("archive that unpackers read differently")
 	// ErrSpecialFile: a device, a FIFO or an entry type a site never needs.
 	ErrSpecialFile = errors.New("special file in archive")
 	// ErrLimit: more entries, longer names or more unpacked bytes than the

@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+	"time"
 )
 
 // Fetch downloads the archive behind link with the default Limits. See
@@ -24,13 +25,24 @@ func Fetch(ctx context.Context, client *http.Client, link string, w io.Writer) (
 // decides what to keep). Errors name the link's host only, never its path or
 // query: a presigned link's query is its secret. A status other than 200 is
 // an *HTTPError; an unservable archive is an *Error wrapped with the host;
-// cancelling ctx stops the download.
+// cancelling ctx stops the download, and so does a server that sends
+// nothing for the Limits' IdleTimeout. A nil client means DownloadClient(nil).
 func (l Limits) Fetch(ctx context.Context, client *http.Client, link string, w io.Writer) (Summary, error) {
 	u, err := url.Parse(link)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return Summary{}, errors.New("download: the bundle link is not an absolute http(s) URL")
 	}
 	host := u.Host
+	idle := l.IdleTimeout
+	if idle <= 0 {
+		idle = DefaultIdleTimeout
+	}
+	// A stall cancels the request with its own cause, told apart from the
+	// caller's cancellation.
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	timer := time.AfterFunc(idle, func() { cancel(errIdle) })
+	defer timer.Stop()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, link, nil)
 	if err != nil {
 		return Summary{}, fmt.Errorf("download from %s: the link cannot be requested", host)
@@ -40,27 +52,77 @@ func (l Limits) Fetch(ctx context.Context, client *http.Client, link string, w i
 	// objects uploaded with it, hashing the tar instead of the archive.
 	req.Header.Set("Accept-Encoding", "identity")
 	if client == nil {
-		client = http.DefaultClient
+		client = defaultClient
 	}
 	resp, err := client.Do(req)
+	timer.Stop()
 	if err != nil {
-		return Summary{}, fmt.Errorf("download from %s: %w", host, withoutURL(err))
+		return Summary{}, fetchFailure(ctx, host, idle, withoutURL(err))
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
 		return Summary{}, &HTTPError{StatusCode: resp.StatusCode, Status: resp.Status, Host: host, Code: storeErrorCode(resp.Body)}
 	}
-	body := &ctxReader{ctx: ctx, r: resp.Body}
+	body := &ctxReader{ctx: ctx, r: resp.Body, timer: timer, idle: idle}
 	var sum Summary
 	if w != nil {
-		sum, err = l.VerifyCopy(w, body)
+		sum, err = l.VerifyCopyContext(ctx, w, body)
 	} else {
-		sum, err = l.Verify(body)
+		sum, err = l.VerifyContext(ctx, body)
 	}
 	if err != nil {
-		return Summary{}, fmt.Errorf("download from %s: %w", host, withoutURL(err))
+		return Summary{}, fetchFailure(ctx, host, idle, withoutURL(err))
 	}
 	return sum, nil
+}
+
+// errIdle is the cause of a download cancelled for want of data.
+var errIdle = errors.New("no data received")
+
+// fetchFailure words a failed download, naming the host only.
+func fetchFailure(ctx context.Context, host string, idle time.Duration, err error) error {
+	if errors.Is(context.Cause(ctx), errIdle) {
+		return fmt.Errorf("download from %s: %w", host, &Error{Kind: ErrRead,
+			Reason: fmt.Sprintf("no data received for %s: the server or the network stalled; try again later", idle)})
+	}
+	return fmt.Errorf("download from %s: %w", host, err)
+}
+
+// DefaultIdleTimeout is how long a download may receive nothing before it
+// is abandoned.
+const DefaultIdleTimeout = 60 * time.Second
+
+// maxRedirects is as many redirects as Go's default client follows.
+const maxRedirects = 10
+
+var defaultClient = DownloadClient(nil)
+
+// DownloadClient returns the HTTP client for archive downloads: transport
+// (Go's default transport when nil, which honours HTTPS_PROXY, NO_PROXY and
+// SSL_CERT_FILE) and a redirect policy fit for presigned links. A redirect
+// carries no Referer header, which would hand the link and its signature to
+// the next server, and one from https to http is refused: the archive would
+// travel unprotected. Whole downloads are bounded by their context and
+// IdleTimeout, not by a fixed timeout.
+func DownloadClient(transport http.RoundTripper) *http.Client {
+	if transport == nil {
+		transport = http.DefaultTransport
+		if t, ok := transport.(*http.Transport); ok {
+			transport = t.Clone()
+		}
+	}
+	return &http.Client{Transport: transport, CheckRedirect: checkRedirect}
+}
+
+func checkRedirect(req *http.Request, via []*http.Request) error {
+	req.Header.Del("Referer")
+	if len(via) >= maxRedirects {
+		return fmt.Errorf("stopped after %d redirects", maxRedirects)
+	}
+	if via[0].URL.Scheme == "https" && req.URL.Scheme != "https" {
+		return fmt.Errorf("refused a redirect from https to %s://%s: the archive would travel unencrypted", req.URL.Scheme, req.URL.Host)
+	}
+	return nil
 }
 
 // withoutURL drops the *url.Error layer, whose message quotes the whole link
@@ -81,17 +143,22 @@ func withoutURL(err error) error {
 }
 
 // ctxReader stops a body read once ctx is done, with ctx's error rather than
-// the transport's.
+// the transport's, and keeps the idle timer running only while it waits for
+// the network: time spent verifying or writing is not a stall.
 type ctxReader struct {
-	ctx context.Context
-	r   io.Reader
+	ctx   context.Context
+	r     io.Reader
+	timer *time.Timer
+	idle  time.Duration
 }
 
 func (c *ctxReader) Read(p []byte) (int, error) {
 	if err := c.ctx.Err(); err != nil {
 		return 0, err
 	}
+	c.timer.Reset(c.idle)
 	n, err := c.r.Read(p)
+	c.timer.Stop()
 	if err != nil && err != io.EOF {
 		if cerr := c.ctx.Err(); cerr != nil {
 			return n, cerr

@@ -225,3 +225,132 @@ func TestCheckSHA256(t *testing.T) {
 		t.Errorf("CheckSHA256 with surrounding space: %v", err)
 	}
 }
+
+// TestFetchRedirectsWithoutReferer: the presigned link is never handed to
+// the server a redirect leads to.
+func TestFetchRedirectsWithoutReferer(t *testing.T) {
+	data := site(t)
+	referers := make(chan string, 1)
+	final := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		referers <- r.Header.Get("Referer")
+		_, _ = w.Write(data)
+	}))
+	defer final.Close()
+	first := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, final.URL+"/mirror/bundle.tar.gz", http.StatusFound)
+	}))
+	defer first.Close()
+	// Go's own client would send the whole link, signature included.
+	sum, err := archive.Fetch(context.Background(), archive.DownloadClient(first.Client().Transport), presigned(first.URL), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.SHA256 != sha(data) {
+		t.Fatalf("Fetch = %+v", sum)
+	}
+	if ref := <-referers; ref != "" {
+		t.Fatalf("the redirect's target was sent Referer %q", ref)
+	}
+	// The default client (nil) has the same policy.
+	if _, err := archive.Fetch(context.Background(), nil, presigned(first.URL), nil); err != nil {
+		t.Fatal(err)
+	}
+	if ref := <-referers; ref != "" {
+		t.Fatalf("with the default client, the redirect's target was sent Referer %q", ref)
+	}
+}
+
+// TestFetchRefusesDowngrade: a redirect from https to http is refused before
+// anything is sent over http, and the error names hosts only.
+func TestFetchRefusesDowngrade(t *testing.T) {
+	plainHit := false
+	plain := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		plainHit = true
+		_, _ = w.Write(site(t))
+	}))
+	defer plain.Close()
+	secure := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, plain.URL+"/bundle.tar.gz?"+r.URL.RawQuery, http.StatusFound)
+	}))
+	defer secure.Close()
+	link := presigned(secure.URL)
+	_, err := archive.Fetch(context.Background(), archive.DownloadClient(secure.Client().Transport), link, nil)
+	if err == nil || !strings.Contains(err.Error(), "from https to http") {
+		t.Fatalf("Fetch redirected to http: %v", err)
+	}
+	if plainHit {
+		t.Fatal("the http server was asked for the archive")
+	}
+	checkNoSecret(t, err, link)
+
+	// https to https is followed.
+	other := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = w.Write(site(t))
+	}))
+	defer other.Close()
+	secure.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, other.URL+"/bundle.tar.gz", http.StatusFound)
+	})
+	transport := secure.Client().Transport.(*http.Transport).Clone()
+	transport.TLSClientConfig.RootCAs.AddCert(other.Certificate())
+	if _, err := archive.Fetch(context.Background(), archive.DownloadClient(transport), link, nil); err != nil {
+		t.Fatalf("https to https: %v", err)
+	}
+}
+
+// TestFetchIdleTimeout: a server that stops sending, before its headers or
+// in the middle of the archive, ends the download after IdleTimeout with an
+// error that names the host only.
+func TestFetchIdleTimeout(t *testing.T) {
+	data := site(t)
+	for _, stall := range []string{"headers", "body"} {
+		t.Run(stall, func(t *testing.T) {
+			release := make(chan struct{})
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if stall == "body" {
+					w.Header().Set("Content-Length", strconv.Itoa(len(data)))
+					_, _ = w.Write(data[:len(data)/2])
+					w.(http.Flusher).Flush()
+				}
+				select {
+				case <-release:
+				case <-r.Context().Done():
+				}
+			}))
+			defer srv.Close()
+			defer close(release)
+			link := presigned(srv.URL)
+			start := time.Now()
+			_, err := archive.Limits{IdleTimeout: 300 * time.Millisecond}.Fetch(context.Background(), srv.Client(), link, nil)
+			elapsed := time.Since(start)
+			if !errors.Is(err, archive.ErrRead) || !strings.Contains(err.Error(), "no data received for 300ms") {
+				t.Fatalf("Fetch from a stalled server: %v", err)
+			}
+			if elapsed > 2*time.Second {
+				t.Fatalf("Fetch gave up after %s", elapsed)
+			}
+			checkNoSecret(t, err, link)
+		})
+	}
+}
+
+// TestFetchIdleTimeoutIgnoresSlowWriter: time spent writing the archive is
+// not a stall of the server.
+func TestFetchIdleTimeoutIgnoresSlowWriter(t *testing.T) {
+	data := site(t)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = w.Write(data)
+	}))
+	defer srv.Close()
+	slow := writerFunc(func(p []byte) (int, error) {
+		time.Sleep(150 * time.Millisecond)
+		return len(p), nil
+	})
+	if _, err := (archive.Limits{IdleTimeout: 100 * time.Millisecond}).Fetch(context.Background(), srv.Client(), presigned(srv.URL), slow); err != nil {
+		t.Fatal(err)
+	}
+}
+
+type writerFunc func([]byte) (int, error)
+
+func (f writerFunc) Write(p []byte) (int, error) { return f(p) }

@@ -3,7 +3,10 @@ package archive_test
 import (
 	"archive/tar"
 	"bytes"
+	"compress/gzip"
 	"errors"
+	"fmt"
+	"io"
 	"path"
 	"path/filepath"
 	"strings"
@@ -13,7 +16,7 @@ import (
 )
 
 var kinds = []error{archive.ErrNotTarGz, archive.ErrCorrupt, archive.ErrEmpty, archive.ErrNoIndex,
-	archive.ErrUnsafePath, archive.ErrUnsafeLink, archive.ErrSpecialFile, archive.ErrLimit}
+	archive.ErrUnsafePath, archive.ErrUnsafeLink, archive.ErrSpecialFile, archive.ErrLimit, archive.ErrAmbiguous}
 
 // FuzzVerify feeds arbitrary bytes: Verify never panics, a verdict is either
 // a correct summary or an *Error of a known kind with a short message.
@@ -24,12 +27,19 @@ func FuzzVerify(f *testing.F) {
 	for _, r := range rejections(f) {
 		f.Add(r.data)
 	}
+	for _, r := range hostile(f) {
+		f.Add(r.data)
+	}
+	for _, r := range tricky(f) {
+		f.Add(r.data)
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		sum, err := archive.Verify(bytes.NewReader(data))
 		if err == nil {
 			if sum.SHA256 != sha(data) || sum.Size != int64(len(data)) || sum.Entries < 1 || sum.Files > sum.Entries {
 				t.Fatalf("Verify = %+v for %d bytes", sum, len(data))
 			}
+			checkAsGoReadsIt(t, data)
 			return
 		}
 		var aerr *archive.Error
@@ -108,4 +118,114 @@ func FuzzVerifyEntry(f *testing.F) {
 			t.Fatalf("accepted special entry %q of type %q", name, typ)
 		}
 	})
+}
+
+// checkAsGoReadsIt reads an accepted archive again with archive/tar, an
+// unpacker the verifier's code does not share: it must read the same entries,
+// none outside the root, every link resolving inside it (through the others,
+// as the kernel would), and index.html a regular file.
+func checkAsGoReadsIt(t *testing.T, data []byte) {
+	t.Helper()
+	ours, err := archive.EntriesOf(data)
+	if err != nil {
+		t.Fatalf("EntriesOf: %v", err)
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(data))
+	if err != nil {
+		t.Fatalf("accepted, but gzip cannot read it: %v", err)
+	}
+	tr := tar.NewReader(zr)
+	var theirs []archive.Entry
+	for {
+		hdr, err := tr.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatalf("accepted, but archive/tar fails after %d entries: %v", len(theirs), err)
+		}
+		if hdr.Typeflag == tar.TypeXGlobalHeader {
+			continue
+		}
+		e := archive.Entry{Name: hdr.Name, Type: hdr.Typeflag, Linkname: hdr.Linkname}
+		if e.Type == tar.TypeReg {
+			e.Size = hdr.Size
+		}
+		theirs = append(theirs, e)
+	}
+	if _, err := io.Copy(io.Discard, zr); err != nil {
+		t.Fatalf("accepted, but gzip fails at its end: %v", err)
+	}
+	if fmt.Sprint(ours) != fmt.Sprint(theirs) {
+		t.Fatalf("the verifier read\n%v\narchive/tar reads\n%v", ours, theirs)
+	}
+
+	types := map[string]byte{}
+	links := map[string]string{}
+	for _, e := range theirs {
+		name := path.Clean(e.Name)
+		if name != "." && !filepath.IsLocal(name) {
+			t.Fatalf("accepted entry %q, which is not local", e.Name)
+		}
+		for dir := path.Dir(name); dir != "."; dir = path.Dir(dir) {
+			if _, isLink := links[dir]; isLink {
+				t.Fatalf("accepted entry %q, inside the link %q", e.Name, dir)
+			}
+		}
+		if prev, ok := types[name]; ok && !(prev == tar.TypeDir && e.Type == tar.TypeDir) {
+			t.Fatalf("accepted %q twice", e.Name)
+		}
+		types[name] = e.Type
+		switch e.Type {
+		case tar.TypeSymlink:
+			links[name] = e.Linkname
+		case tar.TypeLink:
+			if k, ok := types[path.Clean(e.Linkname)]; !ok || k == tar.TypeSymlink || k == tar.TypeDir || !filepath.IsLocal(path.Clean(e.Linkname)) {
+				t.Fatalf("accepted hard link %q -> %q, to an entry of type %q", e.Name, e.Linkname, k)
+			}
+		}
+	}
+	for name, target := range links {
+		if !staysInside(links, path.Dir(name), target) {
+			t.Fatalf("accepted link %q -> %q, which leaves the root", name, target)
+		}
+	}
+	if k := types["index.html"]; k != tar.TypeReg && k != tar.TypeLink {
+		t.Fatalf("accepted an index.html of type %q", k)
+	}
+}
+
+// staysInside resolves dir/target through links from the root, as the
+// kernel would, treating anything else as a directory.
+func staysInside(links map[string]string, dir, target string) bool {
+	if strings.HasPrefix(target, "/") {
+		return false
+	}
+	pending := strings.Split(dir+"/"+target, "/")
+	var cur []string
+	for hops := 0; len(pending) > 0; {
+		part := pending[0]
+		pending = pending[1:]
+		switch part {
+		case "", ".":
+			continue
+		case "..":
+			if len(cur) == 0 {
+				return false
+			}
+			cur = cur[:len(cur)-1]
+			continue
+		}
+		cur = append(cur, part)
+		next, ok := links[strings.Join(cur, "/")]
+		if !ok {
+			continue
+		}
+		if hops++; hops > 40 || strings.HasPrefix(next, "/") {
+			return false
+		}
+		cur = cur[:len(cur)-1]
+		pending = append(strings.Split(next, "/"), pending...)
+	}
+	return true
 }

@@ -15,23 +15,23 @@ const (
 	maxLinkHops = 40
 )
 
-// entryPath returns the name relative to the unpack directory, without "./"
-// prefixes or a trailing slash ("" for the root itself), or the reason the
-// name is unsafe.
-func entryPath(name string) (string, error) {
+// entryParts returns the name's components relative to the unpack
+// directory, without "." and empty ones (none for the root itself), or the
+// reason the name is unsafe.
+func entryParts(name string) ([]string, error) {
 	if name == "" {
-		return "", &Error{Kind: ErrUnsafePath, Reason: "an entry has an empty name"}
+		return nil, &Error{Kind: ErrUnsafePath, Reason: "an entry has an empty name"}
 	}
 	if strings.HasPrefix(name, "/") {
-		return "", &Error{Kind: ErrUnsafePath, Entry: name, Reason: "absolute path: it would be written outside the directory the archive is unpacked into"}
+		return nil, &Error{Kind: ErrUnsafePath, Entry: name, Reason: "absolute path: it would be written outside the directory the archive is unpacked into"}
 	}
 	parts := components(name)
 	for _, p := range parts {
 		if p == ".." {
-			return "", &Error{Kind: ErrUnsafePath, Entry: name, Reason: `path climbs with "..": it could be written outside the directory the archive is unpacked into`}
+			return nil, &Error{Kind: ErrUnsafePath, Entry: name, Reason: `path climbs with "..": it could be written outside the directory the archive is unpacked into`}
 		}
 	}
-	return strings.Join(parts, "/"), nil
+	return parts, nil
 }
 
 // components splits a slash-separated path into its names, dropping empty and
@@ -95,21 +95,27 @@ func (l *links) add(p, target string) bool {
 // that ends outside the root or does not end at all.
 func (l *links) check() error {
 	for _, p := range l.order {
-		target := l.targets[p]
-		dir := ""
-		if i := strings.LastIndexByte(p, '/'); i >= 0 {
-			dir = p[:i]
+		if aerr := l.checkOne(p, l.targets[p]); aerr != nil {
+			return aerr
 		}
-		why := l.resolve(dir, target)
-		switch why {
-		case "":
-			continue
-		case errLinkBudget:
-			return &Error{Kind: ErrLimit, Entry: p, Reason: errLinkBudget}
-		}
-		return &Error{Kind: ErrUnsafeLink, Entry: p, Reason: "symbolic link to " + QuoteName(target) + " " + why}
 	}
 	return nil
+}
+
+// checkOne resolves the link at p through the links known so far.
+func (l *links) checkOne(p, target string) *Error {
+	dir := ""
+	if i := strings.LastIndexByte(p, '/'); i >= 0 {
+		dir = p[:i]
+	}
+	switch why := l.resolve(dir, target); why {
+	case "":
+		return nil
+	case errLinkBudget:
+		return &Error{Kind: ErrLimit, Entry: p, Reason: errLinkBudget}
+	default:
+		return &Error{Kind: ErrUnsafeLink, Entry: p, Reason: "symbolic link to " + QuoteName(target) + " " + why}
+	}
 }
 
 // resolve walks dir/target component by component from the root, following

@@ -14,8 +14,9 @@ import (
 // checks that a deployment could serve it. Its errors name the job and the
 // link's host, never the link itself; the caller says what happens next.
 func verifyArchive(ctx context.Context, jobID, link string) (archive.Summary, error) {
-	// nil: Go's default client, which honours HTTPS_PROXY, NO_PROXY and
-	// SSL_CERT_FILE; the download is bounded by ctx, not by a fixed timeout.
+	// nil: archive.DownloadClient, which honours HTTPS_PROXY, NO_PROXY and
+	// SSL_CERT_FILE, sends no Referer and refuses https to http redirects;
+	// the download is bounded by ctx and an idle timeout, not a fixed one.
 	sum, err := archive.Fetch(ctx, nil, link, nil)
 	if err == nil {
 		tflog.Info(ctx, "verified the export's archive", map[string]any{

@@ -6,9 +6,10 @@ package archivetest
 import (
 	"archive/tar"
 	"bytes"
-	"compress/gzip"
+	"compress/flate"
 	"encoding/binary"
 	"fmt"
+	"hash/crc32"
 	"io"
 	"math/rand/v2"
 	"time"
@@ -32,10 +33,11 @@ var modTime = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 // Page content is pseudo-random 7-bit bytes from seed: it compresses only to
 // about 7/8 of its size, so the archive is about as large as the site, and a
 // reader has real Huffman-coded data to decode. Compressing a gigabyte takes
-// longer than reading it, so pages are drawn from a few compressed once, and
-// the archive is a series of gzip members (tar headers, then a page, and so
-// on): gzip allows it, and gunzip, tar and Go's gzip reader read it as one
-// stream.
+// longer than reading it, so pages are drawn from a few compressed once. The
+// archive is still one gzip member, as verifiers require: each piece (tar
+// headers, then a page, and so on) is a run of deflate blocks compressed on
+// its own and ended by a sync flush, so the pieces join into one deflate
+// stream, and the trailer's CRC covers them all.
 func WriteSite(w io.Writer, size int64, seed uint64) error {
 	var key [32]byte
 	binary.LittleEndian.PutUint64(key[:], seed)
@@ -45,13 +47,22 @@ func WriteSite(w io.Writer, size int64, seed uint64) error {
 		return err
 	}
 
+	// The gzip header: deflate, no flags, the fixed time, unknown OS.
+	header := []byte{0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 0xff}
+	binary.LittleEndian.PutUint32(header[4:8], uint32(modTime.Unix()))
+	if _, err := w.Write(header); err != nil {
+		return err
+	}
+	var crc uint32
+	var total uint32 // the uncompressed length, modulo 2^32 as gzip keeps it
+
 	// Headers (and small files) go through tar.Writer into a buffer, which
-	// becomes a gzip member before each page; a page's data is written by
-	// the tar.Writer to nowhere, its compressed form to w.
+	// is compressed before each page; a page's data is written by the
+	// tar.Writer to nowhere, its compressed form to w.
 	var pending bytes.Buffer
 	sink := &switchWriter{w: &pending}
 	tw := tar.NewWriter(sink)
-	gz, err := gzip.NewWriterLevel(w, gzip.BestSpeed)
+	fw, err := flate.NewWriter(w, flate.BestSpeed)
 	if err != nil {
 		return err
 	}
@@ -59,13 +70,14 @@ func WriteSite(w io.Writer, size int64, seed uint64) error {
 		if pending.Len() == 0 {
 			return nil
 		}
-		gz.Reset(w)
-		gz.ModTime = modTime
-		if _, err := gz.Write(pending.Bytes()); err != nil {
+		crc = crc32.Update(crc, crc32.IEEETable, pending.Bytes())
+		total += uint32(pending.Len())
+		fw.Reset(w)
+		if _, err := fw.Write(pending.Bytes()); err != nil {
 			return err
 		}
 		pending.Reset()
-		return gz.Close()
+		return fw.Flush()
 	}
 
 	index := []byte("<!DOCTYPE html>\n<html><head><title>Generated site</title></head><body><h1>Generated site</h1></body></html>\n")
@@ -101,14 +113,25 @@ func WriteSite(w io.Writer, size int64, seed uint64) error {
 		if err != nil {
 			return err
 		}
-		if _, err := w.Write(pool[i%poolSize]); err != nil {
+		page := pool[i%poolSize]
+		crc = crc32Combine(crc, page.crc, pageSize)
+		total += pageSize
+		if _, err := w.Write(page.deflated); err != nil {
 			return err
 		}
 	}
 	if err := tw.Close(); err != nil {
 		return err
 	}
-	return flush()
+	if err := flush(); err != nil {
+		return err
+	}
+	// An empty final block ends the deflate stream, then the trailer.
+	trailer := []byte{0x03, 0x00, 0, 0, 0, 0, 0, 0, 0, 0}
+	binary.LittleEndian.PutUint32(trailer[2:6], crc)
+	binary.LittleEndian.PutUint32(trailer[6:10], total)
+	_, err = w.Write(trailer)
+	return err
 }
 
 // Site returns a reader of WriteSite's bytes, generated as they are read.
@@ -121,23 +144,33 @@ func Site(size int64, seed uint64) io.ReadCloser {
 	return pr
 }
 
-// compressedPages returns poolSize pages, each a complete gzip member.
-func compressedPages(content io.Reader) ([][]byte, error) {
-	pool := make([][]byte, poolSize)
+// page is a page's deflate blocks, ended by a sync flush, and the CRC-32 of
+// its content: only the compressed form is kept.
+type page struct {
+	deflated []byte
+	crc      uint32
+}
+
+// compressedPages returns poolSize pages.
+func compressedPages(content io.Reader) ([]page, error) {
+	pool := make([]page, poolSize)
 	for i := range pool {
+		raw := make([]byte, pageSize)
+		if _, err := io.ReadFull(content, raw); err != nil {
+			return nil, err
+		}
 		var buf bytes.Buffer
-		gz, err := gzip.NewWriterLevel(&buf, gzip.HuffmanOnly)
+		fw, err := flate.NewWriter(&buf, flate.HuffmanOnly)
 		if err != nil {
 			return nil, err
 		}
-		gz.ModTime = modTime
-		if _, err := io.CopyN(gz, content, pageSize); err != nil {
+		if _, err := fw.Write(raw); err != nil {
 			return nil, err
 		}
-		if err := gz.Close(); err != nil {
+		if err := fw.Flush(); err != nil {
 			return nil, err
 		}
-		pool[i] = buf.Bytes()
+		pool[i] = page{deflated: buf.Bytes(), crc: crc32.ChecksumIEEE(raw)}
 	}
 	return pool, nil
 }
@@ -180,4 +213,55 @@ type zeros struct{}
 func (zeros) Read(p []byte) (int, error) {
 	clear(p)
 	return len(p), nil
+}
+
+// crc32Combine returns the CRC-32 of A followed by B from the CRCs of both
+// and B's length, as zlib's crc32_combine: appending lenB zero bits to A is
+// a linear map in GF(2), applied by repeated squaring.
+func crc32Combine(crcA, crcB uint32, lenB int64) uint32 {
+	if lenB <= 0 {
+		return crcA
+	}
+	var even, odd [32]uint32
+	odd[0] = crc32.IEEE // the operator for one zero bit
+	row := uint32(1)
+	for n := 1; n < 32; n++ {
+		odd[n] = row
+		row <<= 1
+	}
+	gf2Square(&even, &odd) // two zero bits
+	gf2Square(&odd, &even) // four zero bits
+	for {
+		gf2Square(&even, &odd)
+		if lenB&1 != 0 {
+			crcA = gf2Times(&even, crcA)
+		}
+		if lenB >>= 1; lenB == 0 {
+			break
+		}
+		gf2Square(&odd, &even)
+		if lenB&1 != 0 {
+			crcA = gf2Times(&odd, crcA)
+		}
+		if lenB >>= 1; lenB == 0 {
+			break
+		}
+	}
+	return crcA ^ crcB
+}
+
+func gf2Times(mat *[32]uint32, vec uint32) uint32 {
+	var sum uint32
+	for i := 0; vec != 0; i, vec = i+1, vec>>1 {
+		if vec&1 != 0 {
+			sum ^= mat[i]
+		}
+	}
+	return sum
+}
+
+func gf2Square(square, mat *[32]uint32) {
+	for n := range mat {
+		square[n] = gf2Times(mat, mat[n])
+	}
 }

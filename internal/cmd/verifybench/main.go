@@ -108,6 +108,8 @@ type result struct {
 	// GoSys is the memory the Go runtime obtained from the system by the
 	// end: heap, stacks and its own structures, not the binary's code.
 	GoSys uint64
+	// PeakRSS is the child's own peak RSS (Linux: VmHWM), 0 where unknown.
+	PeakRSS int64
 }
 
 // child verifies the archive at -url, checks its digest against -sha256 and
@@ -117,6 +119,7 @@ func child(args []string, stdout, stderr io.Writer) int {
 	link := fs.String("url", "", "link to the archive")
 	want := fs.String("sha256", "", "expected digest")
 	save := fs.Bool("save", false, "write the archive to a temporary file too")
+	size := fs.Int64("size", 0, "bytes of files in the site, to raise the cap on unpacked bytes for sites beyond it")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -133,7 +136,8 @@ func child(args []string, stdout, stderr io.Writer) int {
 	}
 	client := &http.Client{Transport: &http.Transport{Proxy: nil}} // loopback, never a proxy
 	start := time.Now()
-	sum, err := archive.Fetch(context.Background(), client, *link, w)
+	limits := archive.Limits{MaxUnpackedBytes: max(*size, archive.DefaultMaxUnpackedBytes)}
+	sum, err := limits.Fetch(context.Background(), client, *link, w)
 	if err == nil {
 		err = archive.CheckSHA256(sum, *want)
 	}
@@ -144,7 +148,7 @@ func child(args []string, stdout, stderr io.Writer) int {
 	elapsed := time.Since(start).Seconds()
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
-	if err := json.NewEncoder(stdout).Encode(result{Summary: sum, Seconds: elapsed, GoSys: ms.Sys}); err != nil {
+	if err := json.NewEncoder(stdout).Encode(result{Summary: sum, Seconds: elapsed, GoSys: ms.Sys, PeakRSS: selfPeakRSS()}); err != nil {
 		fmt.Fprintln(stderr, err)
 		return 1
 	}
@@ -182,7 +186,7 @@ func run(ctx context.Context, o options, out io.Writer) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	args := []string{"-child", "-url", link, "-sha256", digest}
+	args := []string{"-child", "-url", link, "-sha256", digest, "-size", strconv.FormatInt(o.size, 10)}
 	if o.save {
 		args = append(args, "-save")
 	}
@@ -199,7 +203,13 @@ func run(ctx context.Context, o options, out io.Writer) (bool, error) {
 	if err := json.Unmarshal(stdout.Bytes(), &res); err != nil {
 		return false, fmt.Errorf("the child's report: %w", err)
 	}
-	rss, rssKnown := peakRSS(cmd.ProcessState)
+	// The child's own figure first: on Linux the rusage of a child counts
+	// the parent's resident memory at the fork (exec keeps the high-water
+	// mark of the memory it replaces), here the generator's pages.
+	rss, rssKnown := res.PeakRSS, res.PeakRSS > 0
+	if !rssKnown {
+		rss, rssKnown = peakRSS(cmd.ProcessState)
+	}
 
 	mode := "verify"
 	if o.save {
