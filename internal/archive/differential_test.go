@@ -36,7 +36,7 @@ import (
 // when what they write that unpackers read differently (GNU tar's sparse
 // files, its V7 format) is accepted.
 //
-// The unpackers must be installed (tools/unpackers.sh): a missing one fails
+// The unpackers must be installed (make packages: tools/debian-packages.sh): a missing one fails
 // the test rather than skipping it.
 
 // escapeMarker is where an absolute link of a generated archive points: it
@@ -88,7 +88,7 @@ func requireTools(t *testing.T) {
 	check("python3 with tarfile filters", "python3", "-c", "import tarfile; tarfile.data_filter")
 	check("git", "git", "--version")
 	if len(missing) > 0 {
-		t.Fatalf("the differential test needs every unpacker; missing: %s.\nInstall them with tools/unpackers.sh "+
+		t.Fatalf("the differential test needs every unpacker; missing: %s.\nInstall them with make packages (tools/debian-packages.sh) "+
 			"(apt-get update && apt-get install -y --no-install-recommends libarchive-tools busybox)", strings.Join(missing, "; "))
 	}
 }
