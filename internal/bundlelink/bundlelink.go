@@ -1,11 +1,13 @@
 // Package bundlelink reads presigned object-storage links: when they expire,
-// and how to show them without their signature.
+// and every rule of how they may appear: redacted, masked in logs, or by host
+// only.
 package bundlelink
 
 import (
 	"errors"
 	"fmt"
 	"net/url"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -81,6 +83,20 @@ func Redact(rawURL string) string {
 // SignatureParams lists the query parameters that grant access, lower-cased.
 func SignatureParams() []string {
 	return append([]string(nil), signatureParams...)
+}
+
+// SignatureInText matches the value of any signing parameter wherever it
+// stands in a message or a log field, for masking.
+var SignatureInText = regexp.MustCompile(`(?i)\b(?:` + strings.Join(signatureParams, "|") + `)=[^&\s"']+`)
+
+// Host is how a link appears in messages about reaching it: its host alone,
+// never its path or query.
+func Host(rawURL string) string {
+	u, err := url.Parse(rawURL)
+	if err != nil || u.Host == "" {
+		return "the bundle link's host"
+	}
+	return u.Host
 }
 
 // Signature returns the values of the link's signing parameters, so that

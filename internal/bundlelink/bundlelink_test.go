@@ -262,3 +262,29 @@ func TestSignature(t *testing.T) {
 		})
 	}
 }
+
+func TestHostShowsNeitherPathNorQuery(t *testing.T) {
+	for link, want := range map[string]string{
+		"https://bucket.s3.amazonaws.com/se_1/bundle.tar.gz?X-Amz-Signature=abc": "bucket.s3.amazonaws.com",
+		"http://127.0.0.1:8080/b?sig=1":                                           "127.0.0.1:8080",
+		"not a link ?sig=secret":                                                  "the bundle link's host",
+	} {
+		if got := bundlelink.Host(link); got != want {
+			t.Errorf("Host(%q) = %q, want %q", link, got, want)
+		}
+	}
+}
+
+func TestSignatureInTextFindsEverySigningValue(t *testing.T) {
+	link := "https://b.example.com/x?X-Amz-Credential=AKIA%2F1&X-Amz-Signature=deadbeef&X-Goog-Signature=cafe&sig=s1&token=t1"
+	text := "GET " + link + " failed"
+	masked := bundlelink.SignatureInText.ReplaceAllString(text, "***")
+	for _, secret := range bundlelink.Signature(link) {
+		if strings.Contains(masked, secret) {
+			t.Errorf("%q still holds %q", masked, secret)
+		}
+	}
+	if !strings.Contains(masked, "b.example.com/x?") {
+		t.Errorf("masking took more than the values: %q", masked)
+	}
+}

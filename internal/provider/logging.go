@@ -2,8 +2,6 @@ package provider
 
 import (
 	"context"
-	"regexp"
-	"strings"
 
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
@@ -17,10 +15,6 @@ func (tflogLogger) Debug(ctx context.Context, msg string, fields map[string]any)
 	tflog.Debug(ctx, msg, fields)
 }
 
-// signatureInText matches the value of any signing parameter of a presigned
-// link, wherever it stands in a message or field.
-var signatureInText = regexp.MustCompile(`(?i)\b(?:` + strings.Join(bundlelink.SignatureParams(), "|") + `)=[^&\s"']+`)
-
 // maskSecrets makes every log record written with the returned context hide
 // the API key and link signatures, whatever logs them.
 func (d *providerData) maskSecrets(ctx context.Context) context.Context {
@@ -28,7 +22,7 @@ func (d *providerData) maskSecrets(ctx context.Context) context.Context {
 		ctx = tflog.MaskMessageStrings(ctx, d.apiKey)
 		ctx = tflog.MaskAllFieldValuesStrings(ctx, d.apiKey)
 	}
-	ctx = tflog.MaskMessageRegexes(ctx, signatureInText)
-	ctx = tflog.MaskAllFieldValuesRegexes(ctx, signatureInText)
+	ctx = tflog.MaskMessageRegexes(ctx, bundlelink.SignatureInText)
+	ctx = tflog.MaskAllFieldValuesRegexes(ctx, bundlelink.SignatureInText)
 	return ctx
 }

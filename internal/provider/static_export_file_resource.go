@@ -31,6 +31,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/archive"
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/bundlelink"
 )
 
 const (
@@ -286,7 +287,7 @@ func downloadArchive(ctx context.Context, link, filename string, perm os.FileMod
 	}
 	if expected != "" {
 		if err := archive.CheckSHA256(sum, expected); err != nil {
-			return writtenArchive{}, fmt.Errorf("download from %s: %w", linkHost(link), err)
+			return writtenArchive{}, fmt.Errorf("download from %s: %w", bundlelink.Host(link), err)
 		}
 	}
 	if err := buffered.Flush(); err != nil {
@@ -313,17 +314,11 @@ func downloadArchive(ctx context.Context, link, filename string, perm os.FileMod
 // archive.Fetch names the host only, and a write failure names the file.
 func downloadProblem(link string, err error) error {
 	if u, perr := url.Parse(link); perr == nil && u.RawQuery != "" && strings.Contains(err.Error(), u.RawQuery) {
-		return fmt.Errorf("download from %s failed", linkHost(link))
+		return fmt.Errorf("download from %s failed", bundlelink.Host(link))
 	}
 	return err
 }
 
-func linkHost(link string) string {
-	if u, err := url.Parse(link); err == nil && u.Host != "" {
-		return u.Host
-	}
-	return "the bundle link's host"
-}
 
 // syncDir makes a rename durable where the system allows it; a failure
 // only loses durability across a power cut, not correctness.
