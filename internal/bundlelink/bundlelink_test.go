@@ -266,8 +266,8 @@ func TestSignature(t *testing.T) {
 func TestHostShowsNeitherPathNorQuery(t *testing.T) {
 	for link, want := range map[string]string{
 		"https://bucket.s3.amazonaws.com/se_1/bundle.tar.gz?X-Amz-Signature=abc": "bucket.s3.amazonaws.com",
-		"http://127.0.0.1:8080/b?sig=1":                                           "127.0.0.1:8080",
-		"not a link ?sig=secret":                                                  "the bundle link's host",
+		"http://127.0.0.1:8080/b?sig=1":                                          "127.0.0.1:8080",
+		"not a link ?sig=secret":                                                 "the bundle link's host",
 	} {
 		if got := bundlelink.Host(link); got != want {
 			t.Errorf("Host(%q) = %q, want %q", link, got, want)

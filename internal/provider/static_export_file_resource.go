@@ -319,7 +319,6 @@ func downloadProblem(link string, err error) error {
 	return err
 }
 
-
 // syncDir makes a rename durable where the system allows it; a failure
 // only loses durability across a power cut, not correctness.
 func syncDir(dir string) {
