@@ -36,6 +36,11 @@ const (
 	// Stalling progress climbs to 60% in the first quarter, stays flat for
 	// the rest of the run, then the job finishes at once.
 	Stalling ProgressShape = "stalling"
+	// Erratic progress cannot be extrapolated: sixteen stretches of random
+	// slope, a fifth of them flat, so the job speeds up and slows down
+	// several times over. The API is not known to report such progress; a
+	// poller must survive it.
+	Erratic ProgressShape = "erratic"
 )
 
 // enumName is names[v], or Type(v) for a value without a name.
@@ -168,6 +173,8 @@ func (b ExportBehavior) curve(f float64, seed int64) float64 {
 			return 240 * f
 		}
 		return 60
+	case Erratic:
+		return erraticCurve(f, seed)
 	default:
 		return 100 * f
 	}
@@ -184,6 +191,32 @@ func noisyCurve(f float64, seed int64) float64 {
 	i := min(int(x), noisyKnots-1)
 	e := knots[i] + (knots[i+1]-knots[i])*(x-float64(i))
 	return 100 * f / (f + (1-f)*(1+e))
+}
+
+// erraticCurve is Erratic's progress at fraction f of the run.
+func erraticCurve(f float64, seed int64) float64 {
+	const segments = 16
+	rng := rand.New(rand.NewPCG(uint64(seed), 0x9e3779b97f4a7c15))
+	var w [segments]float64
+	var total float64
+	for i := range w {
+		if rng.Float64() < 0.2 {
+			continue
+		}
+		w[i] = 0.2 + rng.Float64()*rng.Float64()*3
+		total += w[i]
+	}
+	if total == 0 {
+		return 100 * f
+	}
+	pos := f * segments
+	i := min(int(pos), segments-1)
+	var done float64
+	for _, x := range w[:i] {
+		done += x
+	}
+	done += (pos - float64(i)) * w[i]
+	return 100 * done / total
 }
 
 // exportJob is one static export. All fields but forcedAt and archive are

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"slices"
 	"strings"
 	"sync"
@@ -12,6 +11,9 @@ import (
 	"testing/synctest"
 	"time"
 )
+
+// simEpoch is when simulated time starts.
+var simEpoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 
 var errFlaky = errors.New("503 service unavailable")
 
@@ -85,33 +87,6 @@ func TestUntilReturnsFinalObservation(t *testing.T) {
 	}
 	if !firstAt.Equal(simEpoch) {
 		t.Errorf("first check at %s, want immediately", firstAt.Sub(simEpoch))
-	}
-}
-
-// Until must spend exactly what the simulations measure.
-func TestUntilMatchesSimulation(t *testing.T) {
-	for _, j := range []job{
-		{shape: linear, duration: 10 * time.Minute},
-		{shape: noisy, duration: 2 * time.Minute, seed: 3},
-		{shape: stalling, duration: 30 * time.Second},
-		{shape: erratic, duration: 2 * time.Minute, seed: 3},
-	} {
-		want := simulate(j, Policy{Rand: rand.New(rand.NewPCG(9, 9)).Float64})
-
-		p, c := autoPolicy()
-		p.Rand = rand.New(rand.NewPCG(9, 9)).Float64
-		polls := 0
-		_, err := Until(context.Background(), p, func(context.Context) (Observation, error) {
-			polls++
-			return j.observe(c.Now().Sub(simEpoch)), nil
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		latency := (c.Now().Sub(simEpoch) - j.done()).Seconds()
-		if polls != want.polls || latency != want.latency {
-			t.Errorf("%s: Until polled %d times, latency %.3fs; simulation %d, %.3fs", j, polls, latency, want.polls, want.latency)
-		}
 	}
 }
 

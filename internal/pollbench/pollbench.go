@@ -183,7 +183,8 @@ func (c Config) CellJobs(shape mockapi.ProgressShape, nominal time.Duration) []J
 
 // Stats are one strategy's figures over one cell.
 type Stats struct {
-	P50, P95         time.Duration // detection latency of the jobs not given up
+	P50, P95, Max    time.Duration // detection latency of the jobs not given up
+	MeanLatency      time.Duration
 	MeanGETs         float64
 	MaxGETs          int
 	GaveUp, Detected int
@@ -206,7 +207,14 @@ func Summarize(rs []Result) Stats {
 	st.MeanGETs = float64(gets) / float64(len(rs))
 	st.Detected = len(lat)
 	slices.Sort(lat)
-	st.P50, st.P95 = percentile(lat, 0.50), percentile(lat, 0.95)
+	st.P50, st.P95, st.Max = percentile(lat, 0.50), percentile(lat, 0.95), percentile(lat, 1)
+	var sum time.Duration
+	for _, l := range lat {
+		sum += l
+	}
+	if len(lat) > 0 {
+		st.MeanLatency = sum / time.Duration(len(lat))
+	}
 	return st
 }
 

@@ -59,7 +59,7 @@ func TestSummarize(t *testing.T) {
 	}
 	rs = append(rs, Result{GETs: 60, GaveUp: true})
 	st := Summarize(rs)
-	want := Stats{P50: 10 * time.Second, P95: 19 * time.Second, MeanGETs: 270.0 / 21, MaxGETs: 60, GaveUp: 1, Detected: 20}
+	want := Stats{P50: 10 * time.Second, P95: 19 * time.Second, Max: 20 * time.Second, MeanLatency: 10500 * time.Millisecond, MeanGETs: 270.0 / 21, MaxGETs: 60, GaveUp: 1, Detected: 20}
 	if st != want {
 		t.Errorf("Summarize = %+v, want %+v", st, want)
 	}
