@@ -3,6 +3,7 @@
 package provider
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"maps"
@@ -94,30 +95,21 @@ func (p gitlabPipeline) resolve(t *testing.T, name string, depth int) gitlabJob 
 	}
 	merged := gitlabJob{Variables: map[string]string{}}
 	for _, parent := range parents {
-		base := p.resolve(t, parent, depth+1)
-		maps.Copy(merged.Variables, base.Variables)
-		merged.Stage = cmpOr(base.Stage, merged.Stage)
-		merged.BeforeScript = cmpOrSlice(base.BeforeScript, merged.BeforeScript)
-		merged.Script = cmpOrSlice(base.Script, merged.Script)
-		if base.Rules != nil {
-			merged.Rules = base.Rules
-		}
+		merged.overlay(p.resolve(t, parent, depth+1))
 	}
-	maps.Copy(merged.Variables, job.Variables)
-	merged.Stage = cmpOr(job.Stage, merged.Stage)
-	merged.BeforeScript = cmpOrSlice(job.BeforeScript, merged.BeforeScript)
-	merged.Script = cmpOrSlice(job.Script, merged.Script)
-	if job.Rules != nil {
-		merged.Rules = job.Rules
-	}
+	merged.overlay(job)
 	return merged
 }
 
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
+// overlay puts what src sets over j, as extends does.
+func (j *gitlabJob) overlay(src gitlabJob) {
+	maps.Copy(j.Variables, src.Variables)
+	j.Stage = cmp.Or(src.Stage, j.Stage)
+	j.BeforeScript = cmpOrSlice(src.BeforeScript, j.BeforeScript)
+	j.Script = cmpOrSlice(src.Script, j.Script)
+	if src.Rules != nil {
+		j.Rules = src.Rules
 	}
-	return b
 }
 
 func cmpOrSlice(a, b []string) []string {
