@@ -141,16 +141,7 @@ func jobOrder(t *testing.T, wf workflow) []string {
 		if !ok {
 			t.Fatalf("a job needs %s, which does not exist", name)
 		}
-		var needs []string
-		switch n := job.Needs.(type) {
-		case string:
-			needs = []string{n}
-		case []any:
-			for _, v := range n {
-				needs = append(needs, fmt.Sprint(v))
-			}
-		}
-		for _, need := range needs {
+		for _, need := range stringOrList(job.Needs) {
 			visit(need, depth+1)
 		}
 		order = append(order, name)
@@ -222,4 +213,20 @@ func readEnvFile(t *testing.T, path string) map[string]string {
 		t.Fatal(err)
 	}
 	return env
+}
+
+// stringOrList reads a YAML value that is one name or a list of names, as
+// GitHub's needs and GitLab's extends are.
+func stringOrList(v any) []string {
+	switch v := v.(type) {
+	case string:
+		return []string{v}
+	case []any:
+		names := make([]string, len(v))
+		for i, name := range v {
+			names[i] = fmt.Sprint(name)
+		}
+		return names
+	}
+	return nil
 }

@@ -84,17 +84,8 @@ func (p gitlabPipeline) resolve(t *testing.T, name string, depth int) gitlabJob 
 	if !ok || depth > 10 {
 		t.Fatalf("gitlab-ci.yml: %s does not exist or extends in a cycle", name)
 	}
-	var parents []string
-	switch e := job.Extends.(type) {
-	case string:
-		parents = []string{e}
-	case []any:
-		for _, v := range e {
-			parents = append(parents, fmt.Sprint(v))
-		}
-	}
 	merged := gitlabJob{Variables: map[string]string{}}
-	for _, parent := range parents {
+	for _, parent := range stringOrList(job.Extends) {
 		merged.overlay(p.resolve(t, parent, depth+1))
 	}
 	merged.overlay(job)
