@@ -42,6 +42,13 @@ const (
 	ArchiveDotDot
 	// ArchiveSymlinkOut holds a symbolic link pointing outside the root.
 	ArchiveSymlinkOut
+	// ArchiveSparse is a few hundred bytes declaring a sparse file of 2^62
+	// bytes: unpackers disagree on sparse files, and expanding it never ends.
+	ArchiveSparse
+	// ArchiveBomb is the site with a file of 64 MiB of zeros, which
+	// compresses to a few dozen KiB: it unpacks beyond a small
+	// max_unpacked_bytes.
+	ArchiveBomb
 )
 
 // archiveModTime is fixed so that a job's archive has the same bytes at
@@ -76,6 +83,9 @@ func archiveFor(kind ArchiveKind, site func() []siteFile, size int64, seed int64
 	raw := map[ArchiveKind]string{
 		ArchiveHTML: "<!DOCTYPE html>\n<html><head><title>503 Service Unavailable</title></head><body><h1>Service Unavailable</h1></body></html>\n",
 		ArchiveZip:  "PK\x05\x06" + strings.Repeat("\x00", 18), // an empty zip: its end record alone
+	}
+	if kind == ArchiveSparse {
+		raw[kind] = string(sparseArchive())
 	}
 	if body, ok := raw[kind]; ok {
 		return newJobArchive(func(w io.Writer) error {
@@ -135,6 +145,11 @@ func writeSite(w io.Writer, kind ArchiveKind, site []siteFile, size int64, seed 
 	if bad, ok := badEntries[kind]; ok {
 		hdr := *bad // add fills in the header
 		if err := add(&hdr, strings.NewReader("")); err != nil {
+			return err
+		}
+	}
+	if kind == ArchiveBomb {
+		if err := add(&tar.Header{Typeflag: tar.TypeReg, Name: "assets/zeros.bin", Size: bombBytes}, zeros{}); err != nil {
 			return err
 		}
 	}

@@ -13,11 +13,11 @@ import (
 // verifyArchive downloads the archive behind link once, streaming, and
 // checks that a deployment could serve it. Its errors name the job and the
 // link's host, never the link itself; the caller says what happens next.
-func verifyArchive(ctx context.Context, jobID, link string) (archive.Summary, error) {
+func (d *providerData) verifyArchive(ctx context.Context, jobID, link string) (archive.Summary, error) {
 	// nil: archive.DownloadClient, which honours HTTPS_PROXY, NO_PROXY and
 	// SSL_CERT_FILE, sends no Referer and refuses https to http redirects;
-	// the download is bounded by ctx and an idle timeout, not a fixed one.
-	sum, err := archive.Fetch(ctx, nil, link, nil)
+	// the download is bounded by ctx and the idle timeout, not a fixed one.
+	sum, err := d.limits.Fetch(ctx, nil, link, nil)
 	if err == nil {
 		tflog.Info(ctx, "verified the export's archive", map[string]any{
 			"job_id": jobID, "sha256": sum.SHA256, "size_bytes": sum.Size, "files": sum.Files,

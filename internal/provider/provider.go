@@ -22,6 +22,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/archive"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/client"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/poll"
 )
@@ -81,6 +82,8 @@ type providerModel struct {
 	MaxRetries            types.Int64   `tfsdk:"max_retries"`
 	RequestsPerSecond     types.Float64 `tfsdk:"requests_per_second"`
 	MaxConcurrentRequests types.Int64   `tfsdk:"max_concurrent_requests"`
+	MaxUnpackedBytes      types.Int64   `tfsdk:"max_unpacked_bytes"`
+	DownloadIdleTimeout   types.String  `tfsdk:"download_idle_timeout"`
 }
 
 func (p *docsadminProvider) Metadata(_ context.Context, _ provider.MetadataRequest, resp *provider.MetadataResponse) {
@@ -131,6 +134,19 @@ func (p *docsadminProvider) Schema(_ context.Context, _ provider.SchemaRequest, 
 				MarkdownDescription: "Most API requests in flight at once for this provider configuration, from 1 to 100. Default: `8`.",
 				Optional:            true,
 				Validators:          []validator.Int64{int64validator.Between(1, 100)},
+			},
+			"max_unpacked_bytes": schema.Int64Attribute{
+				MarkdownDescription: fmt.Sprintf("Largest total size of the files in an export's archive once unpacked, in bytes, from 1 MiB (%d) to 1 TiB (%d): "+
+					"a larger archive is refused when it is verified, whatever its compressed size, so that a gzip bomb never fills a volume. Default: `%d` (8 GiB).",
+					int64(1)<<20, int64(1)<<40, int64(archive.DefaultMaxUnpackedBytes)),
+				Optional:   true,
+				Validators: []validator.Int64{int64validator.Between(1<<20, 1<<40)},
+			},
+			"download_idle_timeout": schema.StringAttribute{
+				MarkdownDescription: "How long a download of an export's archive may receive nothing before it fails with an error naming the host, " +
+					"as a duration of at least `1s`, such as `30s`. Time spent writing what was received does not count. Default: `" + archive.DefaultIdleTimeout.String() + "`.",
+				Optional:   true,
+				Validators: []validator.String{durationValidator(time.Second)},
 			},
 		},
 	}
@@ -202,6 +218,7 @@ func (p *docsadminProvider) Configure(ctx context.Context, req provider.Configur
 
 	data := &providerData{
 		client:    apiClient,
+		limits:    cfg.archiveLimits(),
 		projectID: projectID,
 		clock:     p.options.Clock,
 		policy:    p.options.PollPolicy,
@@ -272,6 +289,7 @@ type providerData struct {
 	client    *client.Client
 	projectID string
 	clock     poll.Clock
+	limits    archive.Limits // for every download of an archive
 	policy    poll.Policy
 	resume    *resumeRegistry
 	apiKey    string
@@ -279,6 +297,19 @@ type providerData struct {
 }
 
 func (d *providerData) now() time.Time { return d.clock.Now() }
+
+// archiveLimits reads the archive settings; unset or unknown ones keep the
+// defaults.
+func (m providerModel) archiveLimits() archive.Limits {
+	var limits archive.Limits
+	if !m.MaxUnpackedBytes.IsNull() && !m.MaxUnpackedBytes.IsUnknown() {
+		limits.MaxUnpackedBytes = m.MaxUnpackedBytes.ValueInt64()
+	}
+	if !m.DownloadIdleTimeout.IsNull() && !m.DownloadIdleTimeout.IsUnknown() {
+		limits.IdleTimeout, _ = time.ParseDuration(m.DownloadIdleTimeout.ValueString()) // validated
+	}
+	return limits
+}
 
 // providerDataFrom unpacks what Configure handed to a resource or data
 // source; nil while the provider is not configured yet.

@@ -167,6 +167,7 @@ func (d *providerData) completedExportLink(ctx context.Context, jobID string, di
 		diags.AddError(linkFailureSummary, linkFailure(jobID, wait, err))
 		return nil
 	}
+	diags.Append(plainHTTPLinkWarning(bundle.BundleURL)...)
 	return bundle
 }
 

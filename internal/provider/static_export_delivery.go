@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
 	"strings"
 	"time"
 
@@ -35,9 +36,10 @@ func (d *providerData) deliverBundle(ctx context.Context, m *staticExportModel, 
 	if err != nil {
 		return nil, &deliveryFailure{linkFailureSummary, linkFailure(jobID, wait, err)}
 	}
+	diags := plainHTTPLinkWarning(link.BundleURL)
 	verified := m.ArchiveSHA256
 	if m.verifies() && (verified.IsNull() || verified.IsUnknown()) {
-		sum, err := verifyArchive(ctx, jobID, link.BundleURL)
+		sum, err := d.verifyArchive(ctx, jobID, link.BundleURL)
 		if err != nil {
 			return nil, &deliveryFailure{"The export's archive failed verification", err.Error()}
 		}
@@ -45,7 +47,21 @@ func (d *providerData) deliverBundle(ctx context.Context, m *staticExportModel, 
 	}
 	issuedAt := d.now()
 	m.setBundle(link, issuedAt)
-	return recordBundleIssued(ctx, private, issuedAt), nil
+	diags.Append(recordBundleIssued(ctx, private, issuedAt)...)
+	return diags, nil
+}
+
+// plainHTTPLinkWarning warns of a link that carries the archive unencrypted
+// across a network.
+func plainHTTPLinkWarning(link string) diag.Diagnostics {
+	u, err := url.Parse(link)
+	if err != nil || !strings.EqualFold(u.Scheme, "http") || isLoopback(u.Hostname()) {
+		return nil
+	}
+	return diag.Diagnostics{diag.NewWarningDiagnostic("Bundle link over plain HTTP",
+		fmt.Sprintf("The API handed out a link to %s over plain http, which is not a loopback address: the archive crosses the network "+
+			"unencrypted, where it can be read and altered on the way (verification checks its contents, not where they come from). "+
+			"Object storage serves https; ask the API's operator why this link does not use it.", u.Host))}
 }
 
 // bundleWait words a failed wait for the link of export job jobID, bounded

@@ -350,7 +350,7 @@ func TestVerifyArchiveErrorsNeverShowTheLink(t *testing.T) {
 	}))
 	defer server.Close()
 	link := server.URL + "/se_1/bundle.tar.gz?X-Amz-Signature=0123456789abcdef&X-Amz-Credential=AKIAEXAMPLE"
-	_, err := verifyArchive(t.Context(), "se_1", link)
+	_, err := (&providerData{}).verifyArchive(t.Context(), "se_1", link)
 	if err == nil {
 		t.Fatal("an HTML page was accepted as an archive")
 	}
@@ -429,4 +429,27 @@ func TestAccStaticExport_linkRevisionRisesWithEveryNewLink(t *testing.T) {
 			},
 		},
 	})
+}
+
+// A link over plain http to another host than loopback draws a warning that
+// names the host only.
+func TestPlainHTTPLinkWarning(t *testing.T) {
+	for link, warned := range map[string]bool{
+		"http://bundles.example.com/se_1/bundle.tar.gz?X-Amz-Signature=secret": true,
+		"HTTP://10.0.0.8:9000/se_1/bundle.tar.gz?X-Amz-Signature=secret":       true,
+		"https://bundles.example.com/se_1/bundle.tar.gz?X-Amz-Signature=secret": false,
+		"http://127.0.0.1:8080/se_1/bundle.tar.gz?X-Amz-Signature=secret":       false,
+		"http://localhost/se_1/bundle.tar.gz":                                   false,
+		"http://[::1]:8080/se_1/bundle.tar.gz":                                  false,
+	} {
+		diags := plainHTTPLinkWarning(link)
+		if got := diags.WarningsCount() == 1; got != warned {
+			t.Errorf("%s: warned %v, want %v", link, got, warned)
+		}
+		for _, d := range diags {
+			if strings.Contains(d.Detail(), "secret") || strings.Contains(d.Detail(), "se_1") {
+				t.Errorf("the warning shows the link's path or query: %s", d.Detail())
+			}
+		}
+	}
 }

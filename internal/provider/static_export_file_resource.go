@@ -13,6 +13,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"syscall"
 	"regexp"
 	"runtime"
 	"strconv"
@@ -188,7 +189,11 @@ func (r *staticExportFileResource) Create(ctx context.Context, req resource.Crea
 		return
 	}
 	perm, _ := parseFilePermission(plan.FilePermission.ValueString())
-	written, err := downloadArchive(ctx, link.BundleURL, plan.Filename.ValueString(), perm, plan.ExpectedSHA256.ValueString())
+	var reported int64
+	if link.SizeBytes != nil {
+		reported = *link.SizeBytes
+	}
+	written, err := r.data.downloadArchive(ctx, link.BundleURL, plan.Filename.ValueString(), perm, plan.ExpectedSHA256.ValueString(), reported)
 	if err != nil {
 		detail := fmt.Sprintf("Writing the archive of export job %s to %s failed: %s", jobID, plan.Filename.ValueString(), err)
 		if errors.Is(err, context.DeadlineExceeded) {
@@ -257,8 +262,9 @@ type writtenArchive struct {
 // downloadArchive streams the archive behind link into a temporary file next
 // to filename, verifying it on the way, checks its digest against expected
 // when set, syncs it, and renames it into place: filename is either left as
-// it was or holds the complete, verified archive.
-func downloadArchive(ctx context.Context, link, filename string, perm os.FileMode, expected string) (writtenArchive, error) {
+// it was or holds the complete, verified archive. A download that grows past
+// reportedSize, the size the API reported (0: unknown), stops at once.
+func (d *providerData) downloadArchive(ctx context.Context, link, filename string, perm os.FileMode, expected string, reportedSize int64) (writtenArchive, error) {
 	dir, base := filepath.Split(filename)
 	if dir == "" {
 		dir = "."
@@ -280,8 +286,12 @@ func downloadArchive(ctx context.Context, link, filename string, perm os.FileMod
 
 	buffered := bufio.NewWriterSize(tmp, fileWriteBuffer)
 	md5sum := md5.New()
-	// nil: Go's default client, which honours HTTPS_PROXY, NO_PROXY and SSL_CERT_FILE.
-	sum, err := archive.Fetch(ctx, nil, link, io.MultiWriter(buffered, md5sum))
+	var out io.Writer = io.MultiWriter(buffered, md5sum)
+	if reportedSize > 0 {
+		out = &sizeBound{w: out, limit: reportedSize}
+	}
+	// nil: archive.DownloadClient, which honours HTTPS_PROXY, NO_PROXY and SSL_CERT_FILE.
+	sum, err := d.limits.Fetch(ctx, nil, link, out)
 	if err != nil {
 		return writtenArchive{}, downloadProblem(link, err)
 	}
@@ -310,6 +320,21 @@ func downloadArchive(ctx context.Context, link, filename string, perm os.FileMod
 	return writtenArchive{Summary: sum, MD5: hex.EncodeToString(md5sum.Sum(nil))}, nil
 }
 
+// sizeBound passes on at most left bytes, then fails: a download larger
+// than the API said is not written in full first.
+type sizeBound struct {
+	w              io.Writer
+	limit, written int64
+}
+
+func (b *sizeBound) Write(p []byte) (int, error) {
+	if b.written+int64(len(p)) > b.limit {
+		return 0, fmt.Errorf("the archive is larger than the %d bytes the API reported for it", b.limit)
+	}
+	b.written += int64(len(p))
+	return b.w.Write(p)
+}
+
 // downloadProblem makes sure that no error text carries the link itself:
 // archive.Fetch names the host only, and a write failure names the file.
 func downloadProblem(link string, err error) error {
@@ -335,16 +360,23 @@ func syncDir(dir string) {
 // state ("missing", "changed on disk"), or "" when it still does. It reads
 // the file in a stream: memory stays bounded whatever its size.
 func fileChanged(filename, wantSHA256 string, wantSize int64) (string, error) {
-	f, err := os.Open(filename)
+	// Looked at before it is opened: opening a FIFO would block the plan.
+	info, err := os.Lstat(filename)
 	if errors.Is(err, fs.ErrNotExist) {
 		return "missing", nil
 	}
 	if err != nil {
 		return "", err
 	}
-	defer f.Close()
-	info, err := f.Stat()
+	if !info.Mode().IsRegular() {
+		return "no longer a regular file", nil
+	}
+	f, err := os.OpenFile(filename, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	if info, err = f.Stat(); err != nil {
 		return "", err
 	}
 	if !info.Mode().IsRegular() {
