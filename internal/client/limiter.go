@@ -73,6 +73,11 @@ const (
 	forgetAfter = 10 * time.Minute
 )
 
+// ablate switches mechanisms off, for measuring what each is worth.
+var ablate struct {
+	Plateau, Probe, HoldDoubling, LimitStands, Late429, Forget, Fractional, Gradual, Skew, Jitter, RefusedUncounted, NeedCap, Held, CountOnce bool
+}
+
 func newLimiter(ceiling float64, concurrency int, clock poll.Clock, logger Logger) *limiter {
 	l := &limiter{
 		ceiling:  ceiling,
@@ -184,26 +189,30 @@ func (l *limiter) recordThrottle(ctx context.Context, sent time.Time, pause time
 	}
 	// The server did not count the refused request: the log keeps what it
 	// accepted.
-	l.sent.remove(sent)
+	if !ablate.RefusedUncounted {
+		l.sent.remove(sent)
+	}
 	measured := l.sent.rate(now) // what the server accepted in the last second, about
 	var change *rateChange
 	switch {
-	case l.learned && !sent.After(l.lastThrottle):
+	case !ablate.CountOnce && l.learned && !sent.After(l.lastThrottle):
 		// The 429 that set the rate counted this request as accepted if it
 		// was sent in the second before: the limit is one lower.
-		if sent.After(l.lastThrottle.Add(-sendWindow)) && l.lastMax > l.floor() {
+		if !ablate.Late429 && sent.After(l.lastThrottle.Add(-sendWindow)) && l.lastMax > l.floor() {
 			l.lastMax = math.Max(l.lastMax-1, l.floor())
 			l.k = math.Cbrt(l.lastMax * (1 - l.restart) / cubicScale)
 			change = l.setRateLocked(math.Min(l.rate, math.Max(l.lastMax*l.restart, l.floor())), fmt.Sprintf(
 				"%s, refused with the last: the server accepted %.0f requests in the second before", why, l.lastMax))
 		}
-	case l.learned && measured >= l.lastMax-math.Max(rateStep*l.lastMax, 1):
+	case !ablate.LimitStands && l.learned && measured >= l.lastMax-math.Max(rateStep*l.lastMax, 1):
 		// A 429 at about the limit, on a probe above it or while holding
 		// it: the limit stands. Return to what the server accepted, and
 		// probe again only after holding it twice as long.
 		l.lastMax = math.Max(math.Min(measured, l.rate), l.floor())
 		l.lastThrottle, l.curveAt, l.curve, l.k, l.restart = now, now, 0, 0, 1
-		l.plateau = min(2*l.plateau, maxPlateau)
+		if !ablate.HoldDoubling {
+			l.plateau = min(2*l.plateau, maxPlateau)
+		}
 		change = l.setRateLocked(l.lastMax, fmt.Sprintf(
 			"%s: the limit stands; the rate returns to %.1f/s, what the server accepted, and probes again after %s",
 			why, l.lastMax, l.plateau))
@@ -236,24 +245,30 @@ func (l *limiter) adaptLocked(now time.Time, waited bool) *rateChange {
 	if !l.learned {
 		return nil
 	}
-	if now.Sub(l.lastThrottle) > forgetAfter {
+	if !ablate.Forget && now.Sub(l.lastThrottle) > forgetAfter {
 		// A limit not met for this long may have been raised; the next 429
 		// learns it again.
 		l.learned = false
 		return l.setRateLocked(math.Inf(1), fmt.Sprintf("no 429 for %s: the limit learned is forgotten", forgetAfter))
 	}
-	held := waited || l.waiting > 0 || l.turnLocked(now).After(now)
+	held := ablate.Held || waited || l.waiting > 0 || l.turnLocked(now).After(now)
 	if elapsed := now.Sub(l.curveAt).Seconds(); elapsed > 0 && (l.curve < l.k || held) {
 		l.curve += elapsed
 	}
 	l.curveAt = now
 	t := l.curve - l.k
 	if t > 0 {
-		t = math.Max(t-l.plateau.Seconds(), 0)
+		if !ablate.Plateau {
+			t = math.Max(t-l.plateau.Seconds(), 0)
+		}
 	}
 	target := cubicScale*t*t*t + l.lastMax
 	reason := fmt.Sprintf("recovering towards %.1f/s, the rate of the last 429", l.lastMax)
-	if t > 0 {
+	if t > 0 && ablate.Probe {
+		target = l.lastMax
+	} else if t > 0 && ablate.NeedCap {
+		reason = "probing"
+	} else if t > 0 {
 		used := l.sent.rate(now) + float64(l.waiting) + 1
 		target = math.Min(target, math.Max(math.Max(l.lastMax, l.rate), 2*used))
 		reason = fmt.Sprintf("probing above %.1f/s, the rate of the last 429, as callers wait for their turn", l.lastMax)
@@ -290,6 +305,9 @@ func (l *limiter) setRateLocked(r float64, reason string) *rateChange {
 // jitter lengthens the wait of the caller that met a 429 by up to 20%, so
 // that its retry does not land exactly when the others are released.
 func (l *limiter) jitter(d time.Duration) time.Duration {
+	if ablate.Jitter {
+		return d
+	}
 	return d + time.Duration(rand.Float64()*0.2*float64(d))
 }
 
@@ -304,8 +322,15 @@ func (l *limiter) turnLocked(now time.Time) time.Time {
 	// for a fractional one (1.5/s: one every 0.67s), more below one.
 	n := max(int(l.rate), 1)
 	span := time.Duration(float64(n) / l.rate * float64(time.Second))
-	turn := l.sent.nthLatest(n).Add(span + skewMargin)
-	if now.Before(l.pausedUntil.Add(sendWindow)) {
+	if ablate.Fractional && l.rate >= 1 {
+		span = time.Second
+	}
+	margin := skewMargin
+	if ablate.Skew {
+		margin = 0
+	}
+	turn := l.sent.nthLatest(n).Add(span + margin)
+	if !ablate.Gradual && now.Before(l.pausedUntil.Add(sendWindow)) {
 		// For a second after a pause, callers leave one at a time: the end
 		// of a pause never sets off a burst.
 		if last := l.sent.nthLatest(1); !last.IsZero() {

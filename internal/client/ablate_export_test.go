@@ -1,0 +1,3 @@
+package client
+
+var Ablate = &ablate
