@@ -1,3 +1,0 @@
-package client
-
-var Ablate = &ablate
