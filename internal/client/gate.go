@@ -58,7 +58,7 @@ func (g *gate) acquire(ctx context.Context) (time.Time, func(), error) {
 		g.mu.Lock()
 		now := g.clock.Now()
 		held := waited || g.waiting > 0 || g.ctl.turn(now, &g.sent, g.pausedUntil).After(now)
-		change := g.ctl.advance(now, held, g.sent.count(now), float64(g.waiting))
+		change := g.ctl.advance(now, held)
 		at := g.ctl.next(now, &g.sent, g.pausedUntil)
 		if !at.After(now) {
 			g.sent.add(now)

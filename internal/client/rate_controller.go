@@ -127,13 +127,12 @@ func (c *rateController) throttled(now, sent time.Time, accepted float64, why st
 		why, accepted, beta, c.k))
 }
 
-// advance moves a learned rate along its curve to now, given whether
-// callers are held back by the rate, the requests sent in the last second
-// and the callers waiting. The curve regains the limit in k seconds and
-// holds it for the plateau; past it, the curve advances only while callers
-// are held back (held), like CUBIC's when the sender has too little to
-// send: a client that does not use its rate does not earn a higher one.
-func (c *rateController) advance(now time.Time, held bool, recent, waiting float64) *rateChange {
+// advance moves a learned rate along its curve to now. The curve regains
+// the limit in k seconds and holds it for the plateau; past the limit, it
+// advances only while callers are held back by the rate (held), like
+// CUBIC's when the sender has too little to send: a client that does not
+// use its rate does not earn a higher one.
+func (c *rateController) advance(now time.Time, held bool) *rateChange {
 	if !c.learned() {
 		return nil
 	}
@@ -143,8 +142,14 @@ func (c *rateController) advance(now time.Time, held bool, recent, waiting float
 		c.limit = 0
 		return c.set(math.Inf(1), fmt.Sprintf("no 429 for %s: the limit learned is forgotten", forgetAfter))
 	}
-	if elapsed := now.Sub(c.curveAt).Seconds(); elapsed > 0 && (c.curve < c.k || held) {
-		c.curve += elapsed
+	if elapsed := now.Sub(c.curveAt).Seconds(); elapsed > 0 {
+		switch {
+		case held:
+			c.curve += elapsed
+		case c.curve < c.k:
+			// Idle time regains the limit but does not count towards a probe.
+			c.curve = math.Min(c.curve+elapsed, c.k)
+		}
 	}
 	c.curveAt = now
 	t := c.curve - c.k
@@ -155,14 +160,7 @@ func (c *rateController) advance(now time.Time, held bool, recent, waiting float
 	if t > 0 {
 		reason = fmt.Sprintf("probing above %.1f/s, the rate of the last 429, as callers wait for their turn", c.limit)
 	}
-	target := cubicScale*t*t*t + c.limit
-	if t > 0 {
-		// Never more than twice what callers ask for (the requests of the
-		// last second, those waiting and this one): time spent idle moves
-		// the curve, but does not earn a rate nobody uses.
-		target = math.Min(target, math.Max(math.Max(c.limit, c.rate), 2*(recent+waiting+1)))
-	}
-	target = math.Max(target, c.floor())
+	target := math.Max(cubicScale*t*t*t+c.limit, c.floor())
 	if c.ceiling > 0 {
 		target = math.Min(target, c.ceiling)
 	}

@@ -45,11 +45,7 @@ func play(c *rateController, log *sendLog, events []event) {
 			log.remove(t0.Add(e.sentAt))
 			c.throttled(now, t0.Add(e.sentAt), log.count(now), "HTTP 429")
 		case e.advanced:
-			waiting := 0.0
-			if e.held {
-				waiting = 1
-			}
-			c.advance(now, e.held, log.count(now), waiting)
+			c.advance(now, e.held)
 		}
 	}
 }
@@ -94,8 +90,8 @@ func TestRateController(t *testing.T) {
 			then(twentyThenRefused, waiting(probeAt(-100*time.Millisecond))), 20, 20},
 		{"callers waiting past the plateau: it probes above the limit", 0,
 			then(twentyThenRefused, send(probeAt(time.Second), 20, 900*time.Millisecond), waiting(probeAt(2*s))), 20 + cubicScale*8, 20},
-		{"probing: never above twice what callers ask for", 0,
-			then(twentyThenRefused, send(probeAt(9*s), 10, 900*time.Millisecond), waiting(probeAt(10*s))), 22, 20},
+		{"idle time regains the limit but does not count towards a probe", 0,
+			then(twentyThenRefused, idle(time.Minute), waiting(time.Minute+firstPlateau-100*time.Millisecond)), 20, 20},
 		{"nobody waiting: no probe", 0,
 			then(twentyThenRefused, idle(after429+k20+time.Millisecond), idle(forgetAfter)), 20, 20},
 		{"no 429 for forgetAfter: the limit is forgotten", 0,
