@@ -57,10 +57,10 @@ func then(base []event, more ...event) []event {
 	return append(append([]event(nil), base...), more...)
 }
 
-const s = time.Second
+const sec = time.Second
 
 // k20 is how long the curve takes to regain a limit of 20 from 14.
-var k20 = time.Duration(math.Cbrt(20*(1-beta)/cubicScale) * float64(s))
+var k20 = time.Duration(math.Cbrt(20*(1-beta)/cubicScale) * float64(sec))
 
 func TestRateController(t *testing.T) {
 	after429 := 960 * time.Millisecond // when twentyThenRefused's 429 is seen
@@ -72,16 +72,16 @@ func TestRateController(t *testing.T) {
 		wantRate  float64
 		wantLimit float64 // 0: none learned
 	}{
-		{"no 429: no rate", 0, []event{send(0, 1000, s)}, math.Inf(1), 0},
-		{"no 429 and a ceiling: the ceiling", 5, []event{send(0, 1000, s)}, 5, 0},
+		{"no 429: no rate", 0, []event{send(0, 1000, sec)}, math.Inf(1), 0},
+		{"no 429 and a ceiling: the ceiling", 5, []event{send(0, 1000, sec)}, 5, 0},
 		{"a 429 after 20 accepted: 0.7 of them, and 20 is the limit", 0, twentyThenRefused, 14, 20},
 		{"three refused at once: the refused do not count, and the 429s count once", 0,
 			[]event{send(0, 20, 950*time.Millisecond), send(960*time.Millisecond, 3, 0),
 				refused(960*time.Millisecond, 960*time.Millisecond), refused(960*time.Millisecond, 960*time.Millisecond), refused(960*time.Millisecond, 960*time.Millisecond)}, 14, 20},
 		{"a late 429 to a request sent in the second before the rate was set: the limit is one lower", 0,
-			then(twentyThenRefused, refused(2*s, 900*time.Millisecond)), 0.7 * 19, 19},
+			then(twentyThenRefused, refused(2*sec, 900*time.Millisecond)), 0.7 * 19, 19},
 		{"a late 429 to a request sent earlier: nothing changes", 0,
-			then(twentyThenRefused, refused(2*s, -100*time.Millisecond)), 14, 20},
+			then(twentyThenRefused, refused(2*sec, -100*time.Millisecond)), 14, 20},
 		{"the curve regains the limit k seconds after the 429, callers waiting or not", 0,
 			then(twentyThenRefused, idle(after429+k20+time.Millisecond)), 20, 20},
 		{"halfway along the curve: the cubic's value", 0,
@@ -89,7 +89,7 @@ func TestRateController(t *testing.T) {
 		{"callers waiting: the rate holds at the limit for the plateau", 0,
 			then(twentyThenRefused, waiting(probeAt(-100*time.Millisecond))), 20, 20},
 		{"callers waiting past the plateau: it probes above the limit", 0,
-			then(twentyThenRefused, send(probeAt(time.Second), 20, 900*time.Millisecond), waiting(probeAt(2*s))), 20 + cubicScale*8, 20},
+			then(twentyThenRefused, send(probeAt(time.Second), 20, 900*time.Millisecond), waiting(probeAt(2*sec))), 20 + cubicScale*8, 20},
 		{"idle time regains the limit but does not count towards a probe", 0,
 			then(twentyThenRefused, idle(time.Minute), waiting(time.Minute+firstPlateau-100*time.Millisecond)), 20, 20},
 		{"nobody waiting: no probe", 0,
@@ -100,14 +100,14 @@ func TestRateController(t *testing.T) {
 			then([]event{send(0, 15, 900*time.Millisecond), send(950*time.Millisecond, 1, 0), refused(950*time.Millisecond, 950*time.Millisecond)},
 				idle(time.Hour)), 20, 0},
 		{"a ceiling caps the probe", 22,
-			then(twentyThenRefused, send(probeAt(2*s), 20, 900*time.Millisecond), waiting(probeAt(3*s))), 22, 20},
+			then(twentyThenRefused, send(probeAt(2*sec), 20, 900*time.Millisecond), waiting(probeAt(3*sec))), 22, 20},
 		{"a 429 at about the limit: the limit stands, and the rate returns to it", 0,
-			then(twentyThenRefused, send(probeAt(time.Second), 20, 900*time.Millisecond), waiting(probeAt(2*s)), send(probeAt(2*s), 23, 900*time.Millisecond),
-				refused(probeAt(3*s), probeAt(2*s)+880*time.Millisecond)), 22, 22},
+			then(twentyThenRefused, send(probeAt(time.Second), 20, 900*time.Millisecond), waiting(probeAt(2*sec)), send(probeAt(2*sec), 23, 900*time.Millisecond),
+				refused(probeAt(3*sec), probeAt(2*sec)+880*time.Millisecond)), 22, 22},
 		{"a 429 well below the limit: the limit fell, and the rate restarts at 0.7", 0,
-			then(twentyThenRefused, idle(10*s), send(10*s, 11, 900*time.Millisecond), refused(11*s, 10*s+900*time.Millisecond/11*10)), 7, 10},
+			then(twentyThenRefused, idle(10*sec), send(10*sec, 11, 900*time.Millisecond), refused(11*sec, 10*sec+900*time.Millisecond/11*10)), 7, 10},
 		{"429s with nothing accepted: the floor", 0,
-			then(twentyThenRefused, send(10*s, 1, 0), refused(10*s, 10*s)), minRate, minRate},
+			then(twentyThenRefused, send(10*sec, 1, 0), refused(10*sec, 10*sec)), minRate, minRate},
 		{"a ceiling below the floor is the floor", 0.5,
 			[]event{send(0, 1, 0), refused(0, 0)}, 0.5, 0.5},
 	}
@@ -139,7 +139,7 @@ func TestFailedProbesHoldLongerEachTime(t *testing.T) {
 		at += 950 * time.Millisecond
 		holds = append(holds, c.plateau)
 	}
-	if got, want := fmt.Sprint(holds), fmt.Sprint([]time.Duration{10 * s, 20 * s, 40 * s, time.Minute, time.Minute}); got != want {
+	if got, want := fmt.Sprint(holds), fmt.Sprint([]time.Duration{10 * sec, 20 * sec, 40 * sec, time.Minute, time.Minute}); got != want {
 		t.Errorf("holds after successive 429s at the limit = %s, want %s", got, want)
 	}
 	at += time.Hour
@@ -161,13 +161,13 @@ func TestRateControllerNext(t *testing.T) {
 	}{
 		{"no rate: at once", math.Inf(1), []time.Duration{0, 0, 0}, 0, 0, 0},
 		{"a burst within the rate: at once", 5, []time.Duration{0, 0, 0, 0}, 0, 0, 0},
-		{"the rate used up: when the oldest is a second and the margin old", 5, []time.Duration{0, 0, 0, 0, 0}, 0, 0, s + skewMargin},
+		{"the rate used up: when the oldest is a second and the margin old", 5, []time.Duration{0, 0, 0, 0, 0}, 0, 0, sec + skewMargin},
 		{"requests older than the second do not count", 5, []time.Duration{0, 500 * ms, 1200 * ms, 1200 * ms, 1200 * ms}, 0, 1200 * ms, 0},
 		{"a fractional rate: n requests in n/rate seconds", 1.5, []time.Duration{0}, 0, 0, 667*ms + skewMargin - 333*time.Microsecond},
-		{"below one: one every 1/rate seconds", 0.5, []time.Duration{0}, 0, 0, 2*s + skewMargin},
-		{"a pause: when it ends", math.Inf(1), nil, 3 * s, 0, 3 * s},
-		{"a second after a pause: one at a time at the rate", 10, []time.Duration{3 * s}, 3 * s, 3 * s, 100 * ms},
-		{"a second after a pause and more: bursts again", 10, []time.Duration{4100 * ms}, 3 * s, 4100 * ms, 0},
+		{"below one: one every 1/rate seconds", 0.5, []time.Duration{0}, 0, 0, 2*sec + skewMargin},
+		{"a pause: when it ends", math.Inf(1), nil, 3 * sec, 0, 3 * sec},
+		{"a second after a pause: one at a time at the rate", 10, []time.Duration{3 * sec}, 3 * sec, 3 * sec, 100 * ms},
+		{"a second after a pause and more: bursts again", 10, []time.Duration{4100 * ms}, 3 * sec, 4100 * ms, 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
