@@ -76,7 +76,7 @@ type Client struct {
 	backoff       poll.Backoff
 	clock         poll.Clock
 	logger        Logger
-	limiter       *limiter
+	limiter       *gate
 }
 
 // New validates cfg and builds a Client.
@@ -127,7 +127,7 @@ func New(cfg Config) (*Client, error) {
 		c.logger = nopLogger{}
 	}
 	concurrency := cmp.Or(max(cfg.MaxConcurrentRequests, 0), DefaultMaxConcurrentRequests)
-	c.limiter = newLimiter(max(cfg.RequestsPerSecond, 0), concurrency, c.clock, c.logger)
+	c.limiter = newGate(max(cfg.RequestsPerSecond, 0), concurrency, c.clock, c.logger)
 	return c, nil
 }
 

@@ -16,7 +16,7 @@ import (
 // Time is virtual inside each synctest bubble: a sleep moves it exactly, and
 // a caller that had to wait shows it as time passed.
 
-// rateLog records the limiter's rate changes.
+// rateLog records the gate's rate changes.
 type rateLog struct {
 	mu      sync.Mutex
 	changes []map[string]any
@@ -42,7 +42,7 @@ func (r *rateLog) last() map[string]any {
 
 // sendSteadily acquires n slots, one every interval at most, and reports when the
 // last one was sent.
-func sendSteadily(t *testing.T, l *limiter, n int, interval time.Duration) time.Time {
+func sendSteadily(t *testing.T, l *gate, n int, interval time.Duration) time.Time {
 	t.Helper()
 	var sent time.Time
 	for i := range n {
@@ -55,20 +55,20 @@ func sendSteadily(t *testing.T, l *limiter, n int, interval time.Duration) time.
 }
 
 // sendFor acquires slots, one every interval at most, for d.
-func sendFor(t *testing.T, l *limiter, d, interval time.Duration) {
+func sendFor(t *testing.T, l *gate, d, interval time.Duration) {
 	t.Helper()
 	for end := time.Now().Add(d); time.Now().Before(end); time.Sleep(interval) {
 		acquire(t, l)
 	}
 }
 
-// throttledAt20 is an adaptive limiter that sent 21 requests in a second and
+// throttledAt20 is an adaptive gate that sent 21 requests in a second and
 // met a 429 on the last: 20 accepted. It returns the refused request's send
 // time.
-func throttledAt20(t *testing.T) (*limiter, *rateLog, time.Time) {
+func throttledAt20(t *testing.T) (*gate, *rateLog, time.Time) {
 	t.Helper()
 	log := &rateLog{}
-	l := newLimiter(0, 4, poll.RealClock, log)
+	l := newGate(0, 4, poll.RealClock, log)
 	sent := sendSteadily(t, l, 21, 45*time.Millisecond)
 	l.recordThrottle(t.Context(), sent, time.Second, "HTTP 429 to GET /x")
 	return l, log, sent
@@ -76,7 +76,7 @@ func throttledAt20(t *testing.T) (*limiter, *rateLog, time.Time) {
 
 func TestNoRateUntilTheServerPushesBack(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		l := newLimiter(0, 4, poll.RealClock, &rateLog{})
+		l := newGate(0, 4, poll.RealClock, &rateLog{})
 		start := time.Now()
 		for range 1000 {
 			acquireNow(t, l)
@@ -89,7 +89,7 @@ func TestNoRateUntilTheServerPushesBack(t *testing.T) {
 
 func TestCeilingBoundsTheRequestsOfAnySecond(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		l := newLimiter(5, 4, poll.RealClock, &rateLog{})
+		l := newGate(5, 4, poll.RealClock, &rateLog{})
 		start := time.Now()
 		var sent []time.Time
 		for range 11 {
@@ -109,7 +109,7 @@ func TestCeilingBoundsTheRequestsOfAnySecond(t *testing.T) {
 func TestFractionalCeilingsSpaceRequests(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		for _, ceiling := range []float64{0.5, 1.5} {
-			l := newLimiter(ceiling, 4, poll.RealClock, &rateLog{})
+			l := newGate(ceiling, 4, poll.RealClock, &rateLog{})
 			gap := time.Duration(float64(time.Second) / ceiling)
 			prev := acquire(t, l)
 			for i := 1; i < 4; i++ {
@@ -214,8 +214,8 @@ func TestFailedProbeReturnsToTheLimitAndWaitsLongerBeforeTheNext(t *testing.T) {
 		if got := l.currentRate(); got < 19 || got > 21 {
 			t.Fatalf("rate after a failed probe = %v, want back at about 20, the limit, not 0.7 of it", got)
 		}
-		if l.plateau != 2*firstPlateau {
-			t.Errorf("hold before the next probe = %s, want twice %s", l.plateau, firstPlateau)
+		if l.ctl.plateau != 2*firstPlateau {
+			t.Errorf("hold before the next probe = %s, want twice %s", l.ctl.plateau, firstPlateau)
 		}
 		if c := log.last(); !strings.Contains(fmt.Sprint(c["reason"]), "limit stands") {
 			t.Errorf("logged reason = %v, want it to say the limit stands", c["reason"])
@@ -236,7 +236,7 @@ func TestFailedProbeReturnsToTheLimitAndWaitsLongerBeforeTheNext(t *testing.T) {
 
 func TestRequestsRefusedTogetherCountOnceAndNotAsAccepted(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		l := newLimiter(0, 30, poll.RealClock, &rateLog{})
+		l := newGate(0, 30, poll.RealClock, &rateLog{})
 		// 20 accepted, then 3 sent at once that are all refused.
 		sendSteadily(t, l, 20, 45*time.Millisecond)
 		time.Sleep(10 * time.Millisecond)
@@ -247,15 +247,15 @@ func TestRequestsRefusedTogetherCountOnceAndNotAsAccepted(t *testing.T) {
 		if got := l.currentRate(); got != 14 {
 			t.Errorf("rate after 3 simultaneous 429s over 20 accepted = %v, want 0.7 x 20 = 14", got)
 		}
-		if l.lastMax != 20 {
-			t.Errorf("limit learned = %v, want the 20 accepted", l.lastMax)
+		if l.ctl.limit != 20 {
+			t.Errorf("limit learned = %v, want the 20 accepted", l.ctl.limit)
 		}
 	})
 }
 
 func TestPauseHoldsEveryCallerAndReleasesThemGradually(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		l := newLimiter(0, 20, poll.RealClock, &rateLog{})
+		l := newGate(0, 20, poll.RealClock, &rateLog{})
 		sent := sendSteadily(t, l, 11, 90*time.Millisecond) // 10 accepted, 1 refused
 		throttled := time.Now()
 		l.recordThrottle(t.Context(), sent, time.Second, "HTTP 429 to GET /x")
@@ -290,7 +290,7 @@ func TestPauseHoldsEveryCallerAndReleasesThemGradually(t *testing.T) {
 
 func TestPauseIsExtendedNeverShortened(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		l := newLimiter(0, 4, poll.RealClock, &rateLog{})
+		l := newGate(0, 4, poll.RealClock, &rateLog{})
 		sent := acquireNow(t, l)
 		start := time.Now()
 		l.recordThrottle(t.Context(), sent, 5*time.Second, "HTTP 429 to GET /x")
@@ -305,7 +305,7 @@ func TestPauseIsExtendedNeverShortened(t *testing.T) {
 func TestRateNeverFallsBelowTheFloorOrRisesAboveTheCeiling(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		for _, tc := range []struct{ ceiling, floor float64 }{{0, minRate}, {20, minRate}, {1.5, minRate}, {0.5, 0.5}} {
-			l := newLimiter(tc.ceiling, 4, poll.RealClock, &rateLog{})
+			l := newGate(tc.ceiling, 4, poll.RealClock, &rateLog{})
 			for range 10 {
 				sent := acquire(t, l)
 				l.recordThrottle(t.Context(), sent, time.Second, "HTTP 429 to GET /x")
@@ -326,14 +326,14 @@ func TestRateNeverFallsBelowTheFloorOrRisesAboveTheCeiling(t *testing.T) {
 	})
 }
 
-func (l *limiter) currentRate() float64 {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.rate
+func (g *gate) currentRate() float64 {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.ctl.rate
 }
 
-// acquire takes a request slot, waiting as the limiter says, and frees it.
-func acquire(t *testing.T, l *limiter) time.Time {
+// acquire takes a request slot, waiting as the gate says, and frees it.
+func acquire(t *testing.T, l *gate) time.Time {
 	t.Helper()
 	sent, release, err := l.acquire(context.Background())
 	if err != nil {
@@ -344,7 +344,7 @@ func acquire(t *testing.T, l *limiter) time.Time {
 }
 
 // acquireNow takes a request slot, failing if it had to wait.
-func acquireNow(t *testing.T, l *limiter) time.Time {
+func acquireNow(t *testing.T, l *gate) time.Time {
 	t.Helper()
 	start := time.Now()
 	at := acquire(t, l)
