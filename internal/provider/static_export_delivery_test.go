@@ -435,8 +435,8 @@ func TestAccStaticExport_linkRevisionRisesWithEveryNewLink(t *testing.T) {
 // names the host only.
 func TestPlainHTTPLinkWarning(t *testing.T) {
 	for link, warned := range map[string]bool{
-		"http://bundles.example.com/se_1/bundle.tar.gz?X-Amz-Signature=secret": true,
-		"HTTP://10.0.0.8:9000/se_1/bundle.tar.gz?X-Amz-Signature=secret":       true,
+		"http://bundles.example.com/se_1/bundle.tar.gz?X-Amz-Signature=secret":  true,
+		"HTTP://10.0.0.8:9000/se_1/bundle.tar.gz?X-Amz-Signature=secret":        true,
 		"https://bundles.example.com/se_1/bundle.tar.gz?X-Amz-Signature=secret": false,
 		"http://127.0.0.1:8080/se_1/bundle.tar.gz?X-Amz-Signature=secret":       false,
 		"http://localhost/se_1/bundle.tar.gz":                                   false,

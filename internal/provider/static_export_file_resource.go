@@ -13,11 +13,11 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"syscall"
 	"regexp"
 	"runtime"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
