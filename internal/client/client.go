@@ -51,7 +51,7 @@ type Config struct {
 	// RequestsPerSecond and MaxConcurrentRequests form the request budget
 	// shared by every caller of this Client. RequestsPerSecond is a ceiling;
 	// zero sets none: requests are not paced until the server answers 429,
-	// and then at a rate learned from its 429s (see limiter).
+	// and then at a rate learned from its 429s (see gate and rateController).
 	RequestsPerSecond     float64
 	MaxConcurrentRequests int
 	// MaxRetryAfter caps how long a server's Retry-After may hold the client.
@@ -157,17 +157,15 @@ func (c *Client) do(ctx context.Context, ep endpoint, body any, out any) error {
 		if err == nil {
 			return nil
 		}
-		wait := c.backoff.Delay(attempt)
-		pause := wait
+		wait := c.backoff.Delay(attempt) // jitter only shortens it
 		var apiErr *APIError
 		if errors.As(err, &apiErr) && apiErr.RetryAfter > 0 {
-			wait = min(c.limiter.jitter(apiErr.RetryAfter), c.maxRetryAfter)
-			pause = min(apiErr.RetryAfter, c.maxRetryAfter)
+			wait = min(apiErr.RetryAfter, c.maxRetryAfter) // a floor: never jittered
 		}
-		if apiErr != nil && apiErr.StatusCode == http.StatusTooManyRequests {
+		if Classify(err).Kind == KindRateLimited {
 			// A 429 speaks for the whole key: hold every caller, not just
 			// this one, and slow down.
-			c.limiter.recordThrottle(ctx, sent, pause, "HTTP 429 to "+ep.String())
+			c.limiter.recordThrottle(ctx, sent, wait, "HTTP 429 to "+ep.String())
 		}
 		if ctx.Err() != nil {
 			return err

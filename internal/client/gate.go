@@ -106,12 +106,6 @@ func (g *gate) recordThrottle(ctx context.Context, sent time.Time, pause time.Du
 	g.log(ctx, change)
 }
 
-// jitter is the wait before retrying a request that met a Retry-After of
-// d: d itself. A Retry-After is a floor, which jitter could only lengthen;
-// after a 429 the pause holds every caller and releases them one at a
-// time, which is what spreads them out.
-func (g *gate) jitter(d time.Duration) time.Duration { return d }
-
 func (g *gate) log(ctx context.Context, c *rateChange) {
 	if c == nil {
 		return

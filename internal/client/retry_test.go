@@ -356,7 +356,6 @@ func TestRetryWaits(t *testing.T) {
 		minWait       time.Duration
 		maxWait       time.Duration
 	}{
-		// Retry-After is stretched by up to 20% so released callers spread out.
 		{"delta-seconds", func(time.Time) string { return "2" }, 429, time.Hour, 2 * time.Second, 2400 * time.Millisecond},
 		{"HTTP date", func(now time.Time) string { return now.Add(3 * time.Second).Format(http.TimeFormat) }, 429, time.Hour, 3 * time.Second, 3600 * time.Millisecond},
 		{"RFC 850 date", func(now time.Time) string { return now.Add(3 * time.Second).Format("Monday, 02-Jan-06 15:04:05 GMT") }, 503, time.Hour, 3 * time.Second, 3600 * time.Millisecond},
