@@ -61,7 +61,9 @@ type Error struct {
 
 func (e *Error) Error() string {
 	var b strings.Builder
-	b.WriteString("unservable archive: ")
+	if e.Kind != ErrRead { // a failed read says nothing of the archive
+		b.WriteString("unservable archive: ")
+	}
 	if e.Entry != "" {
 		b.WriteString("entry ")
 		b.WriteString(QuoteName(e.Entry))

@@ -193,3 +193,57 @@ func interruptReadState(ctx context.Context, t *testing.T, tf *tfexec.Terraform)
 	t.Fatalf("the state holds no docsadmin_static_export: %+v", state.Values)
 	return interruptState{}
 }
+
+// Ctrl-C while the archive is being downloaded and verified ends the apply
+// at once, whatever the link's host does: here it sends nothing, and the
+// idle timeout (60s by default) is far away.
+func TestAccInterrupt_verificationStopsAtOnce(t *testing.T) {
+	runner := cliRunner(t)
+	mock := newMock(t, mockapi.Config{})
+	mock.InjectFault(mockapi.EndpointDownload, mockapi.Fault{Delay: 10 * time.Minute})
+
+	workDir := t.TempDir()
+	writeFile(t, filepath.Join(workDir, "main.tf"), interruptConfig)
+	tf, err := runner.Workdir(workDir, map[string]string{"DOCSADMIN_BASE_URL": mock.URL, "DOCSADMIN_API_KEY": mock.APIKey})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	output := tfrunner.Record(tf)
+	applyCtx, interrupt := context.WithCancel(ctx)
+	defer interrupt()
+	var applyErr error
+	exited := make(chan struct{})
+	go func() {
+		applyErr = tf.Apply(applyCtx, tfexec.Var("create_timeout=10m"))
+		close(exited)
+	}()
+	if !interruptWaitUntil(ctx, func() bool { return mock.Requests(mockapi.EndpointDownload) >= 1 }, exited) {
+		t.Fatalf("the provider never started the download; terraform said:\n%s", output)
+	}
+	time.Sleep(interruptSettling)
+	sent := time.Now()
+	interrupt()
+	select {
+	case <-exited:
+	case <-time.After(30 * time.Second):
+		t.Fatalf("terraform had not exited 30s after SIGINT during verification; it said:\n%s", output)
+	}
+	if latency := time.Since(sent); latency > interruptLatency {
+		t.Errorf("terraform took %s to exit after SIGINT during verification; want under %s", latency.Round(time.Millisecond), interruptLatency)
+	}
+	var exitErr *exec.ExitError
+	if !errors.As(applyErr, &exitErr) || exitErr.ExitCode() == 0 {
+		t.Errorf("the interrupted apply ended with %v; want a non-zero exit status", applyErr)
+	}
+	said := flattenWhitespace(output.String())
+	for _, bad := range []string{providerBugText, "panic", "Plugin did not respond"} {
+		if strings.Contains(said, bad) {
+			t.Errorf("the interrupted apply says %q:\n%s", bad, output)
+		}
+	}
+	if n := mock.ExportsStarted(interruptDomain); n != 1 {
+		t.Errorf("exports started: %d, want 1", n)
+	}
+}
