@@ -26,18 +26,20 @@ import (
 // than half the link's lifetime.
 func TestAccStaticExport_explicitRenewBeforeIsHonoured(t *testing.T) {
 	clock := &shiftedClock{}
-	mock := newMock(t, mockapi.Config{LinkTTL: 40 * time.Second, Now: clock.Now})
+	// Minutes rather than seconds, so that a slow machine's seconds between
+	// the steps never make a link due that should not be.
+	mock := newMock(t, mockapi.Config{LinkTTL: 400 * time.Second, Now: clock.Now})
 	config := exportConfig(mock, `
   domain       = "docs.example.com"
-  renew_before = "35s"`)
+  renew_before = "350s"`)
 	var jobID string
 	resource.UnitTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testFactories(Options{Clock: clock}),
 		Steps: []resource.TestStep{
 			{Config: config, Check: captureAttr(exportAddress, "job_id", &jobID)},
 			{
-				// 7 s after the link was issued, 33 s remain: inside 35 s.
-				PreConfig: func() { clock.Advance(7 * time.Second) },
+				// 70 s after the link was issued, 330 s remain: inside 350 s.
+				PreConfig: func() { clock.Advance(70 * time.Second) },
 				Config:    config,
 				ConfigPlanChecks: resource.ConfigPlanChecks{
 					PreApply: []plancheck.PlanCheck{
@@ -60,19 +62,19 @@ func TestAccStaticExport_explicitRenewBeforeIsHonoured(t *testing.T) {
 // link's lifetime, so such links do not renew on every plan.
 func TestAccStaticExport_defaultRenewalWindowIsCappedForShortLinks(t *testing.T) {
 	clock := &shiftedClock{}
-	mock := newMock(t, mockapi.Config{LinkTTL: 40 * time.Second, Now: clock.Now})
+	mock := newMock(t, mockapi.Config{LinkTTL: 400 * time.Second, Now: clock.Now})
 	config := exportConfig(mock, `domain = "docs.example.com"`)
 	resource.UnitTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testFactories(Options{Clock: clock}),
 		Steps: []resource.TestStep{
 			{Config: config},
 			{
-				PreConfig:        func() { clock.Advance(7 * time.Second) },
+				PreConfig:        func() { clock.Advance(70 * time.Second) }, // 330 s left: outside half of 400 s
 				Config:           config,
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
 			},
 			{
-				PreConfig: func() { clock.Advance(15 * time.Second) }, // 18 s left: inside half of 40 s
+				PreConfig: func() { clock.Advance(150 * time.Second) }, // 180 s left: inside half of 400 s
 				Config:    config,
 				ConfigPlanChecks: resource.ConfigPlanChecks{
 					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(exportAddress, plancheck.ResourceActionUpdate)},
