@@ -222,6 +222,7 @@ func (p *docsadminProvider) Resources(context.Context) []func() resource.Resourc
 	return []func() resource.Resource{
 		NewStaticExportResource,
 		NewStaticExportFileResource,
+		NewDeploymentResource,
 	}
 }
 
@@ -229,6 +230,7 @@ func (p *docsadminProvider) DataSources(context.Context) []func() datasource.Dat
 	return []func() datasource.DataSource{
 		NewAgentJobDataSource,
 		NewStaticExportDataSource,
+		NewDeploymentDataSource,
 	}
 }
 
