@@ -52,7 +52,7 @@ var deploymentStatusDescriptions = map[string]string{
 		"the `id` of the `docsadmin_deployment` data source.",
 	"status": "Last seen status: `queued`, `in_progress`, `success` or `failure` (other values the API may add are passed through, " +
 		"and are not final).",
-	"commit_sha": "Commit the deployment built, as the API reports it. Null while the API does not say (it may not while the deployment is queued).",
+	"commit_sha":     "Commit the deployment built, as the API reports it. Null while the API does not say (it may not while the deployment is queued).",
 	"commit_ref":     "Branch (ref) of that commit. Null while not reported.",
 	"commit_message": "Message of that commit. Null while not reported.",
 	"files_added":    "Paths the commit added. Null while not reported.",
