@@ -131,33 +131,23 @@ func (r *deploymentResource) Create(ctx context.Context, req resource.CreateRequ
 	r.deploy(ctx, &plan, statusID, timeoutCreate, limit, &resp.State, &resp.Diagnostics)
 }
 
-// deploy saves the deployment in state before waiting for it, so that a
-// timeout or an interrupt never loses its id, then records how it ended.
-// A failure is saved too: state never claims a success that did not
-// happen, and the next plan deploys again.
+// deploy records a deployment just queued or left unfinished, waits for
+// it and records how it ended.
 func (r *deploymentResource) deploy(ctx context.Context, m *deploymentResourceModel, statusID string, name timeoutName, limit time.Duration,
 	state *tfsdk.State, diags *diag.Diagnostics) {
-	m.ID = types.StringValue(statusID)
-	m.started(statusID)
-	diags.Append(state.Set(ctx, m)...)
-
-	subject := deploymentSubject(deploymentKind, statusID) + " of project " + m.ProjectID.ValueString()
-	wait := deploymentWaitFailure(subject, name, limit)
-	dep, err := r.data.waitForDeployment(ctx, subject, statusID, limit)
-	if dep != nil {
-		m.set(dep)
-		m.ID = types.StringValue(statusID)
-		diags.Append(state.Set(ctx, m)...)
-	}
-	if err != nil {
-		diags.AddError("Deployment did not end", deploymentWaitError(wait, err))
-		return
-	}
-	if dep.Status == client.DeploymentFailure {
-		diags.AddError("Deployment failed", r.data.deploymentFailure(subject, dep,
-			"The failed status is saved in state, so the next terraform apply deploys again. Fix the cause (the full log is on the dashboard) "+
-				"and run terraform apply."))
-	}
+	r.data.followDeployment(ctx, deploymentFollow{
+		subject:  deploymentSubject(deploymentKind, statusID) + " of project " + m.ProjectID.ValueString(),
+		statusID: statusID,
+		timeout:  name,
+		limit:    limit,
+		status:   &m.deploymentStatusModel,
+		save: func() diag.Diagnostics {
+			m.ID = types.StringValue(statusID)
+			return state.Set(ctx, m)
+		},
+		again: "The failed status is saved in state, so the next terraform apply deploys again. Fix the cause (the full log is on the dashboard) " +
+			"and run terraform apply.",
+	}, diags)
 }
 
 func (r *deploymentResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {

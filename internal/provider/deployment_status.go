@@ -170,6 +170,40 @@ func (d *providerData) waitForDeployment(ctx context.Context, subject, statusID 
 	return last, err
 }
 
+// deploymentFollow is a deployment a resource waits for.
+type deploymentFollow struct {
+	subject  string // e.g. "deployment 6743... of project proj_1"
+	statusID string
+	timeout  timeoutName
+	limit    time.Duration
+	status   *deploymentStatusModel // the resource's model's
+	save     func() diag.Diagnostics
+	again    string // what to do after a failure
+}
+
+// followDeployment saves the deployment in state before waiting for it, so
+// that a timeout or an interrupt never loses its id, then records how it
+// ended. A failure is saved too: state never claims a success that did not
+// happen.
+func (d *providerData) followDeployment(ctx context.Context, f deploymentFollow, diags *diag.Diagnostics) {
+	f.status.started(f.statusID)
+	diags.Append(f.save()...)
+	wait := deploymentWaitFailure(f.subject, f.timeout, f.limit)
+	dep, err := d.waitForDeployment(ctx, f.subject, f.statusID, f.limit)
+	if dep != nil {
+		f.status.set(dep)
+		f.status.StatusID = types.StringValue(f.statusID)
+		diags.Append(f.save()...)
+	}
+	if err != nil {
+		diags.AddError("Deployment did not end", deploymentWaitError(wait, err))
+		return
+	}
+	if dep.Status == client.DeploymentFailure {
+		diags.AddError("Deployment failed", d.deploymentFailure(f.subject, dep, f.again))
+	}
+}
+
 // deploymentWaitError words a wait on a deployment that did not end.
 func deploymentWaitError(wait waitFailure, err error) string {
 	if text, ok := wait.explain(err); ok {

@@ -223,6 +223,7 @@ func (p *docsadminProvider) Resources(context.Context) []func() resource.Resourc
 		NewStaticExportResource,
 		NewStaticExportFileResource,
 		NewDeploymentResource,
+		NewPreviewDeploymentResource,
 	}
 }
 
