@@ -224,6 +224,7 @@ func (p *docsadminProvider) Resources(context.Context) []func() resource.Resourc
 		NewStaticExportFileResource,
 		NewDeploymentResource,
 		NewPreviewDeploymentResource,
+		NewAgentJobResource,
 	}
 }
 
