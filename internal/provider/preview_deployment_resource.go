@@ -240,7 +240,8 @@ func (r *previewDeploymentResource) Update(ctx context.Context, req resource.Upd
 }
 
 // Delete forgets the preview: the API cannot delete one.
-func (r *previewDeploymentResource) Delete(context.Context, resource.DeleteRequest, *resource.DeleteResponse) {}
+func (r *previewDeploymentResource) Delete(context.Context, resource.DeleteRequest, *resource.DeleteResponse) {
+}
 
 // ModifyPlan plans a rebuild, in place, when triggers changed or the last
 // build failed, and, with wait, the rest of the wait for a build left

@@ -127,9 +127,11 @@ func TestAccPreviewDeployment_errors(t *testing.T) {
 				`Preview\s+deployments\s+are\s+not\s+available\s+on\s+your\s+current\s+plan.*preview\s+deployments\s+entitlement`,
 		},
 		{
-			name:  "failed build",
-			setup: func(m *mockapi.Server) { m.SetDeploymentBehavior(deployProject, mockapi.DeploymentBehavior{Fail: true}) },
-			want:  `(?s)Deployment failed.*preview\s+deployment\s+[0-9a-f]{24}\s+of\s+branch\s+"feature/new-nav".*Build\s+failed.*rebuilds\s+the\s+preview`,
+			name: "failed build",
+			setup: func(m *mockapi.Server) {
+				m.SetDeploymentBehavior(deployProject, mockapi.DeploymentBehavior{Fail: true})
+			},
+			want: `(?s)Deployment failed.*preview\s+deployment\s+[0-9a-f]{24}\s+of\s+branch\s+"feature/new-nav".*Build\s+failed.*rebuilds\s+the\s+preview`,
 		},
 	}
 	runSubtests(t, cases, func(c testCase) string { return c.name }, func(t *testing.T, c testCase) {
