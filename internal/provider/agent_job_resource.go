@@ -218,9 +218,10 @@ func (r *agentJobResource) Update(ctx context.Context, req resource.UpdateReques
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 }
 
-// Delete forgets the job: the API can neither cancel nor delete one. An
-// active job is offered to a create of the same inputs in this run, which
-// follows it instead of starting another.
+// Delete forgets the job: the API can neither cancel nor delete one. Unless
+// it failed, the job is offered to a create of the same inputs in this run
+// (the replacement of a create that timed out), which follows it instead of
+// starting another.
 func (r *agentJobResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
 	var state agentJobResourceModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)

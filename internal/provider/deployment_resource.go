@@ -212,9 +212,9 @@ func (r *deploymentResource) Update(ctx context.Context, req resource.UpdateRequ
 	r.deploy(ctx, &plan, statusID, timeoutUpdate, limit, &resp.State, &resp.Diagnostics)
 }
 
-// Delete forgets the deployment: the API cannot undo one. An unfinished one
-// is offered to a create of the same inputs in this run, which follows it
-// instead of queuing another.
+// Delete forgets the deployment: the API cannot undo one. Unless it failed,
+// it is offered to a create of the same inputs in this run (the replacement
+// of a create that timed out), which follows it instead of queuing another.
 func (r *deploymentResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
 	var state deploymentResourceModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
@@ -129,7 +130,23 @@ func (r *previewDeploymentResource) Create(ctx context.Context, req resource.Cre
 		return
 	}
 	plan.ProjectID = types.StringValue(projectID)
+	// A build that an interrupted create of the same inputs left running is
+	// followed rather than queued a second time.
+	if offered, ok := r.data.resume.take(r.previewResumeKey(plan)); ok {
+		// The offer is the status id and the preview's address.
+		statusID, previewURL, _ := strings.Cut(offered, "\n")
+		tflog.Info(ctx, "continuing the preview build an earlier apply left unfinished", map[string]any{"status_id": statusID})
+		plan.PreviewURL = optionalString(previewURL)
+		r.follow(ctx, &plan, statusID, timeoutCreate, limit, &resp.State, &resp.Diagnostics)
+		return
+	}
 	r.build(ctx, &plan, timeoutCreate, limit, &resp.State, &resp.Diagnostics)
+}
+
+// previewResumeKey identifies a preview build by the API, the project, the
+// branch and the triggers.
+func (r *previewDeploymentResource) previewResumeKey(m previewDeploymentModel) string {
+	return r.data.deploymentResumeKey(m.ProjectID.ValueString()+"\x00preview\x00"+m.Branch.ValueString(), m.Triggers)
 }
 
 // build asks for a build of the branch's preview and, with wait, follows it.
@@ -239,8 +256,19 @@ func (r *previewDeploymentResource) Update(ctx context.Context, req resource.Upd
 	r.follow(ctx, &plan, state.StatusID.ValueString(), timeoutUpdate, limit, &resp.State, &resp.Diagnostics)
 }
 
-// Delete forgets the preview: the API cannot delete one.
-func (r *previewDeploymentResource) Delete(context.Context, resource.DeleteRequest, *resource.DeleteResponse) {
+// Delete forgets the preview: the API cannot delete one. A build that a
+// create was waiting for is offered to a create of the same inputs in this
+// run (the replacement of a create that timed out), which follows it
+// instead of queuing another; a failed build is not.
+func (r *previewDeploymentResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	var state previewDeploymentModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() || r.data == nil || !state.Wait.ValueBool() {
+		return
+	}
+	if id := state.StatusID.ValueString(); id != "" && state.status() != client.DeploymentFailure {
+		r.data.resume.offer(r.previewResumeKey(state), id+"\n"+state.PreviewURL.ValueString())
+	}
 }
 
 // ModifyPlan plans a rebuild, in place, when triggers changed or the last

@@ -148,3 +148,22 @@ func TestAccPreviewDeployment_errors(t *testing.T) {
 		}
 	})
 }
+
+func TestAccPreviewDeployment_timeoutContinuesTheSameBuild(t *testing.T) {
+	mock := newDeployMock(t, mockapi.Config{DeploymentDuration: 4 * time.Second})
+	mock.PublishCommit(deployProject, previewBranch, commitV1)
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testFactories(Options{}),
+		Steps: []resource.TestStep{
+			{
+				Config:      previewConfig(mock, "a", "  timeouts {\n    create = \"1s\"\n  }"),
+				ExpectError: regexp.MustCompile(`(?s)Deployment did not end.*preview\s+deployment\s+[0-9a-f]{24}\s+of\s+branch.*timed\s+out`),
+			},
+			{
+				Config:            previewConfig(mock, "a", "  timeouts {\n    create = \"1m\"\n  }"),
+				ConfigStateChecks: expectDeployed(previewAddress, commitV1, previewBranch),
+				Check:             expectPreviewRequests(mock, 1),
+			},
+		},
+	})
+}
