@@ -166,6 +166,9 @@ func (r *agentJobResource) Create(ctx context.Context, req resource.CreateReques
 	if job := r.data.runAgentJob(ctx, run, &resp.Diagnostics); job != nil {
 		plan.setJob(job)
 		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+		if !run.wait || job.Status.Final() {
+			resp.Diagnostics.Append(markCreateFinished(ctx, resp.Private)...)
+		}
 	}
 }
 
@@ -218,17 +221,18 @@ func (r *agentJobResource) Update(ctx context.Context, req resource.UpdateReques
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 }
 
-// Delete forgets the job: the API can neither cancel nor delete one. Unless
-// it failed, the job is offered to a create of the same inputs in this run
-// (the replacement of a create that timed out), which follows it instead of
-// starting another.
+// Delete forgets the job: the API can neither cancel nor delete one. A job
+// whose create did not see it end (a timeout, an interrupt: see
+// privateCreateFinished) is offered, unless it failed since, to a create of
+// the same inputs in this run: the replacement of the tainted resource
+// follows it instead of starting another.
 func (r *agentJobResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
 	var state agentJobResourceModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
 	if resp.Diagnostics.HasError() || r.data == nil {
 		return
 	}
-	if id := state.ID.ValueString(); id != "" && !client.AgentStatus(state.Status.ValueString()).Final() {
+	if id := state.ID.ValueString(); id != "" && state.Status.ValueString() != string(client.AgentFailed) && !createFinished(ctx, req.Private) {
 		r.data.resume.offer(r.data.agentJobResumeKey(state), id)
 	}
 }

@@ -128,14 +128,16 @@ func (r *deploymentResource) Create(ctx context.Context, req resource.CreateRequ
 		statusID = start.StatusID
 		tflog.Info(ctx, "queued a deployment", map[string]any{"status_id": statusID, "project_id": projectID})
 	}
-	r.deploy(ctx, &plan, statusID, timeoutCreate, limit, &resp.State, &resp.Diagnostics)
+	if r.deploy(ctx, &plan, statusID, timeoutCreate, limit, &resp.State, &resp.Diagnostics) {
+		resp.Diagnostics.Append(markCreateFinished(ctx, resp.Private)...)
+	}
 }
 
 // deploy records a deployment just queued or left unfinished, waits for
-// it and records how it ended.
+// it and records how it ended. It reports whether it saw it end.
 func (r *deploymentResource) deploy(ctx context.Context, m *deploymentResourceModel, statusID string, name timeoutName, limit time.Duration,
-	state *tfsdk.State, diags *diag.Diagnostics) {
-	r.data.followDeployment(ctx, deploymentFollow{
+	state *tfsdk.State, diags *diag.Diagnostics) bool {
+	return r.data.followDeployment(ctx, deploymentFollow{
 		subject:  deploymentSubject(deploymentKind, statusID) + " of project " + m.ProjectID.ValueString(),
 		statusID: statusID,
 		timeout:  name,
@@ -212,16 +214,18 @@ func (r *deploymentResource) Update(ctx context.Context, req resource.UpdateRequ
 	r.deploy(ctx, &plan, statusID, timeoutUpdate, limit, &resp.State, &resp.Diagnostics)
 }
 
-// Delete forgets the deployment: the API cannot undo one. Unless it failed,
-// it is offered to a create of the same inputs in this run (the replacement
-// of a create that timed out), which follows it instead of queuing another.
+// Delete forgets the deployment: the API cannot undo one. A deployment whose
+// create did not see it end (a timeout, an interrupt: see
+// privateCreateFinished) is offered, unless it failed since, to a create of
+// the same inputs in this run: the replacement of the tainted resource
+// follows it instead of queuing another.
 func (r *deploymentResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
 	var state deploymentResourceModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
 	if resp.Diagnostics.HasError() || r.data == nil {
 		return
 	}
-	if id := state.StatusID.ValueString(); id != "" && !state.status().Final() {
+	if id := state.StatusID.ValueString(); id != "" && state.status() != client.DeploymentFailure && !createFinished(ctx, req.Private) {
 		r.data.resume.offer(r.data.deploymentResumeKey(state.ProjectID.ValueString(), state.Triggers), id)
 	}
 }

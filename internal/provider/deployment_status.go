@@ -184,8 +184,8 @@ type deploymentFollow struct {
 // followDeployment saves the deployment in state before waiting for it, so
 // that a timeout or an interrupt never loses its id, then records how it
 // ended. A failure is saved too: state never claims a success that did not
-// happen.
-func (d *providerData) followDeployment(ctx context.Context, f deploymentFollow, diags *diag.Diagnostics) {
+// happen. It reports whether it saw the deployment end.
+func (d *providerData) followDeployment(ctx context.Context, f deploymentFollow, diags *diag.Diagnostics) bool {
 	f.status.started(f.statusID)
 	diags.Append(f.save()...)
 	wait := deploymentWaitFailure(f.subject, f.timeout, f.limit)
@@ -197,11 +197,12 @@ func (d *providerData) followDeployment(ctx context.Context, f deploymentFollow,
 	}
 	if err != nil {
 		diags.AddError("Deployment did not end", deploymentWaitError(wait, err))
-		return
+		return false
 	}
 	if dep.Status == client.DeploymentFailure {
 		diags.AddError("Deployment failed", d.deploymentFailure(f.subject, dep, f.again))
 	}
+	return true
 }
 
 // deploymentWaitError words a wait on a deployment that did not end.

@@ -137,10 +137,14 @@ func (r *previewDeploymentResource) Create(ctx context.Context, req resource.Cre
 		statusID, previewURL, _ := strings.Cut(offered, "\n")
 		tflog.Info(ctx, "continuing the preview build an earlier apply left unfinished", map[string]any{"status_id": statusID})
 		plan.PreviewURL = optionalString(previewURL)
-		r.follow(ctx, &plan, statusID, timeoutCreate, limit, &resp.State, &resp.Diagnostics)
+		if r.follow(ctx, &plan, statusID, timeoutCreate, limit, &resp.State, &resp.Diagnostics) {
+			resp.Diagnostics.Append(markCreateFinished(ctx, resp.Private)...)
+		}
 		return
 	}
-	r.build(ctx, &plan, timeoutCreate, limit, &resp.State, &resp.Diagnostics)
+	if r.build(ctx, &plan, timeoutCreate, limit, &resp.State, &resp.Diagnostics) {
+		resp.Diagnostics.Append(markCreateFinished(ctx, resp.Private)...)
+	}
 }
 
 // previewResumeKey identifies a preview build by the API, the project, the
@@ -150,13 +154,14 @@ func (r *previewDeploymentResource) previewResumeKey(m previewDeploymentModel) s
 }
 
 // build asks for a build of the branch's preview and, with wait, follows it.
+// It reports whether nothing is left to wait for.
 func (r *previewDeploymentResource) build(ctx context.Context, m *previewDeploymentModel, name timeoutName, limit time.Duration,
-	state *tfsdk.State, diags *diag.Diagnostics) {
+	state *tfsdk.State, diags *diag.Diagnostics) bool {
 	projectID, branch := m.ProjectID.ValueString(), m.Branch.ValueString()
 	start, err := r.data.client.CreatePreviewDeployment(ctx, projectID, branch)
 	if err != nil {
 		diags.AddError("Cannot build the preview deployment", previewStartError(projectID, branch, err))
-		return
+		return true
 	}
 	tflog.Info(ctx, "queued a preview deployment", map[string]any{"status_id": start.StatusID, "project_id": projectID, "branch": branch})
 	if start.PreviewURL != nil {
@@ -164,12 +169,14 @@ func (r *previewDeploymentResource) build(ctx context.Context, m *previewDeploym
 	} else if m.PreviewURL.IsUnknown() {
 		m.PreviewURL = types.StringNull()
 	}
-	r.follow(ctx, m, start.StatusID, name, limit, state, diags)
+	return r.follow(ctx, m, start.StatusID, name, limit, state, diags)
 }
 
-// follow records the build in state and, with wait, waits for it.
+// follow records the build in state and, with wait, waits for it. It
+// reports whether nothing is left to wait for: the build ended, or wait is
+// false.
 func (r *previewDeploymentResource) follow(ctx context.Context, m *previewDeploymentModel, statusID string, name timeoutName, limit time.Duration,
-	state *tfsdk.State, diags *diag.Diagnostics) {
+	state *tfsdk.State, diags *diag.Diagnostics) bool {
 	save := func() diag.Diagnostics {
 		m.ID = types.StringValue(statusID)
 		return state.Set(ctx, m)
@@ -177,9 +184,9 @@ func (r *previewDeploymentResource) follow(ctx context.Context, m *previewDeploy
 	if !m.Wait.ValueBool() {
 		m.started(statusID)
 		diags.Append(save()...)
-		return
+		return true
 	}
-	r.data.followDeployment(ctx, deploymentFollow{
+	return r.data.followDeployment(ctx, deploymentFollow{
 		subject:  fmt.Sprintf("preview deployment %s of branch %q in project %s", statusID, m.Branch.ValueString(), m.ProjectID.ValueString()),
 		statusID: statusID,
 		timeout:  name,
@@ -256,14 +263,15 @@ func (r *previewDeploymentResource) Update(ctx context.Context, req resource.Upd
 	r.follow(ctx, &plan, state.StatusID.ValueString(), timeoutUpdate, limit, &resp.State, &resp.Diagnostics)
 }
 
-// Delete forgets the preview: the API cannot delete one. A build that a
-// create was waiting for is offered to a create of the same inputs in this
-// run (the replacement of a create that timed out), which follows it
-// instead of queuing another; a failed build is not.
+// Delete forgets the preview: the API cannot delete one. A build whose
+// create did not see it end (a timeout, an interrupt: see
+// privateCreateFinished) is offered, unless it failed since, to a create of
+// the same inputs in this run: the replacement of the tainted resource
+// follows it instead of queuing another.
 func (r *previewDeploymentResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
 	var state previewDeploymentModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() || r.data == nil || !state.Wait.ValueBool() {
+	if resp.Diagnostics.HasError() || r.data == nil || createFinished(ctx, req.Private) {
 		return
 	}
 	if id := state.StatusID.ValueString(); id != "" && state.status() != client.DeploymentFailure {
