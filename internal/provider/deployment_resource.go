@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"maps"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
@@ -284,7 +283,7 @@ func (d *providerData) deploymentResumeKey(projectID string, triggers types.Map)
 		BaseURL  string            `json:"b"`
 		Project  string            `json:"p"`
 		Triggers map[string]string `json:"t"`
-	}{"deployment", d.baseURL, projectID, maps.Clone(values)})
+	}{"deployment", d.baseURL, projectID, values})
 	sum := sha256.Sum256(data)
 	return hex.EncodeToString(sum[:])
 }
