@@ -74,3 +74,25 @@ func agentJobMessageEndpoint(projectID, jobID string) endpoint {
 	ep.path = "/v2/agent/" + segment("project id", projectID, &ep.invalid) + "/job/" + segment("agent job id", jobID, &ep.invalid) + "/message"
 	return ep
 }
+
+// Queuing a deployment update builds and publishes the project again: a
+// second request would queue a second deployment.
+func triggerDeploymentEndpoint(projectID string) endpoint {
+	ep := endpoint{method: http.MethodPost}
+	ep.path = "/v1/project/update/" + segment("project id", projectID, &ep.invalid)
+	return ep
+}
+
+func getDeploymentEndpoint(statusID string) endpoint {
+	ep := endpoint{method: http.MethodGet, idempotent: true}
+	ep.path = "/v1/project/update-status/" + segment("deployment status id", statusID, &ep.invalid)
+	return ep
+}
+
+// A preview request creates the branch's preview or rebuilds it: repeating
+// it would queue a second build.
+func previewDeploymentEndpoint(projectID string) endpoint {
+	ep := endpoint{method: http.MethodPost}
+	ep.path = "/v1/project/preview/" + segment("project id", projectID, &ep.invalid)
+	return ep
+}

@@ -242,3 +242,35 @@ func checkUTC(t *testing.T, field string, ts *time.Time) {
 		t.Fatalf("%s decoded in %s; timestamps are kept in UTC", field, ts.Location())
 	}
 }
+
+func FuzzDecodeDeployment(f *testing.F) {
+	for _, s := range []string{
+		`{"_id":"6743a1f0c2b4e5d6a7b8c9d0","projectId":"p","createdAt":"2026-11-22T08:00:00Z","endedAt":null,"status":"in_progress","summary":"","logs":["a"],` +
+			`"subdomain":"docs","author":{"name":"Ada","avatarUrl":null,"githubUserId":42},"commit":{"sha":"abc","ref":"main","message":"m",` +
+			`"filesChanged":{"added":["x"],"modified":[],"removed":null}},"source":"api"}`,
+		`{"status":"success","endedAt":"2026-11-22T08:01:00.5+01:00","logs":[1,null,"b"],"commit":{"filesChanged":{"added":[{"path":"x"}]}}}`,
+		`{"status":"failure","author":{"githubUserId":"77"},"commit":null}`,
+		`{"logs":"not a list"}`,
+		`{"commit":"abc"}`,
+		`{}`,
+		`{"_id":`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var d Deployment
+		if err := json.Unmarshal(data, &d); err != nil {
+			return
+		}
+		checkUTC(t, "createdAt", d.CreatedAt)
+		checkUTC(t, "endedAt", d.EndedAt)
+		if d.Status.Final() != (d.Status == DeploymentSuccess || d.Status == DeploymentFailure) {
+			t.Fatalf("status %q: Final() = %v", d.Status, d.Status.Final())
+		}
+		for _, s := range []*string{d.Summary, d.Subdomain, d.Source} {
+			if s != nil && *s == "" {
+				t.Fatal("an empty string decoded as present")
+			}
+		}
+	})
+}

@@ -203,3 +203,169 @@ func firstNonEmpty(values ...string) string {
 	}
 	return ""
 }
+
+// DeploymentStatus is the state of a deployment update or preview. Values
+// other than the constants below may appear; they are not final.
+type DeploymentStatus string
+
+const (
+	DeploymentQueued     DeploymentStatus = "queued"
+	DeploymentInProgress DeploymentStatus = "in_progress"
+	DeploymentSuccess    DeploymentStatus = "success"
+	DeploymentFailure    DeploymentStatus = "failure"
+)
+
+// KnownDeploymentStatuses lists the statuses the API documents.
+var KnownDeploymentStatuses = []string{string(DeploymentQueued), string(DeploymentInProgress), string(DeploymentSuccess), string(DeploymentFailure)}
+
+// Final reports whether the deployment has ended.
+func (s DeploymentStatus) Final() bool { return s == DeploymentSuccess || s == DeploymentFailure }
+
+// PreviewDeploymentRequest is the body of the preview call.
+type PreviewDeploymentRequest struct {
+	Branch string `json:"branch"`
+}
+
+// DeploymentStart is the answer of the update and preview calls.
+type DeploymentStart struct {
+	StatusID   string
+	PreviewURL *string // previews only
+}
+
+// UnmarshalJSON decodes tolerantly: unknown fields are ignored.
+func (s *DeploymentStart) UnmarshalJSON(data []byte) error {
+	var raw struct {
+		StatusID   string  `json:"statusId"`
+		PreviewURL *string `json:"previewUrl"`
+	}
+	if err := json.Unmarshal(data, &raw); err != nil {
+		return err
+	}
+	*s = DeploymentStart{StatusID: raw.StatusID, PreviewURL: nonEmpty(raw.PreviewURL)}
+	return nil
+}
+
+// DeploymentCommit is the commit a deployment builds. Absent fields are
+// empty.
+type DeploymentCommit struct {
+	SHA      string
+	Ref      string
+	Message  string
+	Added    []string
+	Modified []string
+	Removed  []string
+}
+
+// DeploymentAuthor is who caused a deployment, when the API names one.
+type DeploymentAuthor struct {
+	Name         *string
+	AvatarURL    *string
+	GitHubUserID *string // a number or a string in the answer
+}
+
+// Deployment is the status of a deployment update or preview. Only ID is
+// guaranteed; the API does not say whether commit is present while queued.
+type Deployment struct {
+	ID        string
+	ProjectID string
+	Status    DeploymentStatus
+	Summary   *string
+	Logs      []string
+	Subdomain *string
+	Source    *string
+	Author    *DeploymentAuthor
+	Commit    *DeploymentCommit
+	CreatedAt *time.Time
+	EndedAt   *time.Time
+}
+
+// UnmarshalJSON decodes tolerantly, like StaticExportJob: unknown fields
+// are ignored, null and absent fields are alike, entries of logs and of the
+// file lists that are not strings are dropped, and an identifier given as a number is read as text.
+func (d *Deployment) UnmarshalJSON(data []byte) error {
+	var raw struct {
+		ID        string            `json:"_id"`
+		AltID     string            `json:"id"`
+		ProjectID string            `json:"projectId"`
+		Status    string            `json:"status"`
+		Summary   *string           `json:"summary"`
+		Logs      []json.RawMessage `json:"logs"`
+		Subdomain *string           `json:"subdomain"`
+		Source    *string           `json:"source"`
+		CreatedAt *string           `json:"createdAt"`
+		EndedAt   *string           `json:"endedAt"`
+		Author    *struct {
+			Name         *string         `json:"name"`
+			AvatarURL    *string         `json:"avatarUrl"`
+			GitHubUserID json.RawMessage `json:"githubUserId"`
+		} `json:"author"`
+		Commit *struct {
+			SHA          string `json:"sha"`
+			Ref          string `json:"ref"`
+			Message      string `json:"message"`
+			FilesChanged *struct {
+				Added    []json.RawMessage `json:"added"`
+				Modified []json.RawMessage `json:"modified"`
+				Removed  []json.RawMessage `json:"removed"`
+			} `json:"filesChanged"`
+		} `json:"commit"`
+	}
+	if err := json.Unmarshal(data, &raw); err != nil {
+		return err
+	}
+	*d = Deployment{
+		ID:        firstNonEmpty(raw.ID, raw.AltID),
+		ProjectID: raw.ProjectID,
+		Status:    DeploymentStatus(raw.Status),
+		Summary:   nonEmpty(raw.Summary),
+		Subdomain: nonEmpty(raw.Subdomain),
+		Source:    nonEmpty(raw.Source),
+		CreatedAt: parseTime(raw.CreatedAt),
+		EndedAt:   parseTime(raw.EndedAt),
+	}
+	d.Logs = stringsOf(raw.Logs)
+	if a := raw.Author; a != nil {
+		d.Author = &DeploymentAuthor{Name: nonEmpty(a.Name), AvatarURL: nonEmpty(a.AvatarURL), GitHubUserID: scalarText(a.GitHubUserID)}
+	}
+	if c := raw.Commit; c != nil {
+		d.Commit = &DeploymentCommit{SHA: c.SHA, Ref: c.Ref, Message: c.Message}
+		if f := c.FilesChanged; f != nil {
+			d.Commit.Added, d.Commit.Modified, d.Commit.Removed = stringsOf(f.Added), stringsOf(f.Modified), stringsOf(f.Removed)
+		}
+	}
+	return nil
+}
+
+// stringsOf keeps the strings of a JSON array and drops other entries.
+func stringsOf(items []json.RawMessage) []string {
+	var out []string
+	for _, item := range items {
+		var s *string
+		if json.Unmarshal(item, &s) == nil && s != nil {
+			out = append(out, *s)
+		}
+	}
+	return out
+}
+
+// nonEmpty treats an empty string like an absent one.
+func nonEmpty(s *string) *string {
+	if s == nil || *s == "" {
+		return nil
+	}
+	return s
+}
+
+// scalarText reads a JSON string or number as text; anything else is absent.
+func scalarText(raw json.RawMessage) *string {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return nonEmpty(&s)
+	}
+	var n json.Number
+	if json.Unmarshal(raw, &n) == nil {
+		text := n.String()
+		return &text
+	}
+	return nil
+}

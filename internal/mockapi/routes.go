@@ -22,6 +22,10 @@ const (
 	EndpointCreateAgentJob Endpoint = "POST /v2/agent/{projectId}/job"
 	EndpointAgentMessage   Endpoint = "POST /v2/agent/{projectId}/job/{id}/message"
 	EndpointDownload       Endpoint = "GET /bundles/{jobId}/bundle.tar.gz"
+	// Part D: deployments and previews.
+	EndpointDeploy           Endpoint = "POST /v1/project/update/{projectId}"
+	EndpointDeploymentStatus Endpoint = "GET /v1/project/update-status/{statusId}"
+	EndpointPreview          Endpoint = "POST /v1/project/preview/{projectId}"
 )
 
 // Method is the HTTP method of the endpoint.
@@ -33,13 +37,16 @@ func (e Endpoint) Method() string {
 func (s *Server) routes() *http.ServeMux {
 	mux := http.NewServeMux()
 	for e, h := range map[Endpoint]http.HandlerFunc{
-		EndpointStartExport:    s.handleStartExport,
-		EndpointGetExport:      s.handleGetExport,
-		EndpointBundle:         s.handleBundle,
-		EndpointGetAgentJob:    s.handleGetAgentJob,
-		EndpointCreateAgentJob: s.handleCreateAgentJob,
-		EndpointAgentMessage:   s.handleAgentMessage,
-		EndpointDownload:       s.handleDownload, // presigned: the link itself is the credential
+		EndpointStartExport:      s.handleStartExport,
+		EndpointGetExport:        s.handleGetExport,
+		EndpointBundle:           s.handleBundle,
+		EndpointGetAgentJob:      s.handleGetAgentJob,
+		EndpointCreateAgentJob:   s.handleCreateAgentJob,
+		EndpointAgentMessage:     s.handleAgentMessage,
+		EndpointDownload:         s.handleDownload, // presigned: the link itself is the credential
+		EndpointDeploy:           s.handleDeploy,
+		EndpointDeploymentStatus: s.handleDeploymentStatus,
+		EndpointPreview:          s.handlePreview,
 	} {
 		mux.HandleFunc(string(e), s.endpoint(e, h))
 	}
@@ -74,6 +81,11 @@ func (s *Server) endpoint(e Endpoint, h http.HandlerFunc) http.HandlerFunc {
 		s.count(e)
 		if e == EndpointGetAgentJob {
 			s.count(agentKey{r.PathValue("projectId"), r.PathValue("id")})
+		}
+		if api {
+			lw := s.logRequest(e, w, r)
+			defer lw.done()
+			w = lw
 		}
 		if api && !s.admit(w, r) { // rate limits and latency: limits.go
 			return

@@ -94,6 +94,20 @@ type Config struct {
 	// ConflictOnRunningExport makes a start for a domain that still has an
 	// unfinished job answer 409, as a later API revision does.
 	ConflictOnRunningExport bool
+	// DeploymentDuration is the time a deployment (update or preview) spends
+	// in_progress before it ends. Default DefaultDeploymentDuration.
+	DeploymentDuration time.Duration
+	// DeploymentQueueDuration is the time a deployment spends queued before
+	// it is in_progress. Default 0: queued only at the instant it starts.
+	DeploymentQueueDuration time.Duration
+	// DeploymentOutcome is how deployments end in projects whose
+	// DeploymentBehavior does not make them fail: DeploymentSuccess (the
+	// default when empty) or DeploymentFailure. Any other value panics.
+	DeploymentOutcome string
+	// NoPreviewEntitlement plays an organisation whose plan lacks preview
+	// deployments: the preview call answers 403 with
+	// PreviewNotAvailableMessage.
+	NoPreviewEntitlement bool
 }
 
 // Server is the fake API. It implements http.Handler.
@@ -111,17 +125,20 @@ type Server struct {
 	mux     *http.ServeMux
 	httpSrv *httptest.Server
 
-	mu            sync.Mutex // guards URL, APIKey and readOnlyKeys too
-	readOnlyKeys  []string
-	jobs          map[string]*exportJob
-	jobSeq        int64
-	behaviors     map[string]ExportBehavior
-	counts        map[any]int // keyed by the counter types below
-	rateLimited   int
-	faults        map[Endpoint][]Fault
-	agents        map[agentKey]*agentEntry
-	agentProjects map[string]*agentProject
-	agentPRs      int // pull requests opened by AgentJobOutcome, to number them
+	mu             sync.Mutex // guards URL, APIKey and readOnlyKeys too
+	readOnlyKeys   []string
+	jobs           map[string]*exportJob
+	jobSeq         int64
+	behaviors      map[string]ExportBehavior
+	counts         map[any]int // keyed by the counter types below
+	rateLimited    int
+	faults         map[Endpoint][]Fault
+	agents         map[agentKey]*agentEntry
+	agentProjects  map[string]*agentProject
+	agentPRs       int // pull requests opened by AgentJobOutcome, to number them
+	deployments    map[string]*deployment
+	deployProjects map[string]*deployProject
+	requestLog     []LoggedRequest
 }
 
 // The keys of Server.counts, one type for each thing counted. Endpoint keys
@@ -146,6 +163,11 @@ func NewHandler(cfg Config) *Server {
 	cfg.ExportDuration = cmp.Or(max(cfg.ExportDuration, 0), DefaultExportDuration)
 	cfg.LinkTTL = cmp.Or(max(cfg.LinkTTL, 0), DefaultLinkTTL)
 	cfg.AgentJobDuration = cmp.Or(max(cfg.AgentJobDuration, 0), DefaultAgentJobDuration)
+	cfg.DeploymentDuration = cmp.Or(max(cfg.DeploymentDuration, 0), DefaultDeploymentDuration)
+	cfg.DeploymentQueueDuration = max(cfg.DeploymentQueueDuration, 0)
+	if !ValidDeploymentOutcome(cfg.DeploymentOutcome) {
+		panic(fmt.Sprintf("mockapi: DeploymentOutcome %q is none of %s", cfg.DeploymentOutcome, strings.Join(DeploymentOutcomes, ", ")))
+	}
 	if !ValidAgentJobOutcome(cfg.AgentJobOutcome) {
 		panic(fmt.Sprintf("mockapi: AgentJobOutcome %q is none of %s", cfg.AgentJobOutcome, strings.Join(AgentJobOutcomes, ", ")))
 	}
@@ -153,16 +175,18 @@ func NewHandler(cfg Config) *Server {
 		cfg.Now = time.Now
 	}
 	s := &Server{
-		APIKey:        cfg.APIKey,
-		readOnlyKeys:  slices.Clone(cfg.ReadOnlyAPIKeys),
-		cfg:           cfg,
-		secret:        randomBytes(32),
-		jobs:          map[string]*exportJob{},
-		behaviors:     map[string]ExportBehavior{},
-		counts:        map[any]int{},
-		faults:        map[Endpoint][]Fault{},
-		agents:        map[agentKey]*agentEntry{},
-		agentProjects: map[string]*agentProject{},
+		APIKey:         cfg.APIKey,
+		readOnlyKeys:   slices.Clone(cfg.ReadOnlyAPIKeys),
+		cfg:            cfg,
+		secret:         randomBytes(32),
+		jobs:           map[string]*exportJob{},
+		behaviors:      map[string]ExportBehavior{},
+		counts:         map[any]int{},
+		faults:         map[Endpoint][]Fault{},
+		agents:         map[agentKey]*agentEntry{},
+		agentProjects:  map[string]*agentProject{},
+		deployments:    map[string]*deployment{},
+		deployProjects: map[string]*deployProject{},
 	}
 	if cfg.RateLimit > 0 {
 		s.limiter = rate.NewLimiter(rate.Limit(cfg.RateLimit), max(1, int(cfg.RateLimit)))

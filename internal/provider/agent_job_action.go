@@ -2,7 +2,6 @@ package provider
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -157,96 +156,22 @@ func (a *agentJobAction) Invoke(ctx context.Context, req action.InvokeRequest, r
 		limit, _ = time.ParseDuration(cfg.Timeout.ValueString()) // validated at plan time
 	}
 	jobID := cfg.JobID.ValueString()
-	tflog.Info(ctx, "invoking the agent job action", map[string]any{
-		"project_id":    projectID,
-		"job_id":        jobID,
-		"prompt_length": utf8.RuneCountInString(prompt),
-		"prompt_start":  promptStart(prompt),
-	})
-	callCtx, cancel := context.WithTimeout(ctx, agentJobCallLimit)
-	var job *client.AgentJob
-	var err error
-	if jobID == "" {
-		job, err = a.data.client.CreateAgentJob(callCtx, projectID, prompt)
-	} else {
-		job, err = a.data.client.SendAgentJobMessage(callCtx, projectID, jobID, prompt)
-	}
-	cancel()
-	if err != nil {
-		a.callError(&resp.Diagnostics, projectID, jobID, err)
-		return
-	}
-	if job.ID == "" {
-		resp.Diagnostics.AddError("Cannot start the agent job",
-			fmt.Sprintf("The API accepted the prompt for project %s but its answer named no job id, so the job cannot be followed. Look for it on the dashboard.", projectID))
-		return
-	}
-	progress := newJobProgress(func(msg string) { resp.SendProgress(action.InvokeProgressEvent{Message: msg}) },
-		a.data.now, agentJobProgressEvery)
-	progress.started(job, jobID != "")
-
-	if cfg.WaitForFinalStatus.ValueBool() {
-		subject := fmt.Sprintf("agent job %s in project %s", job.ID, projectID)
-		again := "invoking the action again would start another job"
-		if jobID != "" {
-			again = "invoking the action again would send the prompt again"
-		}
-		wait := waitFailure{subject: subject, timeout: attributeName("timeout"), limit: limit,
-			onTimeout: fmt.Sprintf("The job keeps running on the server: raise timeout, or follow it with the docsadmin_agent_job data source (id = %q)", job.ID),
-			onInterrupt: fmt.Sprintf("The job keeps running on the server: follow it with the docsadmin_agent_job data source (id = %q); %s",
-				job.ID, again)}
-		last, err := a.data.waitForAgentJob(ctx, projectID, job.ID, limit, job, progress.seen)
-		if err != nil {
-			resp.Diagnostics.AddError("Cannot follow the agent job", agentJobErrorDetail(wait, err))
-			return
-		}
-		job = last
-	}
-
-	switch job.Status {
-	case client.AgentFailed:
-		resp.Diagnostics.AddError("Agent job failed",
-			fmt.Sprintf("Agent job %s in project %s failed; the API reports no reason for agent jobs: see the job on the dashboard. "+
-				"Invoke the action again (without job_id) to start a new job.", job.ID, projectID))
-	case client.AgentCompleted, client.AgentArchived:
-		if !progress.reportedPR() {
-			progress.say("agent job %s is %s without a pull request (no file changed)", job.ID, job.Status)
-		}
-	}
-}
-
-// callError words a failed create or message call.
-func (a *agentJobAction) callError(diags *diag.Diagnostics, projectID, jobID string, err error) {
-	summary, subject := "Cannot start the agent job", "a new agent job in project "+projectID
+	afterInterrupt := "invoking the action again would start another job"
 	if jobID != "" {
-		summary, subject = "Cannot send the prompt to the agent job", fmt.Sprintf("agent job %s in project %s", jobID, projectID)
+		afterInterrupt = "invoking the action again would send the prompt again"
 	}
-	var detail string
-	switch {
-	case client.Classify(err).Kind == client.KindRateLimited:
-		detail = fmt.Sprintf("The API refused %s: %s. It accepts at most %d agent job creations per project per hour, "+
-			"and may limit messages too. %s; nothing was started.", subject, err, agentJobCreationsPerHour, a.tryAgain(err))
-	case jobID != "" && client.IsNotFound(err):
-		detail = fmt.Sprintf("There is no agent job %s in project %s: %s. Check job_id and project_id (shown on the dashboard's API keys page), "+
-			"or remove job_id to start a new job.", jobID, projectID, err)
-	case client.MayHaveActed(err):
-		detail = fmt.Sprintf("Sending the prompt for %s failed in a way that does not tell whether the API acted on it: %s. "+
-			"Look on the dashboard before invoking the action again, or a second job may start.", subject, withHint(err))
-	default:
-		detail = fmt.Sprintf("Sending the prompt for %s failed: %s", subject, withHint(err))
-	}
-	diags.AddError(summary, detail)
-}
-
-// tryAgain says when a rate-limited call may succeed: at the time the
-// Retry-After header gives, else within the hour that the limit counts.
-func (a *agentJobAction) tryAgain(err error) string {
-	var apiErr *client.APIError
-	if errors.As(err, &apiErr) && apiErr.RetryAfter > 0 {
-		at := a.data.now().Add(apiErr.RetryAfter).UTC().Truncate(time.Second)
-		return fmt.Sprintf("Try again after %s (in %s)", at.Format(time.RFC3339), apiErr.RetryAfter.Round(time.Second))
-	}
-	return "Try again within the hour"
+	a.data.runAgentJob(ctx, agentJobRun{
+		projectID:      projectID,
+		jobID:          jobID,
+		prompt:         prompt,
+		wait:           cfg.WaitForFinalStatus.ValueBool(),
+		limit:          limit,
+		timeout:        attributeName("timeout"),
+		say:            func(msg string) { resp.SendProgress(action.InvokeProgressEvent{Message: msg}) },
+		rerun:          "invoking the action again",
+		afterInterrupt: afterInterrupt,
+		afterFailure:   "Invoke the action again (without job_id) to start a new job.",
+	}, &resp.Diagnostics)
 }
 
 func statusText(s client.AgentStatus) string {

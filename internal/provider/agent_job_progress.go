@@ -48,12 +48,15 @@ func (p *jobProgress) say(format string, args ...any) {
 func (p *jobProgress) elapsed() time.Duration { return p.now().Sub(p.start).Round(time.Second) }
 
 // started reports the answer of the create (or, with messaged, the
-// message) call.
-func (p *jobProgress) started(job *client.AgentJob, messaged bool) {
+// message) call, or, with resumed, a job an earlier run left unfinished.
+func (p *jobProgress) started(job *client.AgentJob, messaged, resumed bool) {
 	p.jobID, p.status = job.ID, job.Status
-	if messaged {
+	switch {
+	case resumed:
+		p.say("continuing agent job %s (status %s)", job.ID, statusText(job.Status))
+	case messaged:
 		p.say("sent the prompt to agent job %s (status %s)", job.ID, statusText(job.Status))
-	} else {
+	default:
 		p.say("created agent job %s (status %s)", job.ID, statusText(job.Status))
 	}
 	if job.PRLink != nil && *job.PRLink != "" {

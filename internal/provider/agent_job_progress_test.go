@@ -23,7 +23,7 @@ func TestJobProgressReportsChangesAndBreaksLongSilences(t *testing.T) {
 	active := &client.AgentJob{ID: "aj_1", Status: client.AgentActive}
 	pr := "https://github.com/example/docs/pull/31"
 
-	p.started(active, false)
+	p.started(active, false, false)
 	p.seen(active) // the create's answer, counted as the first poll
 	for _, step := range []struct {
 		after time.Duration
@@ -61,7 +61,7 @@ func TestJobProgressAfterAMessageToACompletedJob(t *testing.T) {
 	var got []string
 	p := newJobProgress(func(msg string) { got = append(got, msg) }, clock.Now, time.Minute)
 	pr := "https://github.com/example/docs/pull/7"
-	p.started(&client.AgentJob{ID: "aj_2", Status: client.AgentActive, PRLink: &pr}, true)
+	p.started(&client.AgentJob{ID: "aj_2", Status: client.AgentActive, PRLink: &pr}, true, false)
 	clock.Advance(2 * time.Second)
 	p.seen(&client.AgentJob{ID: "aj_2", Status: "paused-for-review", PRLink: &pr})
 	want := []string{

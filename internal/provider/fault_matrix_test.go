@@ -457,7 +457,84 @@ func faultRows() []faultRow {
 			},
 		},
 	)
-	return rows
+	return append(rows, deploymentFaultRows()...)
+}
+
+// deploymentFaultConfig deploys proj_1 and exports the deployed commit: a
+// row that succeeds starts one export, after the deployment.
+func deploymentFaultConfig(m *mockapi.Server) string {
+	return deploymentConfig(m, "v1", "  timeouts {\n    create = \"20s\"\n  }") + `
+resource "docsadmin_static_export" "site" {
+  domain   = "` + faultDomain + `"
+  triggers = { commit = docsadmin_deployment.docs.commit_sha }
+}
+`
+}
+
+// deploymentFaultRows play part D's endpoints misbehaving.
+func deploymentFaultRows() []faultRow {
+	config := func(_ *testing.T, m *mockapi.Server) string { return deploymentFaultConfig(m) }
+	deployed := []statecheck.StateCheck{
+		statecheck.ExpectKnownValue(deploymentAddress, tfjsonpath.New("status"), knownvalue.StringExact("success")),
+		statecheck.ExpectKnownValue(exportAddress, tfjsonpath.New("status"), knownvalue.StringExact("completed")),
+	}
+	return []faultRow{
+		{
+			name:   "deployment update 429 with Retry-After is retried",
+			config: config,
+			inject: func(m *mockapi.Server) {
+				m.InjectFault(mockapi.EndpointDeploy, mockapi.Fault{Status: 429, Body: `{"error":"too many deployments"}`, Header: map[string]string{"Retry-After": "1"}})
+			},
+			stateChecks: deployed,
+			after: func(t *testing.T, m *mockapi.Server) {
+				faultExactRequests(t, m, mockapi.EndpointDeploy, 2)
+				if ids := m.DeploymentIDs(deployProject); len(ids) != 1 {
+					t.Errorf("deployments queued: %v, want one", ids)
+				}
+			},
+		},
+		{
+			name:   "deployment status 502 and reset are retried",
+			config: config,
+			inject: func(m *mockapi.Server) {
+				m.InjectFault(mockapi.EndpointDeploymentStatus, faultWithBody(502, ""), mockapi.Fault{ResetConnection: true})
+			},
+			stateChecks: deployed,
+			check:       func(m *mockapi.Server) error { return faultExpectRequests(m, mockapi.EndpointDeploymentStatus, 3) },
+		},
+		{
+			name:   "deployment update 500 after the server acted is not repeated",
+			config: config,
+			inject: func(m *mockapi.Server) {
+				m.InjectFault(mockapi.EndpointDeploy, mockapi.Fault{Status: 500, Body: `{"error":"internal error while queueing the update"}`, AfterHandling: true})
+			},
+			wantErr: []string{
+				"Cannot deploy the project", "POST /v1/project/update/proj_1", "HTTP 500", "internal error while queueing the update",
+				"may have queued it", "not repeated", "terraform apply again",
+			},
+			forbid: []string{"persisted through retries"},
+			after: func(t *testing.T, m *mockapi.Server) {
+				faultExactRequests(t, m, mockapi.EndpointDeploy, 1)
+				if n := m.ExportsStarted(faultDomain); n != 0 {
+					t.Errorf("%d exports started although the deployment was not followed", n)
+				}
+			},
+		},
+		{
+			name: "preview 403: no preview entitlement",
+			config: func(_ *testing.T, m *mockapi.Server) string {
+				return blockConfig(m, `project_id = "proj_1"`, `resource "docsadmin_preview_deployment" "nav"`, `  branch = "feature/new-nav"`)
+			},
+			inject: func(m *mockapi.Server) {
+				m.InjectFault(mockapi.EndpointPreview, faultWithBody(403, `{"error":"`+mockapi.PreviewNotAvailableMessage+`"}`))
+			},
+			wantErr: []string{
+				"Cannot build the preview deployment", "POST /v1/project/preview/proj_1", "HTTP 403 Forbidden",
+				mockapi.PreviewNotAvailableMessage, "preview deployments entitlement",
+			},
+			after: func(t *testing.T, m *mockapi.Server) { faultExactRequests(t, m, mockapi.EndpointPreview, 1) },
+		},
+	}
 }
 
 func TestAccFaultMatrix(t *testing.T) {
@@ -465,7 +542,7 @@ func TestAccFaultMatrix(t *testing.T) {
 }
 
 func runFaultRow(t *testing.T, row faultRow) {
-	mock := newMock(t, mockapi.Config{})
+	mock := newMock(t, mockapi.Config{DeploymentDuration: 400 * time.Millisecond})
 	apiKey := mock.APIKey
 	if row.export != (mockapi.ExportBehavior{}) {
 		mock.SetExportBehavior(faultDomain, row.export)
@@ -496,7 +573,8 @@ func runFaultRow(t *testing.T, row faultRow) {
 			if row.spareFaults {
 				return nil
 			}
-			for _, ep := range []mockapi.Endpoint{mockapi.EndpointStartExport, mockapi.EndpointGetExport, mockapi.EndpointBundle} {
+			for _, ep := range []mockapi.Endpoint{mockapi.EndpointStartExport, mockapi.EndpointGetExport, mockapi.EndpointBundle,
+				mockapi.EndpointDeploy, mockapi.EndpointDeploymentStatus, mockapi.EndpointPreview} {
 				if n := mock.PendingFaults(ep); n != 0 {
 					return fmt.Errorf("%d faults queued for %s were never served: the row did not test what it says", n, ep)
 				}

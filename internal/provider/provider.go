@@ -110,8 +110,8 @@ func (p *docsadminProvider) Schema(_ context.Context, _ provider.SchemaRequest, 
 				Validators: []validator.String{baseURLValidator{}},
 			},
 			"project_id": schema.StringAttribute{
-				MarkdownDescription: "Default project for agent jobs, as shown on the dashboard's API keys page. " +
-					"Defaults to the `" + envProjectID + "` environment variable; the `project_id` of a data source or action wins over both.",
+				MarkdownDescription: "Default project for agent jobs, deployments and previews, as shown on the dashboard's API keys page. " +
+					"Defaults to the `" + envProjectID + "` environment variable; the `project_id` of a resource, data source or action wins over both.",
 				Optional:   true,
 				Validators: []validator.String{notBlankValidator()},
 			},
@@ -236,6 +236,9 @@ func (p *docsadminProvider) Resources(context.Context) []func() resource.Resourc
 	return []func() resource.Resource{
 		func() resource.Resource { return &staticExportResource{clock: p.options.Clock} },
 		NewStaticExportFileResource,
+		NewDeploymentResource,
+		NewPreviewDeploymentResource,
+		NewAgentJobResource,
 	}
 }
 
@@ -243,6 +246,7 @@ func (p *docsadminProvider) DataSources(context.Context) []func() datasource.Dat
 	return []func() datasource.DataSource{
 		NewAgentJobDataSource,
 		NewStaticExportDataSource,
+		NewDeploymentDataSource,
 	}
 }
 

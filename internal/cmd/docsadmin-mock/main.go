@@ -5,13 +5,17 @@
 //
 // It prints DOCSADMIN_BASE_URL and DOCSADMIN_API_KEY on stdout, logs each
 // request (method, path, status) on stderr and stops on SIGINT/SIGTERM.
-// -read-only-key adds a key whose writes answer 403, and
-// -agent-job-outcome with -agent-job-duration lets agent jobs finish:
+// -read-only-key adds a key whose writes answer 403,
+// -agent-job-outcome with -agent-job-duration lets agent jobs finish,
+// -deployment-outcome and -deployment-duration script deployments, and
+// -no-preview-entitlement makes previews answer 403:
 //
 //	go run ./internal/cmd/docsadmin-mock -read-only-key dsa_mock_readonly -agent-job-outcome completed -agent-job-duration 30s
+//	go run ./internal/cmd/docsadmin-mock -deployment-outcome failure -no-preview-entitlement
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -63,6 +67,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&cfg.AgentJobOutcome, "agent-job-outcome", mockapi.AgentActive,
 		"what agent jobs become -agent-job-duration after each create or message call: "+strings.Join(mockapi.AgentJobOutcomes, ", ")+" (active: they never finish)")
 	fs.DurationVar(&cfg.AgentJobDuration, "agent-job-duration", mockapi.DefaultAgentJobDuration, "time an agent job stays active before -agent-job-outcome")
+	fs.DurationVar(&cfg.DeploymentDuration, "deployment-duration", mockapi.DefaultDeploymentDuration, "time a deployment or preview is in_progress before it ends")
+	fs.DurationVar(&cfg.DeploymentQueueDuration, "deployment-queue-duration", 0, "time a deployment or preview stays queued before it is in_progress")
+	fs.StringVar(&cfg.DeploymentOutcome, "deployment-outcome", mockapi.DeploymentSuccess,
+		"how deployments and previews end: "+strings.Join(mockapi.DeploymentOutcomes, ", "))
+	fs.BoolVar(&cfg.NoPreviewEntitlement, "no-preview-entitlement", false, "play an organisation without preview deployments: the preview call answers 403")
 	switch err := fs.Parse(args); {
 	case errors.Is(err, flag.ErrHelp):
 		return nil
@@ -76,6 +85,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("invalid -agent-job-outcome %q: want one of %s", cfg.AgentJobOutcome, strings.Join(mockapi.AgentJobOutcomes, ", "))
 	case cfg.AgentJobDuration <= 0:
 		return errors.New("-agent-job-duration must be positive")
+	case !mockapi.ValidDeploymentOutcome(cfg.DeploymentOutcome):
+		return fmt.Errorf("invalid -deployment-outcome %q: want one of %s", cfg.DeploymentOutcome, strings.Join(mockapi.DeploymentOutcomes, ", "))
+	case cfg.DeploymentDuration <= 0 || cfg.DeploymentQueueDuration < 0:
+		return errors.New("-deployment-duration must be positive and -deployment-queue-duration not negative")
 	}
 	for _, k := range cfg.ReadOnlyAPIKeys {
 		if k == cfg.APIKey {
@@ -104,7 +117,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if cfg.AgentJobOutcome != "" && cfg.AgentJobOutcome != mockapi.AgentActive {
 		jobs = fmt.Sprintf("agent jobs end %s after %s", cfg.AgentJobOutcome, cfg.AgentJobDuration)
 	}
-	logger.Printf("%d read-only key(s); %s", len(cfg.ReadOnlyAPIKeys), jobs)
+	previews := "previews enabled"
+	if cfg.NoPreviewEntitlement {
+		previews = "previews answer 403 (no entitlement)"
+	}
+	logger.Printf("%d read-only key(s); %s; deployments end %s after %s; %s",
+		len(cfg.ReadOnlyAPIKeys), jobs, cmp.Or(cfg.DeploymentOutcome, mockapi.DeploymentSuccess), cfg.DeploymentQueueDuration+cfg.DeploymentDuration, previews)
 
 	<-ctx.Done()
 	logger.Print("shutting down")

@@ -213,3 +213,75 @@ func TestRunPlaysReadOnlyKeysAndFinishedAgentJobs(t *testing.T) {
 		t.Fatalf("log leaks a key:\n%s", logs)
 	}
 }
+
+func TestRunPlaysDeploymentsAndPreviewEntitlement(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-deployment-outcome", "cancelled"}, "invalid -deployment-outcome"},
+		{[]string{"-deployment-duration", "0s"}, "-deployment-duration must be positive"},
+	} {
+		err := run(context.Background(), tc.args, io.Discard, io.Discard)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%q: err = %v, want %q", tc.args, err, tc.want)
+		}
+	}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	outR, outW := io.Pipe()
+	var stderr syncBuffer
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, []string{"-deployment-outcome", "failure", "-deployment-duration", "50ms", "-no-preview-entitlement"}, outW, &stderr)
+		outW.Close()
+	}()
+	sc := bufio.NewScanner(outR)
+	env := map[string]string{}
+	for range 2 {
+		if !sc.Scan() {
+			t.Fatalf("missing output line: %v", sc.Err())
+		}
+		k, v, _ := strings.Cut(sc.Text(), "=")
+		env[k] = v
+	}
+	go func() { _, _ = io.Copy(io.Discard, outR) }()
+	base, key := env["DOCSADMIN_BASE_URL"], env["DOCSADMIN_API_KEY"]
+	do := func(method, path, body string) (int, map[string]any) {
+		t.Helper()
+		req, _ := http.NewRequest(method, base+path, strings.NewReader(body))
+		req.Header.Set("Authorization", "Bearer "+key)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var m map[string]any
+		_ = json.NewDecoder(resp.Body).Decode(&m)
+		return resp.StatusCode, m
+	}
+
+	status, m := do("POST", "/v1/project/update/proj_1", "")
+	id, _ := m["statusId"].(string)
+	if status != http.StatusAccepted || id == "" {
+		t.Fatalf("update: %d %v", status, m)
+	}
+	time.Sleep(100 * time.Millisecond) // past the 50ms deployment
+	status, m = do("GET", "/v1/project/update-status/"+id, "")
+	if status != http.StatusOK || m["status"] != "failure" {
+		t.Fatalf("status after 100ms: %d %v", status, m)
+	}
+	status, m = do("POST", "/v1/project/preview/proj_1", `{"branch":"feature/x"}`)
+	if msg, _ := m["error"].(string); status != http.StatusForbidden || !strings.Contains(msg, "not available on your current plan") {
+		t.Fatalf("preview without the entitlement: %d %v", status, m)
+	}
+
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	if logs := stderr.String(); !strings.Contains(logs, "deployments end failure after 50ms") || !strings.Contains(logs, "previews answer 403") {
+		t.Fatalf("stderr does not show the deployment settings:\n%s", logs)
+	}
+}

@@ -1,0 +1,286 @@
+package provider
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
+	"github.com/hashicorp/terraform-plugin-framework-validators/mapvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/mapplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/client"
+)
+
+var (
+	_ resource.ResourceWithConfigure      = (*agentJobResource)(nil)
+	_ resource.ResourceWithModifyPlan     = (*agentJobResource)(nil)
+	_ resource.ResourceWithValidateConfig = (*agentJobResource)(nil)
+)
+
+// NewAgentJobResource is the docsadmin_agent_job resource: the action's
+// work for engines without actions (OpenTofu) and for jobs whose outcome
+// belongs in state.
+func NewAgentJobResource() resource.Resource { return &agentJobResource{} }
+
+type agentJobResource struct {
+	data *providerData
+}
+
+type agentJobResourceModel struct {
+	ID                 types.String   `tfsdk:"id"`
+	ProjectID          types.String   `tfsdk:"project_id"`
+	Prompt             types.String   `tfsdk:"prompt"`
+	Triggers           types.Map      `tfsdk:"triggers"`
+	WaitForFinalStatus types.Bool     `tfsdk:"wait_for_final_status"`
+	Status             types.String   `tfsdk:"status"`
+	PRLink             types.String   `tfsdk:"pr_link"`
+	Model              types.String   `tfsdk:"model"`
+	CreatedAt          types.String   `tfsdk:"created_at"`
+	Timeouts           timeouts.Value `tfsdk:"timeouts"`
+}
+
+func (r *agentJobResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_agent_job"
+}
+
+func (r *agentJobResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+	keep := func() []planmodifier.String { return []planmodifier.String{stringplanmodifier.UseStateForUnknown()} }
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "Starts an AI agent job from a prompt when created, and a new one whenever `triggers` or the prompt change, " +
+			"optionally waiting for its pull request. The same work as the `docsadmin_agent_job` action, for OpenTofu and Terraform " +
+			"versions without actions, and where the job's status and pull request belong in state. Destroy only forgets the job: " +
+			"the API cannot cancel or delete one.",
+		Attributes: map[string]schema.Attribute{
+			"id": schema.StringAttribute{
+				MarkdownDescription: "Identifier of the agent job, such as `aj_3f9a2c1b8e7d4a06`.",
+				Computed:            true,
+				PlanModifiers:       keep(),
+			},
+			"project_id": schema.StringAttribute{
+				MarkdownDescription: "Project of the job. Default: the provider's `project_id` (or `DOCSADMIN_PROJECT_ID`); one of them must be set. Changing it starts a new job.",
+				Optional:            true,
+				Computed:            true,
+				Validators:          []validator.String{identifierValidator("project id", "proj_0123456789")},
+				PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown(), stringplanmodifier.RequiresReplace()},
+			},
+			"prompt": schema.StringAttribute{
+				MarkdownDescription: "Instruction for the agent. Sensitive: plans show `(sensitive value)`, and the provider never logs it " +
+					"(logs show its length and first words only). It is kept in state, like every sensitive value, to tell a change: " +
+					"changing it starts a new job.",
+				Required:      true,
+				Sensitive:     true,
+				Validators:    []validator.String{stringCheck{summary: "Invalid prompt", description: "must not be empty or blank", check: promptProblem}},
+				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
+			},
+			"triggers": schema.MapAttribute{
+				MarkdownDescription: "Arbitrary strings whose change starts a new job, for example `{ release = var.release_version }`. Not sent to the API.",
+				ElementType:         types.StringType,
+				Optional:            true,
+				Validators:          []validator.Map{mapvalidator.SizeAtLeast(1)},
+				PlanModifiers:       []planmodifier.Map{mapplanmodifier.RequiresReplace()},
+			},
+			"wait_for_final_status": schema.BoolAttribute{
+				MarkdownDescription: "When true, apply waits until the job is `completed`, `archived` or `failed`, up to `timeouts.create`, " +
+					"and fails on a failed job. Default: `false` (apply ends once the job is started; refresh reads its status and pull request later).",
+				Optional: true,
+				Computed: true,
+				Default:  booldefault.StaticBool(false),
+			},
+			"status": schema.StringAttribute{
+				MarkdownDescription: "Last seen status: `active`, `completed`, `archived` or `failed`. A `failed` job is replaced by a new one on the next apply.",
+				Computed:            true,
+				PlanModifiers:       keep(),
+			},
+			"pr_link": schema.StringAttribute{
+				MarkdownDescription: "Pull request the agent opened. Null while the job is active, and when it finished without changing any file.",
+				Computed:            true,
+				PlanModifiers:       keep(),
+			},
+			"model":      schema.StringAttribute{MarkdownDescription: "AI model used; null when not reported.", Computed: true, PlanModifiers: keep()},
+			"created_at": schema.StringAttribute{MarkdownDescription: "When the job was created (RFC 3339); null when not reported.", Computed: true, PlanModifiers: keep()},
+		},
+		Blocks: map[string]schema.Block{
+			"timeouts": timeouts.Block(ctx, timeouts.Opts{
+				Create:            true,
+				CreateDescription: "Longest wait when `wait_for_final_status` is true, as a duration such as `30m`. Default: `10m`.",
+			}),
+		},
+	}
+}
+
+// ValidateConfig refuses zero and negative timeouts at plan time.
+func (r *agentJobResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
+	resp.Diagnostics.Append(validateTimeouts[timeouts.Value](ctx, req.Config)...)
+}
+
+func (r *agentJobResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
+	r.data = providerDataFrom(req.ProviderData, &resp.Diagnostics)
+}
+
+func (r *agentJobResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	var plan agentJobResourceModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() || !requireConfigured(r.data, &resp.Diagnostics, "no agent job can be started") {
+		return
+	}
+	prompt := plan.Prompt.ValueString()
+	ctx = maskPrompt(r.data.maskSecrets(ctx), prompt)
+	projectID := r.data.deploymentProject(plan.ProjectID, &resp.Diagnostics)
+	limit, diags := plan.Timeouts.Create(ctx, defaultAgentJobWait)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	plan.ProjectID = types.StringValue(projectID)
+
+	run := agentJobRun{
+		projectID: projectID,
+		prompt:    prompt,
+		wait:      plan.WaitForFinalStatus.ValueBool(),
+		limit:     limit,
+		timeout:   timeoutCreate,
+		say:       func(msg string) { tflog.Info(ctx, msg) },
+		// Saved before the wait: a timeout or an interrupt never loses the job.
+		started: func(job *client.AgentJob) {
+			plan.setJob(job)
+			resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+		},
+		rerun:          "running terraform apply again",
+		afterInterrupt: "its id is saved in state, and the next terraform apply continues waiting for it rather than starting another",
+		afterFailure: "The failed status is saved in state, so the next terraform apply starts a new job with the same prompt; " +
+			"change the prompt first if it was the cause.",
+	}
+	run.resumed = r.resumableJob(ctx, plan)
+	if job := r.data.runAgentJob(ctx, run, &resp.Diagnostics); job != nil {
+		plan.setJob(job)
+		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+		if !run.wait || job.Status.Final() {
+			resp.Diagnostics.Append(markCreateFinished(ctx, resp.Private)...)
+		}
+	}
+}
+
+// resumableJob returns the job that an interrupted create of the same
+// inputs left active, unless it is gone or can no longer be read.
+func (r *agentJobResource) resumableJob(ctx context.Context, plan agentJobResourceModel) *client.AgentJob {
+	jobID, ok := r.data.resume.take(r.data.agentJobResumeKey(plan))
+	if !ok {
+		return nil
+	}
+	job, err := r.data.client.GetAgentJob(ctx, plan.ProjectID.ValueString(), jobID)
+	if err != nil || job.Status == client.AgentFailed {
+		tflog.Info(ctx, "not continuing the agent job an earlier apply left unfinished; starting a new one", map[string]any{"job_id": jobID})
+		return nil
+	}
+	return job
+}
+
+func (r *agentJobResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	var state agentJobResourceModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() || !requireConfigured(r.data, &resp.Diagnostics, "the agent job cannot be read") {
+		return
+	}
+	ctx = maskPrompt(r.data.maskSecrets(ctx), state.Prompt.ValueString())
+	job, err := r.data.client.GetAgentJob(ctx, state.ProjectID.ValueString(), state.ID.ValueString())
+	if client.IsNotFound(err) {
+		resp.Diagnostics.AddWarning("Agent job no longer exists",
+			fmt.Sprintf("Agent job %s in project %s was not found (%s). It is removed from state; the next apply starts a new job.",
+				state.ID.ValueString(), state.ProjectID.ValueString(), err))
+		resp.State.RemoveResource(ctx)
+		return
+	}
+	if err != nil {
+		resp.Diagnostics.AddError("Cannot read the agent job", withHint(err))
+		return
+	}
+	state.setJob(job)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+}
+
+// Update only records settings that start nothing (wait_for_final_status,
+// timeouts): everything else starts a new job, by replacement.
+func (r *agentJobResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	var plan agentJobResourceModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+}
+
+// Delete forgets the job: the API can neither cancel nor delete one. A job
+// whose create did not see it end (a timeout, an interrupt: see
+// privateCreateFinished) is offered, unless it failed since, to a create of
+// the same inputs in this run: the replacement of the tainted resource
+// follows it instead of starting another.
+func (r *agentJobResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	var state agentJobResourceModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() || r.data == nil {
+		return
+	}
+	if id := state.ID.ValueString(); id != "" && state.Status.ValueString() != string(client.AgentFailed) && !createFinished(ctx, req.Private) {
+		r.data.resume.offer(r.data.agentJobResumeKey(state), id)
+	}
+}
+
+// ModifyPlan replaces a job that failed: it will never open its pull request.
+func (r *agentJobResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if req.State.Raw.IsNull() || req.Plan.Raw.IsNull() {
+		return
+	}
+	var plan, state agentJobResourceModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() || state.Status.ValueString() != string(client.AgentFailed) {
+		return
+	}
+	plan.Status = types.StringUnknown()
+	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+	resp.RequiresReplace = append(resp.RequiresReplace, path.Root("status"))
+}
+
+func (m *agentJobResourceModel) setJob(job *client.AgentJob) {
+	m.ID = types.StringValue(job.ID)
+	m.Status = types.StringValue(string(job.Status))
+	if job.Status == "" {
+		m.Status = types.StringNull()
+	}
+	m.PRLink = types.StringPointerValue(job.PRLink)
+	m.Model = types.StringPointerValue(job.Model)
+	m.CreatedAt = timeValue(job.CreatedAt)
+}
+
+// agentJobResumeKey identifies an agent job by the API it runs on, its
+// project, its prompt and its triggers. It is a digest: the prompt never
+// leaves the process.
+func (d *providerData) agentJobResumeKey(m agentJobResourceModel) string {
+	triggers := map[string]string{}
+	for k, v := range m.Triggers.Elements() {
+		if s, ok := v.(types.String); ok {
+			triggers[k] = s.ValueString()
+		}
+	}
+	data, _ := json.Marshal(struct {
+		Kind     string            `json:"k"`
+		BaseURL  string            `json:"b"`
+		Project  string            `json:"p"`
+		Prompt   string            `json:"q"`
+		Triggers map[string]string `json:"t"`
+	}{"agent_job", d.baseURL, m.ProjectID.ValueString(), m.Prompt.ValueString(), triggers})
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:])
+}

@@ -1,0 +1,289 @@
+package provider
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
+	"github.com/hashicorp/terraform-plugin-framework-validators/mapvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/client"
+)
+
+var (
+	_ resource.ResourceWithConfigure      = (*deploymentResource)(nil)
+	_ resource.ResourceWithModifyPlan     = (*deploymentResource)(nil)
+	_ resource.ResourceWithValidateConfig = (*deploymentResource)(nil)
+)
+
+// NewDeploymentResource is the docsadmin_deployment resource.
+func NewDeploymentResource() resource.Resource { return &deploymentResource{} }
+
+type deploymentResource struct {
+	data *providerData
+}
+
+type deploymentResourceModel struct {
+	ID        types.String   `tfsdk:"id"`
+	ProjectID types.String   `tfsdk:"project_id"`
+	Triggers  types.Map      `tfsdk:"triggers"`
+	Timeouts  timeouts.Value `tfsdk:"timeouts"`
+	deploymentStatusModel
+}
+
+func (r *deploymentResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_deployment"
+}
+
+func (r *deploymentResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+	attrs := deploymentStatusResourceAttributes()
+	attrs["id"] = schema.StringAttribute{
+		MarkdownDescription: "Identifier of the latest deployment's status (same as `status_id`): it changes with every deployment.",
+		Computed:            true,
+	}
+	attrs["project_id"] = schema.StringAttribute{
+		MarkdownDescription: "Project to deploy. Default: the provider's `project_id` (or `DOCSADMIN_PROJECT_ID`); one of them must be set. Changing it replaces the resource.",
+		Optional:            true,
+		Computed:            true,
+		Validators:          []validator.String{identifierValidator("project id", "proj_0123456789")},
+		PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown(), stringplanmodifier.RequiresReplace()},
+	}
+	attrs["triggers"] = schema.MapAttribute{
+		MarkdownDescription: "Arbitrary strings whose change deploys again, in place, for example `{ docs_commit = var.docs_commit }` to deploy " +
+			"every publication. Not sent to the API.",
+		ElementType: types.StringType,
+		Optional:    true,
+		Validators:  []validator.Map{mapvalidator.SizeAtLeast(1)},
+	}
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "Deploys the project from its configured deployment branch and waits until the deployment ends: apply queues a " +
+			"deployment update, follows it until `success` or `failure`, and records the commit it built (`commit_sha`). A change of " +
+			"`triggers`, or a failed deployment in state, deploys again in place on the next apply. Destroy only forgets the deployment: " +
+			"the API cannot undo one.",
+		Attributes: attrs,
+		Blocks: map[string]schema.Block{
+			"timeouts": timeouts.Block(ctx, timeouts.Opts{
+				Create:            true,
+				Update:            true,
+				CreateDescription: "Longest wait for the first deployment to end, as a duration such as `45m`. Default: `30m`.",
+				UpdateDescription: "Longest wait for a new deployment (a change of `triggers`), or for one an earlier apply left unfinished, to end. Default: `30m`.",
+			}),
+		},
+	}
+}
+
+// ValidateConfig refuses zero and negative timeouts at plan time.
+func (r *deploymentResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
+	resp.Diagnostics.Append(validateTimeouts[timeouts.Value](ctx, req.Config)...)
+}
+
+func (r *deploymentResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
+	r.data = providerDataFrom(req.ProviderData, &resp.Diagnostics)
+}
+
+// deploymentKind is how messages name a deployment update.
+const deploymentKind = "deployment"
+
+func (r *deploymentResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	var plan deploymentResourceModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() || !requireConfigured(r.data, &resp.Diagnostics, "no deployment can be queued") {
+		return
+	}
+	ctx = r.data.maskSecrets(ctx)
+	projectID := r.data.deploymentProject(plan.ProjectID, &resp.Diagnostics)
+	limit, diags := plan.Timeouts.Create(ctx, defaultDeploymentWait)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	plan.ProjectID = types.StringValue(projectID)
+
+	// A deployment that an interrupted create of the same inputs left
+	// running is followed rather than queued a second time.
+	key := r.data.deploymentResumeKey(projectID, plan.Triggers)
+	statusID, resumed := r.data.resume.take(key)
+	if resumed {
+		tflog.Info(ctx, "continuing the deployment an earlier apply left unfinished", map[string]any{"status_id": statusID, "project_id": projectID})
+	} else {
+		start, err := r.data.client.TriggerDeployment(ctx, projectID)
+		if err != nil {
+			resp.Diagnostics.AddError("Cannot deploy the project", deploymentStartError("a deployment of project "+projectID, err))
+			return
+		}
+		statusID = start.StatusID
+		tflog.Info(ctx, "queued a deployment", map[string]any{"status_id": statusID, "project_id": projectID})
+	}
+	if r.deploy(ctx, &plan, statusID, timeoutCreate, limit, &resp.State, &resp.Diagnostics) {
+		resp.Diagnostics.Append(markCreateFinished(ctx, resp.Private)...)
+	}
+}
+
+// deploy records a deployment just queued or left unfinished, waits for
+// it and records how it ended. It reports whether it saw it end.
+func (r *deploymentResource) deploy(ctx context.Context, m *deploymentResourceModel, statusID string, name timeoutName, limit time.Duration,
+	state *tfsdk.State, diags *diag.Diagnostics) bool {
+	return r.data.followDeployment(ctx, deploymentFollow{
+		subject:  deploymentSubject(deploymentKind, statusID) + " of project " + m.ProjectID.ValueString(),
+		statusID: statusID,
+		timeout:  name,
+		limit:    limit,
+		status:   &m.deploymentStatusModel,
+		save: func() diag.Diagnostics {
+			m.ID = types.StringValue(statusID)
+			return state.Set(ctx, m)
+		},
+		again: "The failed status is saved in state, so the next terraform apply deploys again. Fix the cause (the full log is on the dashboard) " +
+			"and run terraform apply.",
+	}, diags)
+}
+
+func (r *deploymentResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	var state deploymentResourceModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() || !requireConfigured(r.data, &resp.Diagnostics, "the deployment cannot be read") {
+		return
+	}
+	ctx = r.data.maskSecrets(ctx)
+	statusID := state.StatusID.ValueString()
+	dep, err := r.data.client.GetDeployment(ctx, statusID)
+	if client.IsNotFound(err) {
+		resp.Diagnostics.AddWarning("Deployment status no longer exists",
+			fmt.Sprintf("Deployment %s of project %s was not found (%s). It is removed from state; the next apply deploys again.",
+				statusID, state.ProjectID.ValueString(), err))
+		resp.State.RemoveResource(ctx)
+		return
+	}
+	if err != nil {
+		resp.Diagnostics.AddError("Cannot read the deployment", withHint(err))
+		return
+	}
+	state.set(dep)
+	state.ID = types.StringValue(statusID)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+}
+
+// Update deploys again when triggers changed or the last deployment failed,
+// and otherwise continues waiting for a deployment an earlier apply left
+// unfinished. A change of timeouts alone only updates state.
+func (r *deploymentResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	var plan, state deploymentResourceModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() || !requireConfigured(r.data, &resp.Diagnostics, "no deployment can be queued") {
+		return
+	}
+	ctx = r.data.maskSecrets(ctx)
+	if !plan.Status.IsUnknown() {
+		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+		return
+	}
+	limit, diags := plan.Timeouts.Update(ctx, defaultDeploymentWait)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	plan.ProjectID = state.ProjectID
+	statusID := state.StatusID.ValueString()
+	if redeployNeeded(plan.Triggers, state.Triggers, state.deploymentStatusModel) {
+		start, err := r.data.client.TriggerDeployment(ctx, state.ProjectID.ValueString())
+		if err != nil {
+			// The prior state stays: the next plan tries again.
+			resp.Diagnostics.AddError("Cannot deploy the project", deploymentStartError("a deployment of project "+state.ProjectID.ValueString(), err))
+			return
+		}
+		statusID = start.StatusID
+		tflog.Info(ctx, "queued a deployment", map[string]any{"status_id": statusID, "project_id": state.ProjectID.ValueString()})
+	} else {
+		tflog.Info(ctx, "continuing the deployment an earlier apply left unfinished", map[string]any{"status_id": statusID})
+	}
+	r.deploy(ctx, &plan, statusID, timeoutUpdate, limit, &resp.State, &resp.Diagnostics)
+}
+
+// Delete forgets the deployment: the API cannot undo one. A deployment whose
+// create did not see it end (a timeout, an interrupt: see
+// privateCreateFinished) is offered, unless it failed since, to a create of
+// the same inputs in this run: the replacement of the tainted resource
+// follows it instead of queuing another.
+func (r *deploymentResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	var state deploymentResourceModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() || r.data == nil {
+		return
+	}
+	if id := state.StatusID.ValueString(); id != "" && state.status() != client.DeploymentFailure && !createFinished(ctx, req.Private) {
+		r.data.resume.offer(r.data.deploymentResumeKey(state.ProjectID.ValueString(), state.Triggers), id)
+	}
+}
+
+// ModifyPlan plans a new deployment, in place, when triggers changed or the
+// last one failed, and the rest of the wait for one left unfinished;
+// otherwise the recorded deployment stays as it is.
+func (r *deploymentResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if req.State.Raw.IsNull() || req.Plan.Raw.IsNull() {
+		return
+	}
+	var plan, state deploymentResourceModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	plan.deploymentStatusModel, plan.ID = state.deploymentStatusModel, state.ID
+	switch {
+	case redeployNeeded(plan.Triggers, state.Triggers, state.deploymentStatusModel):
+		plan.unknown()
+		plan.ID = types.StringUnknown()
+	case !state.status().Final():
+		plan.unknown()
+		plan.StatusID = state.StatusID
+	}
+	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+}
+
+// redeployNeeded tells whether a new deployment is due: triggers changed,
+// or the recorded one failed.
+func redeployNeeded(planned, prior types.Map, last deploymentStatusModel) bool {
+	return !planned.Equal(prior) || last.status() == client.DeploymentFailure
+}
+
+// deploymentWaitFailure words a wait on a deployment bounded by the
+// resource's timeout called name.
+func deploymentWaitFailure(subject string, name timeoutName, limit time.Duration) waitFailure {
+	return waitFailure{subject: subject, timeout: name, limit: limit,
+		onTimeout: fmt.Sprintf("The deployment keeps running on the server and its status id is saved in state: run terraform apply again to "+
+			"continue waiting for it (no second deployment is queued), or raise the limit in the resource's timeouts block, for example %s = \"1h\"", string(name)),
+		onInterrupt: "The status id is saved in state: the next terraform apply continues waiting for the same deployment"}
+}
+
+// deploymentResumeKey identifies a deployment by the API it runs on, its
+// project and its triggers.
+func (d *providerData) deploymentResumeKey(projectID string, triggers types.Map) string {
+	values := map[string]string{}
+	for k, v := range triggers.Elements() {
+		if s, ok := v.(types.String); ok {
+			values[k] = s.ValueString()
+		}
+	}
+	data, _ := json.Marshal(struct {
+		Kind     string            `json:"k"`
+		BaseURL  string            `json:"b"`
+		Project  string            `json:"p"`
+		Triggers map[string]string `json:"t"`
+	}{"deployment", d.baseURL, projectID, values})
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:])
+}
