@@ -3,7 +3,7 @@
 # on first use. The build is cached outside the repository.
 set -euo pipefail
 
-version="${OPENTOFU_VERSION:-v1.11.6}"
+version="${OPENTOFU_VERSION:-v1.12.6}"
 cache="${DOCSADMIN_TOOLS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/terraform-provider-docsadmin}"
 binary="$cache/opentofu-$version/tofu"
 
