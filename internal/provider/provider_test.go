@@ -158,7 +158,7 @@ var cliIsOpenTofu struct {
 // runningOpenTofu reports whether the acceptance tests run OpenTofu rather
 // than Terraform, for the few places where the two engines differ. It asks
 // the binary itself: `version -json` says "terraform_version" on both, but
-// the first line of `version` names the engine ("OpenTofu v1.11.6",
+// the first line of `version` names the engine ("OpenTofu v1.12.6",
 // "Terraform v1.11.4").
 func runningOpenTofu(t *testing.T) bool {
 	t.Helper()
