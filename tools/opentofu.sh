@@ -17,7 +17,11 @@ if [[ ! -x "$binary" ]]; then
   cp -R "$src_dir/." "$work/"
   chmod -R u+w "$work"
   mkdir -p "$(dirname "$binary")"
-  (cd "$work" && CGO_ENABLED=0 go build -trimpath -o "$binary.tmp" ./cmd/tofu)
+  # version.dev=no makes `tofu version` report the release, not -dev, as
+  # tools/terraform.sh does for Terraform.
+  (cd "$work" && CGO_ENABLED=0 go build -trimpath \
+    -ldflags "-X github.com/opentofu/opentofu/version.dev=no" \
+    -o "$binary.tmp" ./cmd/tofu)
   mv "$binary.tmp" "$binary"
 fi
 echo "$binary"
