@@ -3,7 +3,7 @@
 # on first use. The build is cached outside the repository.
 set -euo pipefail
 
-version="${OPENTOFU_VERSION:-v1.11.6}"
+version="${OPENTOFU_VERSION:-v1.12.6}"
 cache="${DOCSADMIN_TOOLS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/terraform-provider-docsadmin}"
 binary="$cache/opentofu-$version/tofu"
 
@@ -16,8 +16,29 @@ if [[ ! -x "$binary" ]]; then
   # The module cache is read-only; build from a writable copy.
   cp -R "$src_dir/." "$work/"
   chmod -R u+w "$work"
+
+  # The remote-state backends bring in the cloud SDKs (AWS, Azure, Google
+  # Cloud, Kubernetes, Alibaba, Tencent, PostgreSQL, Consul), a good part of
+  # the build, and a provider's tests never use them: state stays local. As
+  # in tools/terraform.sh, they are left out of the backend list.
+  init_go="$work/internal/backend/init/init.go"
+  for name in azure consul cos gcs kubernetes oss pg s3; do
+    alias=$(sed -n "s|^[[:space:]]*\(backend[A-Za-z0-9_]*\) \"github.com/opentofu/opentofu/internal/backend/remote-state/$name\"\$|\1|p" "$init_go")
+    [[ -n "$alias" ]] || { echo "no import of remote-state/$name in $init_go: update tools/opentofu.sh for $version" >&2; exit 1; }
+    sed -i -e "\|\"github.com/opentofu/opentofu/internal/backend/remote-state/$name\"\$|d" \
+      -e "/return $alias\.New(/d" "$init_go"
+  done
+  if grep -q 'remote-state/\(azure\|consul\|cos\|gcs\|kubernetes\|oss\|pg\|s3\)"' "$init_go"; then
+    echo "$init_go still imports a dropped backend" >&2
+    exit 1
+  fi
+
   mkdir -p "$(dirname "$binary")"
-  (cd "$work" && CGO_ENABLED=0 go build -trimpath -o "$binary.tmp" ./cmd/tofu)
+  # version.dev=no makes `tofu version` report the release, not -dev, as
+  # tools/terraform.sh does for Terraform.
+  (cd "$work" && CGO_ENABLED=0 go build -trimpath \
+    -ldflags "-X github.com/opentofu/opentofu/version.dev=no" \
+    -o "$binary.tmp" ./cmd/tofu)
   mv "$binary.tmp" "$binary"
 fi
 echo "$binary"

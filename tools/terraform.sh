@@ -7,7 +7,7 @@
 # entry (GOSUMDB), so the source built is the one published for the tag.
 set -euo pipefail
 
-version="${TERRAFORM_VERSION:-v1.15.9}"
+version="${TERRAFORM_VERSION:-v1.16.4}"
 cache="${DOCSADMIN_TOOLS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/terraform-provider-docsadmin}"
 binary="$cache/terraform-$version/terraform"
 

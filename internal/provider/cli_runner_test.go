@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"testing"
 	"time"
 
@@ -31,24 +32,40 @@ func cliRunner(t *testing.T) *tfrunner.Runner {
 	return runner
 }
 
-// cachedActionsTerraform is where the project's tooling keeps a Terraform
-// build recent enough for actions (1.14+), used when the acceptance CLI is
-// older.
-func cachedActionsTerraform() string {
-	home, err := os.UserHomeDir()
+// pinnedTerraform is the build of Terraform that the project's tooling
+// pins (tools/terraform.sh's default version) where the script caches it,
+// and "" when it is not built yet: the engine for what an older acceptance
+// CLI cannot read, such as actions. make tools builds it.
+func pinnedTerraform(t *testing.T) string {
+	t.Helper()
+	root, err := tfrunner.ModuleRoot()
 	if err != nil {
-		return ""
+		t.Fatal(err)
 	}
-	path := filepath.Join(home, ".cache", "terraform-provider-docsadmin", "terraform-v1.15.9", "terraform")
+	script, err := os.ReadFile(filepath.Join(root, "tools", "terraform.sh"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := pinnedVersion.FindSubmatch(script)
+	if m == nil {
+		t.Fatalf("tools/terraform.sh sets no default version (want a line such as %s)", `version="${TERRAFORM_VERSION:-v1.16.4}"`)
+	}
+	cache, err := tfrunner.ToolsCache()
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(cache, "terraform-"+string(m[1]), "terraform")
 	if _, err := os.Stat(path); err != nil {
 		return ""
 	}
 	return path
 }
 
-// supportsActions reports whether runner's Terraform can read action blocks
-// (1.14 or later), and its version.
-func supportsActions(t *testing.T, runner *tfrunner.Runner) (string, bool) {
+var pinnedVersion = regexp.MustCompile(`(?m)^version="\$\{TERRAFORM_VERSION:-(v[0-9]+\.[0-9]+\.[0-9]+)\}"`)
+
+// terraformMinor is the minor version of runner's Terraform 1.x (or
+// OpenTofu's), and the whole version.
+func terraformMinor(t *testing.T, runner *tfrunner.Runner) (int, string) {
 	t.Helper()
 	v, err := runner.Version(t.Context())
 	if err != nil {
@@ -58,5 +75,16 @@ func supportsActions(t *testing.T, runner *tfrunner.Runner) (string, bool) {
 	if _, err := fmt.Sscanf(v, "%d.%d", &major, &minor); err != nil {
 		t.Fatalf("%s reports version %q: %v", runner.Path(), v, err)
 	}
-	return v, major > 1 || major == 1 && minor >= 14
+	if major != 1 {
+		t.Fatalf("%s reports version %q; the tests know Terraform 1.x", runner.Path(), v)
+	}
+	return minor, v
+}
+
+// supportsActions reports whether runner's Terraform can read action blocks
+// (1.14 or later), and its version.
+func supportsActions(t *testing.T, runner *tfrunner.Runner) (string, bool) {
+	t.Helper()
+	minor, v := terraformMinor(t, runner)
+	return v, minor >= 14
 }

@@ -22,10 +22,19 @@ var blockType = regexp.MustCompile(`(?m)^\s*(?:resource|data|ephemeral|action)\s
 // actionBlock finds an action block, which Terraform reads from 1.14 on.
 var actionBlock = regexp.MustCompile(`(?m)^\s*action\s+"`)
 
+// actionTriggerSince116 finds what action_trigger blocks accept from
+// Terraform 1.16 on: on_failure, and the destroy events.
+var actionTriggerSince116 = regexp.MustCompile(`action_trigger\s*\{[^}]*(\bon_failure\s*=|\bbefore_destroy\b|\bafter_destroy\b)`)
+
 // TestExamplesValidate runs `terraform validate` on every example that needs
 // only this provider, against a build of it through dev_overrides (the
 // acceptance CLI, through internal/tfrunner), so that
-// the documentation never shows configuration that does not work.
+// the documentation never shows configuration that does not work. An
+// example that needs a newer Terraform than the acceptance CLI (identity
+// imports 1.12, actions 1.14, action triggers' on_failure and destroy events
+// 1.16) is validated with the pinned Terraform of tools/terraform.sh, which
+// make tools builds; with TF_ACC set (make test, CI) a missing one fails the
+// test.
 func TestExamplesValidate(t *testing.T) {
 	root, err := tfrunner.ModuleRoot()
 	if err != nil {
@@ -35,21 +44,7 @@ func TestExamplesValidate(t *testing.T) {
 	if len(dirs) == 0 {
 		t.Fatal("no examples found")
 	}
-	runner := cliRunner(t)
-	identityImports := acceptsIdentityImports(t, runner)
-	// Examples with actions need Terraform 1.14+: the acceptance CLI when it
-	// is recent enough, else the cached newer build, else they are skipped.
-	actionsRunner := runner
-	if v, ok := supportsActions(t, runner); !ok {
-		actionsRunner = nil
-		if cached := cachedActionsTerraform(); cached != "" {
-			if actionsRunner, err = runner.WithTerraform(cached); err != nil {
-				t.Fatal(err)
-			}
-		} else {
-			t.Logf("Terraform %s cannot read action blocks and no Terraform 1.14+ is cached at ~/.cache/terraform-provider-docsadmin: examples with actions are not validated", v)
-		}
-	}
+	runners := newExampleRunners(t, cliRunner(t))
 
 	validated := 0
 	for _, dir := range dirs {
@@ -58,26 +53,93 @@ func TestExamplesValidate(t *testing.T) {
 			t.Logf("%s: not validated offline, it also needs %v", rel, others)
 			continue
 		}
-		dirRunner := runner
-		if usesActions(t, dir) {
-			if actionsRunner == nil {
-				t.Logf("%s: not validated: it uses actions, which need Terraform 1.14 or later", rel)
-				continue
-			}
-			dirRunner = actionsRunner
-		}
 		for _, variant := range importVariants(t, dir) {
-			if variant == identityImportExample && !identityImports {
-				t.Logf("%s: not validated, it needs Terraform 1.12 or later", filepath.Join(rel, variant))
+			name := filepath.Join(rel, variant)
+			needs := exampleNeeds(t, dir, variant)
+			runner := runners.atLeast(needs)
+			if runner == nil {
+				runners.missing(t, name, needs)
 				continue
 			}
-			validateExample(t, dirRunner, dir, filepath.Join(rel, variant), variant)
+			validateExample(t, runner, dir, name, variant)
 		}
 		validated++
 	}
 	if validated == 0 {
 		t.Fatal("no example was validated")
 	}
+}
+
+// exampleRunners are the engines examples are validated with: the acceptance
+// CLI, and the pinned Terraform when it is newer and cached.
+type exampleRunners struct {
+	cli, pinned           *tfrunner.Runner
+	cliMinor, pinnedMinor int
+	cliVersion            string
+}
+
+func newExampleRunners(t *testing.T, cli *tfrunner.Runner) exampleRunners {
+	t.Helper()
+	r := exampleRunners{cli: cli}
+	r.cliMinor, r.cliVersion = terraformMinor(t, cli)
+	if runningOpenTofu(t) {
+		// OpenTofu reads neither actions nor their triggers.
+		r.cliMinor = min(r.cliMinor, 13)
+	}
+	if path := pinnedTerraform(t); path != "" {
+		pinned, err := cli.WithTerraform(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.pinnedMinor, _ = terraformMinor(t, pinned); r.pinnedMinor > r.cliMinor {
+			r.pinned = pinned
+		}
+	}
+	return r
+}
+
+// atLeast is a runner of Terraform 1.<minor> or later, nil when none is.
+func (r exampleRunners) atLeast(minor int) *tfrunner.Runner {
+	switch {
+	case r.cliMinor >= minor:
+		return r.cli
+	case r.pinned != nil && r.pinnedMinor >= minor:
+		return r.pinned
+	}
+	return nil
+}
+
+func (r exampleRunners) missing(t *testing.T, name string, minor int) {
+	t.Helper()
+	msg := fmt.Sprintf("%s: not validated: it needs Terraform 1.%d or later; the acceptance CLI is %s and the pinned Terraform "+
+		"of tools/terraform.sh is not built (make tools builds it)", name, minor, r.cliVersion)
+	if os.Getenv("TF_ACC") != "" {
+		t.Error(msg)
+		return
+	}
+	t.Log(msg)
+}
+
+// exampleNeeds is the oldest Terraform 1.x minor version that reads the
+// files of dir with the import example variant ("" for none).
+func exampleNeeds(t *testing.T, dir, variant string) int {
+	t.Helper()
+	needs := 0
+	if variant == identityImportExample {
+		needs = 12
+	}
+	for name, content := range terraformFiles(t, dir) {
+		if isImportExample(name) && name != variant {
+			continue
+		}
+		if actionBlock.MatchString(content) {
+			needs = max(needs, 14)
+		}
+		if actionTriggerSince116.MatchString(content) {
+			needs = max(needs, 16)
+		}
+	}
+	return needs
 }
 
 // validateExample validates the files of dir, leaving out every import
@@ -205,16 +267,6 @@ func otherProviders(t *testing.T, dir string) []string {
 	}
 	sort.Strings(names)
 	return names
-}
-
-func usesActions(t *testing.T, dir string) bool {
-	t.Helper()
-	for _, content := range terraformFiles(t, dir) {
-		if actionBlock.MatchString(content) {
-			return true
-		}
-	}
-	return false
 }
 
 func terraformFiles(t *testing.T, dir string) map[string]string {

@@ -37,7 +37,7 @@ func (f *helmValuesFunction) Definition(_ context.Context, _ function.Definition
 			"Do not pass it in `values` of a `helm_release`: the helm provider echoes `values` in clear into its `metadata.values`. " +
 			"There, pass the link through `set_sensitive` or `set_wo` and the other values through `values`, " +
 			"with `provider::docsadmin::pod_annotations` so that pods roll on new content only (see the guide \"Deploying with Helm\").\n\n" +
-			"OpenTofu (as of 1.11) sends a `null` argument of a provider function without a value, which the provider cannot decode: " +
+			"OpenTofu (as of 1.12) sends a `null` argument of a provider function without a value, which the provider cannot decode: " +
 			"there a null `version` fails with \"DynamicValue had no JSON or msgpack data set\" before the function runs. " +
 			"With OpenTofu, pass a version, or write `{ staticExport = { enabled = true, bundleUrl = ... } }` yourself to leave it out.",
 		Parameters: []function.Parameter{

@@ -29,7 +29,7 @@ import (
 // terraform init through a filesystem_mirror CLI configuration, with a lock
 // file that records the release's checksums, then applied against the mock.
 // It runs on the acceptance CLI (make test: Terraform on PATH; make
-// test-tofu: OpenTofu; make test-tf115: Terraform 1.15.9).
+// test-tofu: OpenTofu 1.12.6; make test-tf116: Terraform 1.16.4).
 
 const installConfig = `terraform {
   required_providers {

@@ -149,24 +149,44 @@ func acceptanceCLI(t *testing.T) string {
 	return path
 }
 
-// cliIsOpenTofu caches, per binary path, whether it is OpenTofu.
-var cliIsOpenTofu struct {
+// acceptanceEngines caches, per binary path, which engine it is.
+var acceptanceEngines struct {
 	sync.Mutex
-	byPath map[string]bool
+	byPath map[string]engine
+}
+
+// engine is what the first line of `version` says: Terraform or OpenTofu,
+// and its minor version of 1.x.
+type engine struct {
+	openTofu bool
+	minor    int
 }
 
 // runningOpenTofu reports whether the acceptance tests run OpenTofu rather
-// than Terraform, for the few places where the two engines differ. It asks
-// the binary itself: `version -json` says "terraform_version" on both, but
-// the first line of `version` names the engine ("OpenTofu v1.11.6",
-// "Terraform v1.11.4").
+// than Terraform, for the few places where the two engines differ.
 func runningOpenTofu(t *testing.T) bool {
 	t.Helper()
+	return acceptanceEngine(t).openTofu
+}
+
+// openTofuBefore reports whether the acceptance tests run OpenTofu older
+// than 1.minor.
+func openTofuBefore(t *testing.T, minor int) bool {
+	t.Helper()
+	e := acceptanceEngine(t)
+	return e.openTofu && e.minor < minor
+}
+
+// acceptanceEngine asks the acceptance CLI itself: `version -json` says
+// "terraform_version" on both engines, but the first line of `version`
+// names the engine ("OpenTofu v1.12.6", "Terraform v1.11.4").
+func acceptanceEngine(t *testing.T) engine {
+	t.Helper()
 	path := acceptanceCLI(t)
-	cliIsOpenTofu.Lock()
-	defer cliIsOpenTofu.Unlock()
-	if isTofu, ok := cliIsOpenTofu.byPath[path]; ok {
-		return isTofu
+	acceptanceEngines.Lock()
+	defer acceptanceEngines.Unlock()
+	if e, ok := acceptanceEngines.byPath[path]; ok {
+		return e
 	}
 	cmd := exec.Command(path, "version")
 	cmd.Env = append(os.Environ(), "CHECKPOINT_DISABLE=1")
@@ -175,13 +195,15 @@ func runningOpenTofu(t *testing.T) bool {
 		t.Fatalf("%s version: %v", path, err)
 	}
 	firstLine, _, _ := strings.Cut(strings.TrimSpace(string(out)), "\n")
-	isTofu := strings.HasPrefix(firstLine, "OpenTofu ")
-	if !isTofu && !strings.HasPrefix(firstLine, "Terraform ") {
-		t.Fatalf("%s version printed %q first; want Terraform or OpenTofu", path, firstLine)
+	var e engine
+	var name string
+	if _, err := fmt.Sscanf(firstLine, "%s v1.%d.", &name, &e.minor); err != nil || name != "OpenTofu" && name != "Terraform" {
+		t.Fatalf("%s version printed %q first; want Terraform or OpenTofu v1.x", path, firstLine)
 	}
-	if cliIsOpenTofu.byPath == nil {
-		cliIsOpenTofu.byPath = map[string]bool{}
+	e.openTofu = name == "OpenTofu"
+	if acceptanceEngines.byPath == nil {
+		acceptanceEngines.byPath = map[string]engine{}
 	}
-	cliIsOpenTofu.byPath[path] = isTofu
-	return isTofu
+	acceptanceEngines.byPath[path] = e
+	return e
 }

@@ -18,6 +18,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/hashicorp/terraform-exec/tfexec"
 )
 
 // ProjectName is the provider's release name: .goreleaser.yml's project_name,
@@ -273,8 +275,9 @@ func LockFile(addr, version string, hashes []string) string {
 // one of Addresses (Terraform and OpenTofu each keep the entry of their own
 // registry and drop the other); then it runs terraform init, which verifies
 // the archive against those checksums and records its h1: hash. Init's
-// output goes to stdout and stderr.
-func (r *Runner) Init(ctx context.Context, dir string, stdout, stderr io.Writer) error {
+// output goes to stdout and stderr; opts are init's options, such as
+// tfexec.Upgrade(true) to move a lock file to the mirror's version.
+func (r *Runner) Init(ctx context.Context, dir string, stdout, stderr io.Writer, opts ...tfexec.InitOption) error {
 	if err := r.PinVersion(dir); err != nil {
 		return err
 	}
@@ -301,7 +304,7 @@ func (r *Runner) Init(ctx context.Context, dir string, stdout, stderr io.Writer)
 	}
 	tf.SetStdout(stdout)
 	tf.SetStderr(stderr)
-	if err := tf.Init(ctx); err != nil {
+	if err := tf.Init(ctx, opts...); err != nil {
 		return fmt.Errorf("terraform init: %w", err)
 	}
 	return nil
