@@ -9,7 +9,6 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/action"
 	"github.com/hashicorp/terraform-plugin-framework/action/schema"
-	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -116,15 +115,9 @@ func (a *agentJobAction) ModifyPlan(ctx context.Context, req action.ModifyPlanRe
 	}
 	var projectID types.String
 	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("project_id"), &projectID)...)
-	if projectID.IsNull() && a.data.projectID == "" {
-		missingProject(&resp.Diagnostics)
+	if !projectID.IsUnknown() {
+		a.data.project(projectID, &resp.Diagnostics)
 	}
-}
-
-func missingProject(diags *diag.Diagnostics) {
-	diags.AddAttributeError(path.Root("project_id"), "Missing project ID",
-		"Set project_id in the action's config, or project_id in the provider block (or the "+envProjectID+" environment variable). "+
-			"It is shown on the dashboard's API keys page.")
 }
 
 func (a *agentJobAction) Configure(_ context.Context, req action.ConfigureRequest, resp *action.ConfigureResponse) {
@@ -143,12 +136,8 @@ func (a *agentJobAction) Invoke(ctx context.Context, req action.InvokeRequest, r
 	prompt := cfg.Prompt.ValueString()
 	ctx = maskPrompt(a.data.maskSecrets(ctx), prompt)
 
-	projectID := cfg.ProjectID.ValueString()
+	projectID := a.data.project(cfg.ProjectID, &resp.Diagnostics)
 	if projectID == "" {
-		projectID = a.data.projectID
-	}
-	if projectID == "" {
-		missingProject(&resp.Diagnostics)
 		return
 	}
 	limit := defaultAgentJobWait

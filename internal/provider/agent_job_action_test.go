@@ -238,7 +238,7 @@ func TestAccAgentJobAction_badInputAtPlanTime(t *testing.T) {
 		{"project id with spaces", promptLine("1.0.0") + `    project_id = "proj 1"`, `(?s)Invalid project id.*"proj 1" contains spaces`},
 		{"zero timeout", promptLine("1.0.0") + "    wait_for_final_status = true\n    timeout = \"0s\"", `(?s)Invalid duration.*"0s" is below the minimum of 1s`},
 		{"unparsable timeout", promptLine("1.0.0") + "    wait_for_final_status = true\n    timeout = \"soon\"", `(?s)Invalid duration.*"soon" is not a duration`},
-		{"no project", promptLine("1.0.0"), `(?s)Missing project ID.*Set project_id in the action's config`},
+		{"no project", promptLine("1.0.0"), `(?s)Missing project ID.*Set project_id in this block`},
 	}
 	runSubtests(t, cases, func(c testCase) string { return c.name }, func(t *testing.T, c testCase) {
 		mock := newMock(t, mockapi.Config{})

@@ -10,7 +10,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
-	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
@@ -121,14 +120,8 @@ func (d *agentJobDataSource) Read(ctx context.Context, req datasource.ReadReques
 	}
 	ctx = d.data.maskSecrets(ctx)
 
-	projectID := cfg.ProjectID.ValueString()
+	projectID := d.data.project(cfg.ProjectID, &resp.Diagnostics)
 	if projectID == "" {
-		projectID = d.data.projectID
-	}
-	if projectID == "" {
-		resp.Diagnostics.AddAttributeError(path.Root("project_id"), "Missing project ID",
-			"Set project_id on this data source, or project_id in the provider block (or the "+envProjectID+" environment variable). "+
-				"It is shown on the dashboard's API keys page.")
 		return
 	}
 	jobID := cfg.ID.ValueString()

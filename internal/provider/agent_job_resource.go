@@ -137,7 +137,7 @@ func (r *agentJobResource) Create(ctx context.Context, req resource.CreateReques
 	}
 	prompt := plan.Prompt.ValueString()
 	ctx = maskPrompt(r.data.maskSecrets(ctx), prompt)
-	projectID := r.data.deploymentProject(plan.ProjectID, &resp.Diagnostics)
+	projectID := r.data.project(plan.ProjectID, &resp.Diagnostics)
 	limit, diags := plan.Timeouts.Create(ctx, defaultAgentJobWait)
 	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {

@@ -329,7 +329,7 @@ func TestAccDeploymentResource_errors(t *testing.T) {
 	}
 	const readOnlyKey = "dsa_monitor_d3pl0yr34d"
 	cases := []testCase{
-		{name: "no project", want: `(?s)Missing project ID.*Set project_id on this resource`},
+		{name: "no project", want: `(?s)Missing project ID.*Set project_id in this block`},
 		{
 			name: "read-only key", providerExtra: `project_id = "proj_1"`, apiKey: readOnlyKey,
 			want: `(?s)Cannot deploy the project.*POST\s+/v1/project/update/proj_1.*HTTP\s+403.*needs\s+the\s+write\s+scope.*needed\s+scope`,

@@ -9,7 +9,6 @@ import (
 
 	dschema "github.com/hashicorp/terraform-plugin-framework/datasource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
-	"github.com/hashicorp/terraform-plugin-framework/path"
 	rschema "github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
@@ -283,21 +282,6 @@ func (d *providerData) redact(text string) string {
 		name, _, _ := strings.Cut(m, "=")
 		return name + "=REDACTED"
 	})
-}
-
-// deploymentProject is the project of a deployment: its own setting, else the
-// provider's. It reports an error naming the attribute when neither is set.
-func (d *providerData) deploymentProject(configured types.String, diags *diag.Diagnostics) string {
-	if projectID := configured.ValueString(); projectID != "" {
-		return projectID
-	}
-	if d.projectID != "" {
-		return d.projectID
-	}
-	diags.AddAttributeError(path.Root("project_id"), "Missing project ID",
-		"Set project_id on this resource, or project_id in the provider block (or the "+envProjectID+" environment variable). "+
-			"It is shown on the dashboard's API keys page.")
-	return ""
 }
 
 // deploymentStartError explains a failed update or preview call, including

@@ -122,7 +122,7 @@ func (r *previewDeploymentResource) Create(ctx context.Context, req resource.Cre
 		return
 	}
 	ctx = r.data.maskSecrets(ctx)
-	projectID := r.data.deploymentProject(plan.ProjectID, &resp.Diagnostics)
+	projectID := r.data.project(plan.ProjectID, &resp.Diagnostics)
 	limit, diags := plan.Timeouts.Create(ctx, defaultDeploymentWait)
 	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {

@@ -302,6 +302,22 @@ type providerData struct {
 
 func (d *providerData) now() time.Time { return d.clock.Now() }
 
+// project is the project of an agent job, a deployment or a preview: the
+// block's own project_id, else the provider's. Neither set is an error
+// naming the attribute.
+func (d *providerData) project(configured types.String, diags *diag.Diagnostics) string {
+	if projectID := configured.ValueString(); projectID != "" {
+		return projectID
+	}
+	if d.projectID != "" {
+		return d.projectID
+	}
+	diags.AddAttributeError(path.Root("project_id"), "Missing project ID",
+		"Set project_id in this block, or project_id in the provider block (or the "+envProjectID+" environment variable). "+
+			"It is shown on the dashboard's API keys page.")
+	return ""
+}
+
 // archiveLimits reads the archive settings; unset or unknown ones keep the
 // defaults.
 func (m providerModel) archiveLimits() archive.Limits {
