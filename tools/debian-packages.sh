@@ -3,9 +3,10 @@
 # missing: the unpackers of internal/archive's differential test (bsdtar,
 # busybox tar; GNU tar and Python 3 come with Debian), jq for the example
 # pipeline's steps, shellcheck, which actionlint runs on the workflow's
-# scripts, and nginx, the web server that internal/sitetest serves an unpacked
-# export with, using the configuration the static hosting guide gives. Does
-# nothing when every command is there.
+# scripts, nginx, the web server that internal/sitetest serves an unpacked
+# export with, using the configuration the static hosting guide gives, and
+# Node.js, which runs the example's CloudFront Function there. Does nothing
+# when every command is there.
 set -euo pipefail
 
 declare -A package_of=(
@@ -16,6 +17,7 @@ declare -A package_of=(
   [jq]=jq
   [shellcheck]=shellcheck
   [nginx]=nginx
+  [node]=nodejs
 )
 missing=()
 for command in "${!package_of[@]}"; do
