@@ -89,7 +89,7 @@ func TestBundleLinkShapeAndDownload(t *testing.T) {
 			t.Fatalf("nested page lacks %s:\n%s", link, g)
 		}
 	}
-	for _, loc := range []string{"https://docs.example.com/</loc>", "https://docs.example.com/guides/</loc>", "https://docs.example.com/guides/getting-started</loc>"} {
+	for _, loc := range []string{"https://docs.example.com/</loc>", "https://docs.example.com/guides</loc>", "https://docs.example.com/guides/getting-started</loc>"} {
 		if !strings.Contains(contents["sitemap.xml"], loc) {
 			t.Fatalf("sitemap.xml lacks %s:\n%s", loc, contents["sitemap.xml"])
 		}

@@ -25,8 +25,8 @@ type siteFile struct{ name, body string }
 type SiteFile struct{ Name, Body string }
 
 // defaultPages are the pages of an export that names none. A page whose last
-// segment is "index" is its folder's page (guides/index.html answers
-// /guides/).
+// segment is "index" is its folder's page: guides/index.html answers
+// /guides, its canonical URL, and /guides/.
 var defaultPages = []string{
 	"index",
 	"guides/index", "guides/getting-started", "guides/configuration",
@@ -73,15 +73,13 @@ func siteFiles(domain, version, build string, paths []string, count int) []siteF
 }
 
 // pageRoute is the extensionless URL path of a page, without the leading
-// slash: "guides/getting-started", "guides/" for guides/index, "" for index.
+// slash, as canonical and sitemap URLs spell it: "guides/getting-started",
+// "guides" for guides/index, "" for index.
 func pageRoute(p string) string {
 	if p == "index" {
 		return ""
 	}
-	if dir, ok := strings.CutSuffix(p, "/index"); ok {
-		return dir + "/"
-	}
-	return p
+	return strings.TrimSuffix(p, "/index")
 }
 
 // pageTitle names a page: its last segment, or its folder's for an index.

@@ -50,12 +50,10 @@ func TestSiteFilesAreValidForTheirType(t *testing.T) {
 		if !ok || strings.HasSuffix(route, ".html") {
 			t.Fatalf("sitemap URL %s", u.Loc)
 		}
-		page := strings.TrimSuffix(route, "/")
-		if route == "" || strings.HasSuffix(route, "/") {
-			page = strings.TrimPrefix(page+"/index", "/")
-		}
-		if _, ok := files[page+".html"]; !ok {
-			t.Fatalf("sitemap URL %s: no %s.html", u.Loc, page)
+		_, page := files[route+".html"]
+		_, index := files[strings.TrimPrefix(route+"/index.html", "/")]
+		if page == index {
+			t.Fatalf("sitemap URL %s: %v pages answer it", u.Loc, map[bool]int{false: 0, true: 2}[page])
 		}
 	}
 	var index []map[string]string

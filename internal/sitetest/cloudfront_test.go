@@ -15,7 +15,8 @@ import (
 
 // cloudFrontFunction is the viewer-request function of the S3 and CloudFront
 // example, which maps the export's extensionless URLs onto its files.
-var cloudFrontFunction = filepath.Join("examples", "pipelines", "static-host", "s3-cloudfront", "rewrite.js")
+// main.tf renders it with the folders that hold an index page.
+var cloudFrontFunction = filepath.Join("examples", "pipelines", "static-host", "s3-cloudfront", "rewrite.js.tftpl")
 
 // TestCloudFrontFunctionMapsEveryURL runs the example's CloudFront Function
 // with Node.js on every URL of an export: each file by its own name, each
@@ -37,17 +38,30 @@ func TestCloudFrontFunctionMapsEveryURL(t *testing.T) {
 	site := unpackedExport(t)
 	files := siteFiles(t, site)
 
-	want := map[string]string{} // URL path -> the file that must answer it
+	want := map[string]string{}      // URL path -> the file that must answer it
+	directories := map[string]bool{} // as main.tf lists them from the routes
 	for _, name := range files {
 		want["/"+name] = name
-		if page, ok := strings.CutSuffix(name, ".html"); ok {
-			if dir, ok := strings.CutSuffix(page, "index"); ok && (dir == "" || strings.HasSuffix(dir, "/")) {
-				want["/"+dir] = name // guides/index.html answers /guides/
-			} else {
-				want["/"+page] = name
+		page, ok := strings.CutSuffix(name, ".html")
+		if !ok {
+			continue
+		}
+		if dir, ok := strings.CutSuffix(page, "index"); ok && (dir == "" || strings.HasSuffix(dir, "/")) {
+			want["/"+dir] = name // guides/index.html answers /guides/ ...
+			if dir != "" {
+				want["/"+strings.TrimSuffix(dir, "/")] = name // ... and /guides
+				directories[strings.TrimSuffix(dir, "/")] = true
 			}
+		} else {
+			want["/"+page] = name
 		}
 	}
+	const placeholder = "${jsonencode(directories)}"
+	if strings.Count(string(code), placeholder) != 1 || strings.Count(string(code), "${") != 1 {
+		t.Fatalf("%s must hold %s once, and no other template sequence", cloudFrontFunction, placeholder)
+	}
+	dirs, _ := json.Marshal(directories)
+	code = []byte(strings.Replace(string(code), placeholder, string(dirs), 1))
 	sitemap, err := os.ReadFile(filepath.Join(site, "sitemap.xml"))
 	if err != nil {
 		t.Fatal(err)

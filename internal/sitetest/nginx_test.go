@@ -13,7 +13,6 @@ import (
 	"net/url"
 	"os"
 	"os/exec"
-	"path"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -38,6 +37,15 @@ var nginxTemplate = filepath.Join("examples", "pipelines", "static-host", "nginx
 // a page that does not exist answers 404.
 func TestNginxServesTheExport(t *testing.T) {
 	site := unpackedExport(t)
+	for _, name := range edgeFiles {
+		p := filepath.Join(site, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("edge case "+name+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 	base := startNginx(t, site)
 
 	c := &crawler{t: t, base: base, site: site, seen: map[string]bool{}}
@@ -50,7 +58,7 @@ func TestNginxServesTheExport(t *testing.T) {
 		}
 	}
 	// The files no page links to (RSC payloads, robots.txt, the sitemap, the
-	// search index), by their own names.
+	// search index, the edge cases), by their own names.
 	for _, name := range files {
 		c.fetch("/"+name, name)
 	}
@@ -71,10 +79,10 @@ func TestNginxServesTheExport(t *testing.T) {
 		if err != nil || strings.HasSuffix(loc.Path, ".html") {
 			t.Fatalf("sitemap URL %q is not an extensionless URL", u.Loc)
 		}
-		page := pageFile(loc.Path)
+		page := c.fileFor(loc.Path)
 		c.fetch(loc.Path, page)
-		if dir, ok := strings.CutSuffix(loc.Path, "/"); ok && dir != "" {
-			c.fetch(dir, page) // /guides answers as /guides/ does
+		if strings.HasSuffix(page, "/index.html") {
+			c.fetch(loc.Path+"/", page) // /guides/ answers as /guides does
 		}
 	}
 
@@ -85,7 +93,7 @@ func TestNginxServesTheExport(t *testing.T) {
 		t.Fatalf("search-index.json: %v, %d entries", err, len(index))
 	}
 	for _, e := range index {
-		c.fetch(e.URL, pageFile(e.URL))
+		c.fetch(e.URL, c.fileFor(e.URL))
 	}
 
 	for _, missing := range []string{"/no-such-page", "/guides/no-such-page.html", "/assets/missing.0123abcd.js"} {
@@ -142,15 +150,6 @@ func readTemplate(t *testing.T) string {
 		t.Fatal(err)
 	}
 	return string(conf)
-}
-
-// pageFile is the file that answers an extensionless URL path of a page.
-func pageFile(p string) string {
-	p = strings.TrimPrefix(p, "/")
-	if p == "" || strings.HasSuffix(p, "/") {
-		return p + "index.html"
-	}
-	return p + ".html"
 }
 
 // unpackedExport runs an export on the mock, downloads and verifies its
@@ -441,7 +440,7 @@ func (c *crawler) fetch(p, file string) []byte {
 	if got, want := resp.Header.Get("Content-Type"), contentType(file); got != want {
 		c.t.Errorf("GET %s (%s): Content-Type %q, want %q", p, file, got, want)
 	}
-	if got, want := resp.Header.Get("Cache-Control"), cacheControl(path.Base(file)); got != want {
+	if got, want := resp.Header.Get("Cache-Control"), cacheControl(file); got != want {
 		c.t.Errorf("GET %s (%s): Cache-Control %q, want %q", p, file, got, want)
 	}
 	if c.served == nil {

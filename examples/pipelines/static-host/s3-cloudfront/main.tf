@@ -108,15 +108,21 @@ resource "terraform_data" "published" {
   depends_on = [aws_s3_object.pages]
 }
 
-# /guides/getting-started -> guides/getting-started.html, /guides/ ->
-# guides/index.html: the bucket holds files, the export's URLs have no
-# extension.
+# /guides/getting-started -> guides/getting-started.html, /guides and
+# /guides/ -> guides/index.html: the bucket holds files, the export's URLs
+# have no extension. The folders with an index page come from the routes of
+# the manifest (a function's code is limited to 10 KB).
 resource "aws_cloudfront_function" "rewrite" {
   name    = "docs-extensionless-urls"
   runtime = "cloudfront-js-2.0"
-  comment = "Serves /path from path.html and /dir/ from dir/index.html"
+  comment = "Serves /path from path.html and /dir from dir/index.html"
   publish = true
-  code    = file("${path.module}/rewrite.js")
+  code = templatefile("${path.module}/rewrite.js.tftpl", {
+    directories = {
+      for route, file in data.docsadmin_static_site_manifest.docs.routes : route => true
+      if route != "" && file == "${route}/index.html"
+    }
+  })
 }
 
 resource "aws_cloudfront_origin_access_control" "site" {
