@@ -2,8 +2,11 @@
 # Installs the Debian packages that the tests run, when their commands are
 # missing: the unpackers of internal/archive's differential test (bsdtar,
 # busybox tar; GNU tar and Python 3 come with Debian), jq for the example
-# pipeline's steps, and shellcheck, which actionlint runs on the workflow's
-# scripts. Does nothing when every command is there.
+# pipeline's steps, shellcheck, which actionlint runs on the workflow's
+# scripts, nginx, the web server that internal/sitetest serves an unpacked
+# export with, using the configuration the static hosting guide gives, and
+# Node.js, which runs the example's CloudFront Function there. Does nothing
+# when every command is there.
 set -euo pipefail
 
 declare -A package_of=(
@@ -13,6 +16,8 @@ declare -A package_of=(
   [python3]=python3
   [jq]=jq
   [shellcheck]=shellcheck
+  [nginx]=nginx
+  [node]=nodejs
 )
 missing=()
 for command in "${!package_of[@]}"; do

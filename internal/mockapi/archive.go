@@ -5,12 +5,8 @@ import (
 	"compress/gzip"
 	"encoding/binary"
 	"errors"
-	"fmt"
-	"html"
 	"io"
 	"math/rand/v2"
-	"path"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -161,58 +157,4 @@ func writeSite(w io.Writer, kind ArchiveKind, site []siteFile, size int64, seed 
 		}
 	}
 	return errors.Join(tw.Close(), gz.Close())
-}
-
-// siteFile is one file of an exported site.
-type siteFile struct{ name, body string }
-
-// defaultPages are the pages of an export that names none.
-var defaultPages = []string{"index", "guides/getting-started", "guides/configuration", "api/reference", "changelog"}
-
-// siteAssets are included in every site, whatever paths were requested.
-var siteAssets = []siteFile{
-	{"assets/site.css", "body{font-family:system-ui,sans-serif;margin:0 auto;max-width:48rem;padding:1rem}\nnav a{margin-right:1rem}\n"},
-	{"assets/site.js", "document.addEventListener('DOMContentLoaded',function(){document.body.dataset.ready='1';});\n"},
-	{"assets/logo.svg", `<svg xmlns="http://www.w3.org/2000/svg" width="32" height="32"><rect width="32" height="32" rx="6" fill="#2b6cb0"/></svg>` + "\n"},
-}
-
-// siteFiles are the files of an export: a page for each requested path (the
-// default pages when none were requested), cut or padded with generated
-// pages to count, so that an archive holds as many pages as the job reports,
-// then the assets. build (the export job) is stamped on every page, as a
-// real export's build stamp is, so two exports never serve the same bytes.
-func siteFiles(domain, version, build string, paths []string, count int) []siteFile {
-	pages := defaultPages
-	if len(paths) > 0 {
-		pages = paths
-	}
-	pages = slices.Clip(pages[:min(count, len(pages))])
-	for n := len(pages) + 1; n <= count; n++ {
-		pages = append(pages, fmt.Sprintf("topics/topic-%02d", n))
-	}
-	files := make([]siteFile, 0, len(pages)+len(siteAssets))
-	for _, p := range pages {
-		files = append(files, siteFile{p + ".html", renderPage(p, pages, domain, version, build)})
-	}
-	return append(files, siteAssets...)
-}
-
-func renderPage(p string, all []string, domain, version, build string) string {
-	// Links are relative so the site works from any mount point.
-	up := strings.Repeat("../", strings.Count(p, "/"))
-	if version == "" {
-		version = "latest"
-	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<meta name=\"docsadmin-build\" content=\"%s\">\n<title>%s - %s</title>\n",
-		html.EscapeString(build), html.EscapeString(path.Base(p)), html.EscapeString(domain))
-	fmt.Fprintf(&b, "<link rel=\"stylesheet\" href=\"%sassets/site.css\">\n<script src=\"%sassets/site.js\" defer></script>\n</head>\n<body>\n", up, up)
-	fmt.Fprintf(&b, "<header><img src=\"%sassets/logo.svg\" alt=\"\" width=\"32\" height=\"32\"> %s <small>(%s)</small></header>\n<nav>\n",
-		up, html.EscapeString(domain), html.EscapeString(version))
-	for _, o := range all {
-		fmt.Fprintf(&b, "<a href=\"%s%s.html\">%s</a>\n", up, html.EscapeString(o), html.EscapeString(path.Base(o)))
-	}
-	fmt.Fprintf(&b, "</nav>\n<main>\n<h1>%s</h1>\n<p>Static export of %s, page %s.</p>\n</main>\n</body>\n</html>\n",
-		html.EscapeString(path.Base(p)), html.EscapeString(domain), html.EscapeString(p))
-	return b.String()
 }

@@ -70,22 +70,32 @@ func TestBundleLinkShapeAndDownload(t *testing.T) {
 		t.Fatalf("sizeBytes = %v, archive is %d bytes", size, len(r.body))
 	}
 	names, contents := tarFiles(t, r.body)
-	want := []string{
-		"api/reference.html", "assets/logo.svg", "assets/site.css", "assets/site.js",
-		"changelog.html", "guides/configuration.html", "guides/getting-started.html", "index.html",
-	}
-	for n := 6; n <= DefaultPageCount; n++ { // generated pages up to the reported page count
-		want = append(want, fmt.Sprintf("topics/topic-%02d.html", n))
-	}
+	want := sitePaths(append(slices.Clone(defaultPages), generatedTopics(len(defaultPages)+1, DefaultPageCount)...))
 	if !slices.Equal(names, want) {
 		t.Fatalf("archive files = %v, want %v", names, want)
 	}
+	a := assets()
 	idx := contents["index.html"]
-	if !strings.Contains(idx, `href="guides/getting-started.html"`) || !strings.Contains(idx, "docs.example.com") {
-		t.Fatalf("index.html lacks .html links or domain:\n%s", idx)
+	for _, link := range []string{`href="guides/getting-started.html"`, `href="guides/index.html"`, `href="/` + a.css + `"`,
+		`src="/` + a.app + `"`, `href="/favicon.ico"`, `<link rel="canonical" href="https://docs.example.com/">`, `src="` + a.hero + `"`} {
+		if !strings.Contains(idx, link) {
+			t.Fatalf("index.html lacks %s:\n%s", link, idx)
+		}
 	}
-	if g := contents["guides/getting-started.html"]; !strings.Contains(g, `href="../assets/site.css"`) {
-		t.Fatalf("nested page has wrong relative links:\n%s", g)
+	g := contents["guides/getting-started.html"]
+	for _, link := range []string{`href="../api/reference/authentication.html"`, `src="../` + a.logo + `"`, `href="/guides/configuration.html"`,
+		`<link rel="canonical" href="https://docs.example.com/guides/getting-started">`} {
+		if !strings.Contains(g, link) {
+			t.Fatalf("nested page lacks %s:\n%s", link, g)
+		}
+	}
+	for _, loc := range []string{"https://docs.example.com/</loc>", "https://docs.example.com/guides</loc>", "https://docs.example.com/guides/getting-started</loc>"} {
+		if !strings.Contains(contents["sitemap.xml"], loc) {
+			t.Fatalf("sitemap.xml lacks %s:\n%s", loc, contents["sitemap.xml"])
+		}
+	}
+	if !strings.Contains(contents[a.css], "url(fonts/inter-var.") {
+		t.Fatalf("the stylesheet does not load the font:\n%s", contents[a.css])
 	}
 	if s.Downloads() != 1 || s.BundlesGenerated(id) != 2 {
 		t.Fatalf("Downloads/BundlesGenerated = %d/%d", s.Downloads(), s.BundlesGenerated(id))
@@ -119,14 +129,11 @@ func TestBundleWithPaths(t *testing.T) {
 	r := callKey(t, s, "", "GET", bundle(t, s, id)["bundleUrl"].(string), "")
 	wantStatus(t, r, http.StatusOK)
 	names, contents := tarFiles(t, r.body)
-	want := []string{
-		"assets/logo.svg", "assets/site.css", "assets/site.js",
-		"guides/getting-started.html", "index.html", "reference/widgets.html",
-	}
+	want := sitePaths([]string{"index", "guides/getting-started", "reference/widgets"})
 	if !slices.Equal(names, want) {
 		t.Fatalf("archive files = %v, want %v", names, want)
 	}
-	if strings.Contains(contents["index.html"], "api/reference.html") {
+	if strings.Contains(contents["index.html"], "api/reference/") {
 		t.Fatal("navigation links to a page that was not exported")
 	}
 	if snap, _ := s.ExportJob(id); !slices.Equal(snap.Paths, []string{"index", "guides/getting-started", "reference/widgets"}) {
@@ -269,4 +276,26 @@ func TestPageCountMatchesArchive(t *testing.T) {
 			t.Errorf("%s: pageCount %d, archive holds %d pages: %v", body, reported, pages, names)
 		}
 	}
+}
+
+// sitePaths are the sorted names of the files of a site of pages.
+func sitePaths(pages []string) []string {
+	var names []string
+	for _, p := range pages {
+		names = append(names, p+".html", p+".txt")
+	}
+	names = append(names, "sitemap.xml", "robots.txt", "search-index.json")
+	for _, f := range assets().files {
+		names = append(names, f.name)
+	}
+	slices.Sort(names)
+	return names
+}
+
+func generatedTopics(from, to int) []string {
+	var pages []string
+	for n := from; n <= to; n++ {
+		pages = append(pages, fmt.Sprintf("topics/topic-%02d", n))
+	}
+	return pages
 }

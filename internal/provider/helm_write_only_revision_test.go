@@ -20,9 +20,9 @@ import (
 )
 
 // writeOnlyRevisionLogic is the part of the write-only Helm example that
-// decides set_wo_revision: its locals, its terraform_data and the
-// expression, read from the example itself so that the test proves what
-// users copy.
+// decides set_wo_revision: its locals, its docsadmin_static_export (whose
+// renew_triggers follow the release's other inputs) and the expression, read
+// from the example itself so that the test proves what users copy.
 type writeOnlyRevisionLogic struct {
 	blocks, revision string
 }
@@ -39,7 +39,7 @@ func readWriteOnlyRevisionLogic(t *testing.T) writeOnlyRevisionLogic {
 	}
 	example := string(content)
 	var logic writeOnlyRevisionLogic
-	for _, opening := range []string{"locals {", `resource "terraform_data" "release_revision" {`} {
+	for _, opening := range []string{"locals {", `resource "docsadmin_static_export" "docs" {`} {
 		start := strings.Index(example, "\n"+opening+"\n")
 		if start < 0 {
 			t.Fatalf("the write-only example has no top-level %s", opening)
@@ -60,15 +60,25 @@ func readWriteOnlyRevisionLogic(t *testing.T) writeOnlyRevisionLogic {
 
 // TestAccHelmWriteOnlyRevision_risesOnEveryInputChange applies the write-only
 // example's revision logic (without helm_release, which needs a cluster)
-// against the mock: the revision must stay put while nothing changes, and
-// rise, already known in the plan, whenever any input of the release
-// changes, including a change back to an earlier value.
+// against the mock: the revision must stay put while nothing changes, and be
+// higher after an apply whenever any input of the release changed (the chart
+// version, also back to an earlier one; a renewal that fell due; a new
+// export). The helm provider sends set_wo only on such a rise.
 func TestAccHelmWriteOnlyRevision_risesOnEveryInputChange(t *testing.T) {
 	logic := readWriteOnlyRevisionLogic(t)
-	mock := newMock(t, mockapi.Config{})
-	type inputs struct{ chartVersion, docsCommit, rotation string }
+	clock := &shiftedClock{}
+	mock := newMock(t, mockapi.Config{LinkTTL: 24 * time.Hour, Now: clock.Now})
+	type inputs struct{ chartVersion, docsCommit string }
 	config := func(in inputs) string {
 		return providerConfig(mock, "") + fmt.Sprintf(`
+variable "docs_domain" {
+  default = "docs.example.com"
+}
+
+variable "docs_commit" {
+  default = %q
+}
+
 variable "chart_repository" {
   default = "oci://registry.example.com/charts"
 }
@@ -76,13 +86,7 @@ variable "chart_repository" {
 variable "chart_version" {
   default = %q
 }
-
-resource "docsadmin_static_export" "docs" {
-  domain         = "docs.example.com"
-  triggers       = { docs_commit = %q }
-  renew_triggers = { rotation = %q }
-}
-`, in.chartVersion, in.docsCommit, in.rotation) + logic.blocks + `
+`, in.docsCommit, in.chartVersion) + logic.blocks + `
 output "revision" {
   value = ` + logic.revision + `
 }
@@ -94,13 +98,11 @@ output "revision" {
 		revisions = append(revisions, v)
 		return nil
 	}
-	// rises checks, in the plan, that the coming revision is known and
-	// higher than the last one applied.
-	rises := func(v int64) error {
+	risen := func(v int64) error {
 		if last := revisions[len(revisions)-1]; v <= last {
 			return fmt.Errorf("revision %d is not higher than %d", v, last)
 		}
-		return nil
+		return record(v)
 	}
 	same := func(v int64) error {
 		if last := revisions[len(revisions)-1]; v != last {
@@ -108,59 +110,59 @@ output "revision" {
 		}
 		return nil
 	}
-	// The revision has a resolution of one second: let the clock pass one
-	// before a plan that must raise it.
-	nextSecond := func() {
-		time.Sleep(time.Until(time.Now().Truncate(time.Second).Add(time.Second + 50*time.Millisecond)))
-	}
-	changed := func(in inputs, export plancheck.ResourceActionType) resource.TestStep {
+	// changed plans a change of the export (a new link) and a revision the
+	// plan cannot know yet, which helm_release sees as a change; after the
+	// apply the revision is higher.
+	changed := func(in inputs, export plancheck.ResourceActionType, before func()) resource.TestStep {
 		return resource.TestStep{
-			PreConfig: nextSecond,
+			PreConfig: before,
 			Config:    config(in),
 			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 				plancheck.ExpectResourceAction("docsadmin_static_export.docs", export),
-				plancheck.ExpectResourceAction("terraform_data.release_revision", plancheck.ResourceActionReplace),
-				plancheck.ExpectKnownOutputValue("revision", knownvalue.Int64Func(rises)),
+				plancheck.ExpectUnknownOutputValue("revision"),
 			}},
-			ConfigStateChecks: []statecheck.StateCheck{statecheck.ExpectKnownOutputValue("revision", knownvalue.Int64Func(record))},
+			ConfigStateChecks: []statecheck.StateCheck{statecheck.ExpectKnownOutputValue("revision", knownvalue.Int64Func(risen))},
 		}
 	}
 	unchanged := func(in inputs) resource.TestStep {
 		return resource.TestStep{
-			PreConfig:         nextSecond,
 			Config:            config(in),
 			ConfigPlanChecks:  resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
 			ConfigStateChecks: []statecheck.StateCheck{statecheck.ExpectKnownOutputValue("revision", knownvalue.Int64Func(same))},
 		}
 	}
+	// Past renew_before = "12h" of a 24-hour link: a renewal falls due.
+	renewalDue := func() { clock.Advance(13 * time.Hour) }
 
-	first := inputs{chartVersion: "1.0.0", docsCommit: "a1b2c3", rotation: "r1"}
+	first := inputs{chartVersion: "1.0.0", docsCommit: "a1b2c3"}
 	newChart := first
 	newChart.chartVersion = "1.1.0"
-	renewed := newChart
-	renewed.rotation = "r2"
-	reexported := renewed
+	reexported := newChart
 	reexported.docsCommit = "d4e5f6"
 	rolledBack := reexported
 	rolledBack.chartVersion = "1.0.0"
 
 	resource.UnitTest(t, resource.TestCase{
 		TerraformVersionChecks:   []tfversion.TerraformVersionCheck{tfversion.SkipBelow(tfversion.Version1_8_0)},
-		ProtoV6ProviderFactories: testFactories(Options{}),
+		ProtoV6ProviderFactories: testFactories(Options{Clock: clock}),
 		Steps: []resource.TestStep{
 			{
 				Config:            config(first),
-				ConfigPlanChecks:  resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectKnownOutputValue("revision", knownvalue.NotNull())}},
 				ConfigStateChecks: []statecheck.StateCheck{statecheck.ExpectKnownOutputValue("revision", knownvalue.Int64Func(record))},
 			},
 			unchanged(first),
-			changed(newChart, plancheck.ResourceActionNoop),
+			changed(newChart, plancheck.ResourceActionUpdate, nil),
 			unchanged(newChart),
-			changed(renewed, plancheck.ResourceActionUpdate),
-			changed(reexported, plancheck.ResourceActionReplace),
+			changed(newChart, plancheck.ResourceActionUpdate, renewalDue),
+			unchanged(newChart),
+			changed(reexported, plancheck.ResourceActionReplace, nil),
 			unchanged(reexported),
 			// Back to an earlier chart version: still a higher revision.
-			changed(rolledBack, plancheck.ResourceActionNoop),
+			changed(rolledBack, plancheck.ResourceActionUpdate, nil),
+			unchanged(rolledBack),
 		},
 	})
+	if len(revisions) != 5 {
+		t.Fatalf("%d revisions recorded, want 5: %v", len(revisions), revisions)
+	}
 }

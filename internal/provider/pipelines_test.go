@@ -104,3 +104,77 @@ func TestExamplePipelinesAreAlike(t *testing.T) {
 		}
 	}
 }
+
+// staticHostSettings are the CI settings the static-host pipelines read, each
+// documented in examples/pipelines/ci/README.md.
+var staticHostSettings = []string{
+	"DOCSADMIN_BASE_URL",
+	"DOCSADMIN_API_KEY_WRITE",
+	"DOCS_DOMAIN",
+	"DOCS_SITE_BUCKET",
+	"TF_BACKEND_CONFIG_EXPORT",
+	"TF_BACKEND_CONFIG_SITE",
+	"DOCS_AWS_ACCESS_KEY_ID",
+	"DOCS_AWS_SECRET_ACCESS_KEY",
+}
+
+// TestStaticHostPipelinesAreAlike checks the static-host pipelines as
+// TestExamplePipelinesAreAlike checks the Helm ones: the same settings, and
+// every variable without a default of the two stages they apply set through
+// TF_VAR_ in both.
+func TestStaticHostPipelinesAreAlike(t *testing.T) {
+	root, err := tfrunner.ModuleRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	read := func(rel string) string {
+		t.Helper()
+		data, err := os.ReadFile(filepath.Join(root, rel))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(data)
+	}
+	var required []string
+	for _, config := range []string{"examples/pipelines/static-host/export/main.tf", "examples/pipelines/static-host/s3-cloudfront/main.tf"} {
+		for _, m := range topLevelVariable.FindAllStringSubmatch(read(config), -1) {
+			if !regexp.MustCompile(`(?m)^\s+default\s+=`).MatchString(m[2]) && !slices.Contains(required, m[1]) {
+				required = append(required, m[1])
+			}
+		}
+	}
+	readme := read("examples/pipelines/ci/README.md")
+	var tfVars map[string]bool
+	for _, name := range []string{"static-host-github-actions.yml", "static-host-gitlab-ci.yml"} {
+		content := read("examples/pipelines/ci/" + name)
+		for _, setting := range staticHostSettings {
+			if !strings.Contains(content, setting) {
+				t.Errorf("%s does not read the setting %s", name, setting)
+			}
+		}
+		set := map[string]bool{}
+		for _, m := range tfVarName.FindAllStringSubmatch(content, -1) {
+			set[m[1]] = true
+		}
+		for _, variable := range required {
+			if !set[variable] {
+				t.Errorf("%s never sets TF_VAR_%s, which the static-host configurations require", name, variable)
+			}
+		}
+		if tfVars == nil {
+			tfVars = set
+		} else if !maps.Equal(tfVars, set) {
+			t.Errorf("the pipelines set different TF_VAR_ variables: %v and %v", slices.Sorted(maps.Keys(tfVars)), slices.Sorted(maps.Keys(set)))
+		}
+		for _, want := range []string{"-backend-config=", "-lockfile=readonly", "[ -f .terraform.lock.hcl ]", "terraform apply tfplan", "terraform output -raw job_id"} {
+			if !strings.Contains(content, want) {
+				t.Errorf("%s lacks %q", name, want)
+			}
+		}
+	}
+	for _, setting := range staticHostSettings {
+		if !strings.Contains(readme, "`"+setting+"`") {
+			t.Errorf("README.md of the pipelines does not document the setting %s", setting)
+		}
+	}
+}

@@ -153,7 +153,7 @@ func TestAccStaticExport_recordsVerifiedArchiveIdentity(t *testing.T) {
 				Config: exportConfig(mock, `domain = "docs.example.com"`),
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue(exportAddress, tfjsonpath.New("verify_archive"), knownvalue.Bool(true)),
-					statecheck.ExpectKnownValue(exportAddress, tfjsonpath.New("archive_file_count"), knownvalue.Int64Exact(mockapi.DefaultPageCount+3)),
+					statecheck.ExpectKnownValue(exportAddress, tfjsonpath.New("archive_file_count"), knownvalue.Int64Exact(int64(mockapi.SiteFileCount(mockapi.DefaultPageCount)))),
 				},
 				ConfigPlanChecks: resource.ConfigPlanChecks{
 					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},

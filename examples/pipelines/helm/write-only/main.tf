@@ -50,6 +50,16 @@ variable "chart_version" {
   type = string
 }
 
+locals {
+  # The values of the release that do not come from the export: chart
+  # settings and non-secret values.
+  static_values = {
+    staticExport = {
+      enabled = true
+    }
+  }
+}
+
 # Starts the export and waits for it; a new docs_commit exports again. Its
 # bundle_expires_at tells when a new link is due (renew_before). The resource
 # keeps its own link in its state; to keep every link out of state, start
@@ -61,53 +71,22 @@ resource "docsadmin_static_export" "docs" {
     docs_commit = var.docs_commit
   }
 
+  # Terraform cannot compare write-only values, and the helm provider sends
+  # set_wo only when set_wo_revision is higher than before: an upgrade for
+  # any other reason (a new chart version, other values) would ship the
+  # release without the link. set_wo_revision is link_revision, which rises
+  # with every new link, so every other input of the release asks for a new
+  # link when it changes, also back to an earlier value.
+  renew_triggers = {
+    release = sha256(jsonencode([var.chart_repository, var.chart_version, local.static_values]))
+  }
+
   renew_before = "12h"
 }
 
 # A fresh link to the same export, generated during this run only.
 ephemeral "docsadmin_static_export_bundle" "docs" {
   job_id = docsadmin_static_export.docs.job_id
-}
-
-locals {
-  # Every value of the release except the link: chart settings and the
-  # non-secret values.
-  release_values = yamlencode({
-    staticExport = {
-      enabled = true
-    }
-    # Changes with the archive's content only: a new export rolls the pods.
-    podAnnotations = provider::docsadmin::pod_annotations(docsadmin_static_export.docs.archive_sha256)
-  })
-}
-
-# The revision of the write-only values. Terraform cannot compare write-only
-# values, and the helm provider applies set_wo only when set_wo_revision is
-# higher than before: an upgrade for any other reason (a new chart version,
-# other values) would ship the release without the link. So the revision
-# changes whenever any input of the release changes, and never goes down.
-#
-# terraform_data is replaced whenever one of triggers_replace changes, and
-# then records the plan's timestamp; ignore_changes keeps the recorded one
-# otherwise (plantimestamp() differs on every plan). Reading `input`, not
-# `output`, makes the new revision known in the plan.
-resource "terraform_data" "release_revision" {
-  triggers_replace = {
-    chart_repository = var.chart_repository
-    chart_version    = var.chart_version
-    values           = local.release_values
-    # A new export, and each renewal of its link.
-    job_id            = docsadmin_static_export.docs.job_id
-    archive_sha256    = docsadmin_static_export.docs.archive_sha256
-    created_at        = docsadmin_static_export.docs.created_at
-    bundle_expires_at = docsadmin_static_export.docs.bundle_expires_at
-  }
-
-  input = plantimestamp()
-
-  lifecycle {
-    ignore_changes = [input]
-  }
 }
 
 resource "helm_release" "docs" {
@@ -124,13 +103,17 @@ resource "helm_release" "docs" {
   # Secret of the release's namespace: bound how many.
   max_history = 10
 
-  values = [local.release_values]
+  values = [yamlencode(merge(local.static_values, {
+    # Changes with the archive's content only: a new export rolls the pods.
+    podAnnotations = provider::docsadmin::pod_annotations(docsadmin_static_export.docs.archive_sha256)
+  }))]
 
   set_wo = [
     { name = "staticExport.bundleUrl", value = ephemeral.docsadmin_static_export_bundle.docs.bundle_url },
   ]
 
-  # The time of the plan that last changed an input, as a number such as
-  # 20261123061238: higher after every change, the same otherwise.
-  set_wo_revision = tonumber(formatdate("YYYYMMDDhhmmss", terraform_data.release_revision.input))
+  # Rises with every new link: a new export, a renewal that fell due, and a
+  # change of any other input of the release (renew_triggers above). The
+  # same otherwise, so an unchanged run plans nothing.
+  set_wo_revision = docsadmin_static_export.docs.link_revision
 }

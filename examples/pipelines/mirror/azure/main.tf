@@ -4,7 +4,7 @@ terraform {
   required_version = ">= 1.10"
   required_providers {
     docsadmin = { source = "docsadmin/docsadmin", version = "~> 0.1" }
-    azurerm   = { source = "hashicorp/azurerm", version = "~> 4.0" }
+    azurerm   = { source = "hashicorp/azurerm", version = "~> 4.77" } # storage_container_id
     helm      = { source = "hashicorp/helm", version = "~> 3.0" }
   }
 }
@@ -27,13 +27,9 @@ variable "docs_commit" {
   description = "Commit of the docs repository that was just published."
 }
 
-variable "storage_account_name" {
-  type = string
-}
-
-variable "container_name" {
+variable "storage_container_id" {
   type        = string
-  description = "Container whose blobs the cluster's pods can read without a SAS token."
+  description = "ID of the container whose blobs the cluster's pods can read without a SAS token (azurerm_storage_container's id)."
 }
 
 resource "docsadmin_static_export" "docs" {
@@ -49,13 +45,17 @@ resource "docsadmin_static_export_file" "docs" {
 
 resource "azurerm_storage_blob" "docs" {
   # Named by content: a new export is a new blob at a new URL (see ../README.md).
-  name                   = "docs/${docsadmin_static_export_file.docs.sha256}.tar.gz"
-  storage_account_name   = var.storage_account_name
-  storage_container_name = var.container_name
-  type                   = "Block"
-  source                 = docsadmin_static_export_file.docs.filename
-  # What filemd5() of the file gives, known from state rather than read at plan time.
-  content_md5  = docsadmin_static_export_file.docs.md5
+  name                 = "docs/${docsadmin_static_export.docs.archive_sha256}.tar.gz"
+  storage_container_id = var.storage_container_id
+  type                 = "Block"
+  source               = docsadmin_static_export_file.docs.filename
+  # Hex, as the argument expects (the provider converts it to the base64 of
+  # the Content-MD5 header). content_md5 forces a new blob when it changes,
+  # so it must be known at plan time: the export's digest is, even on a
+  # fresh runner, where the file resource's md5 is unknown until it has
+  # written the file again and a planned replacement would fail on a blob
+  # that already exists.
+  content_md5  = docsadmin_static_export.docs.archive_md5
   content_type = "application/gzip"
 
   lifecycle {

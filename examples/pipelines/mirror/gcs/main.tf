@@ -50,11 +50,12 @@ resource "docsadmin_static_export_file" "docs" {
 resource "google_storage_bucket_object" "docs" {
   bucket = var.mirror_bucket
   # Named by content: a new export is a new object at a new URL (see ../README.md).
-  name   = "docs/${docsadmin_static_export_file.docs.sha256}.tar.gz"
+  name   = "docs/${docsadmin_static_export.docs.archive_sha256}.tar.gz"
   source = docsadmin_static_export_file.docs.filename
-  # filemd5() of the file would be read at plan time, when a fresh runner has
-  # no file yet; the resource's md5 is the same value, known from state.
-  source_md5hash = docsadmin_static_export_file.docs.md5
+  # Base64, as the argument expects, and known at plan time even on a fresh
+  # runner, where the file resource's own digests are not until it has
+  # written the file again: an unknown value here would plan an upload.
+  source_md5hash = docsadmin_static_export.docs.archive_md5_base64
   content_type   = "application/gzip"
 
   lifecycle {

@@ -60,11 +60,13 @@ resource "aws_s3_object" "docs" {
   bucket = data.aws_s3_bucket.mirror.id
   # Named by content: a new export is a new object at a new URL, so the chart's
   # values change and the pods roll, while pods still starting on the old
-  # values keep fetching the old object until the rollout is over.
-  key          = "docs/${docsadmin_static_export_file.docs.sha256}.tar.gz"
+  # values keep fetching the old object until the rollout is over. The digest
+  # comes from the export, known at plan time even on a fresh runner (the
+  # file resource's own digests are not, while it writes the file again).
+  key          = "docs/${docsadmin_static_export.docs.archive_sha256}.tar.gz"
   source       = docsadmin_static_export_file.docs.filename
-  source_hash  = docsadmin_static_export_file.docs.sha256 # stored in state only: uploads again when the content changes
-  content_type = "application/gzip"                       # never content_encoding = "gzip": the archive is served as stored
+  source_hash  = docsadmin_static_export.docs.archive_sha256 # stored in state only: uploads again when the content changes
+  content_type = "application/gzip"                          # never content_encoding = "gzip": the archive is served as stored
 
   lifecycle {
     create_before_destroy = true # the old object goes only after the release has rolled onto the new one

@@ -1,0 +1,79 @@
+# The sync variant, for sites of thousands of files: Terraform exports,
+# downloads, verifies and unpacks the archive, then one step syncs the
+# verified tree to the bucket (sync-s3.sh): assets first, then the files
+# that refer to them, then deletions. Terraform tracks the export and the
+# tree, not each object, so plans stay small and a new export needs no
+# second stage.
+terraform {
+  required_version = ">= 1.10"
+  required_providers {
+    docsadmin = { source = "docsadmin/docsadmin", version = "~> 0.1" }
+    aws       = { source = "hashicorp/aws", version = "~> 6.0" }
+    local     = { source = "hashicorp/local", version = "~> 2.5" }
+  }
+}
+
+# DOCSADMIN_BASE_URL and a write-scoped DOCSADMIN_API_KEY come from the environment.
+provider "docsadmin" {}
+
+provider "aws" {
+  region = var.region
+}
+
+variable "docs_domain" {
+  type    = string
+  default = "docs.example.com"
+}
+
+variable "docs_commit" {
+  type        = string
+  description = "Commit of the docs repository that was just published; a new value exports again."
+}
+
+variable "region" {
+  type    = string
+  default = "eu-west-1"
+}
+
+variable "site_bucket" {
+  type        = string
+  description = "Bucket served by CloudFront, as in ../s3-cloudfront (its function rewrites extensionless URLs)."
+}
+
+data "aws_s3_bucket" "site" {
+  bucket = var.site_bucket
+}
+
+resource "docsadmin_static_export" "docs" {
+  domain   = var.docs_domain
+  triggers = { docs_commit = var.docs_commit }
+}
+
+resource "docsadmin_static_site" "docs" {
+  job_id          = docsadmin_static_export.docs.job_id
+  directory       = "${path.module}/dist/site"
+  expected_sha256 = docsadmin_static_export.docs.archive_sha256
+}
+
+# The manifest, for the sync step: each file's Content-Type and
+# Cache-Control, which the sync sets exactly rather than guessing from the
+# file name.
+resource "local_file" "manifest" {
+  filename = "${path.module}/dist/manifest.json"
+  content  = jsonencode(docsadmin_static_site.docs.files)
+}
+
+# Once per export (and again when the tree had to be restored): the step
+# uploads only what differs, so running it again is cheap.
+resource "terraform_data" "sync" {
+  triggers_replace = [docsadmin_static_site.docs.archive_sha256, local_file.manifest.content_sha256]
+
+  provisioner "local-exec" {
+    command = "${path.module}/sync-s3.sh"
+    environment = {
+      SITE     = docsadmin_static_site.docs.directory
+      MANIFEST = local_file.manifest.filename
+      BUCKET   = data.aws_s3_bucket.site.id
+    }
+  }
+}
