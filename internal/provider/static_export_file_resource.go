@@ -286,7 +286,7 @@ func (d *providerData) downloadArchive(ctx context.Context, link, filename strin
 
 	buffered := bufio.NewWriterSize(tmp, fileWriteBuffer)
 	md5sum := md5.New()
-	var out io.Writer = io.MultiWriter(buffered, md5sum)
+	out := io.MultiWriter(buffered, md5sum)
 	if reportedSize > 0 {
 		out = &sizeBound{w: out, limit: reportedSize}
 	}

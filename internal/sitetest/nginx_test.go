@@ -314,8 +314,9 @@ http {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
+	exited := make(chan struct{})
+	var waitErr error // read once exited is closed
+	go func() { waitErr = cmd.Wait(); close(exited) }()
 	t.Cleanup(func() {
 		_ = cmd.Process.Signal(syscall.SIGQUIT) // a graceful stop
 		select {
@@ -337,10 +338,9 @@ http {
 			return "http://" + addr
 		}
 		select {
-		case err := <-exited:
-			exited <- err
+		case <-exited:
 			log, _ := os.ReadFile(filepath.Join(dir, "error.log"))
-			t.Fatalf("nginx stopped: %v\n%s%s", err, log, stderr.String())
+			t.Fatalf("nginx stopped: %v\n%s%s", waitErr, log, stderr.String())
 		case <-ctx.Done():
 			t.Fatal("nginx did not listen within 15s")
 		case <-time.After(20 * time.Millisecond):
