@@ -219,6 +219,7 @@ func (p *docsadminProvider) Resources(context.Context) []func() resource.Resourc
 	return []func() resource.Resource{
 		func() resource.Resource { return &staticExportResource{clock: p.options.Clock} },
 		NewStaticExportFileResource,
+		NewStaticSiteResource,
 	}
 }
 
@@ -226,6 +227,7 @@ func (p *docsadminProvider) DataSources(context.Context) []func() datasource.Dat
 	return []func() datasource.DataSource{
 		NewAgentJobDataSource,
 		NewStaticExportDataSource,
+		NewStaticSiteManifestDataSource,
 	}
 }
 
