@@ -187,7 +187,7 @@ func (s *fileSink) file(e *Entry, sc *tarScanner) error {
 	name := cleanName(e.Name)
 	s.sha.Reset()
 	s.md5.Reset()
-	var w io.Writer = io.MultiWriter(s.sha, s.md5)
+	w := io.MultiWriter(s.sha, s.md5)
 	var f *os.File
 	if s.root != nil {
 		if err := s.mkdirs(parentOf(name)); err != nil {

@@ -40,7 +40,9 @@ func (d *staticSiteManifestDataSource) Metadata(_ context.Context, req datasourc
 }
 
 func (d *staticSiteManifestDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
-	str := func(desc string) schema.StringAttribute { return schema.StringAttribute{MarkdownDescription: desc, Computed: true} }
+	str := func(desc string) schema.StringAttribute {
+		return schema.StringAttribute{MarkdownDescription: desc, Computed: true}
+	}
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "Lists the files of a completed static export's site, as `docsadmin_static_site` would unpack them, by downloading " +
 			"and verifying its archive once per read; nothing is written to disk. A new export's files cannot be known while planning the " +

@@ -164,7 +164,9 @@ func (r *staticSiteResource) Schema(ctx context.Context, _ resource.SchemaReques
 }
 
 func siteFileResourceObject() schema.NestedAttributeObject {
-	str := func(d string) schema.StringAttribute { return schema.StringAttribute{MarkdownDescription: d, Computed: true} }
+	str := func(d string) schema.StringAttribute {
+		return schema.StringAttribute{MarkdownDescription: d, Computed: true}
+	}
 	return schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
 		"size":          schema.Int64Attribute{MarkdownDescription: "Size in bytes.", Computed: true},
 		"sha256":        str("Lower-case hex SHA-256 of the file."),
