@@ -57,17 +57,10 @@ func (d *staticSiteManifestDataSource) Schema(_ context.Context, _ datasource.Sc
 			"archive_sha256": str("Lower-case hex SHA-256 of the archive."),
 			"file_count":     schema.Int64Attribute{MarkdownDescription: "Number of files in the site.", Computed: true},
 			"size_bytes":     schema.Int64Attribute{MarkdownDescription: "Sum of the files' sizes, in bytes.", Computed: true},
-			"files": schema.MapNestedAttribute{
+			"files": schema.MapAttribute{
 				MarkdownDescription: siteFilesDescription,
+				ElementType:         siteFileType,
 				Computed:            true,
-				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
-					"size":          schema.Int64Attribute{MarkdownDescription: "Size in bytes.", Computed: true},
-					"sha256":        str("Lower-case hex SHA-256 of the file."),
-					"md5":           str("Lower-case hex MD5 of the file."),
-					"md5_base64":    str("Base64 MD5 of the file, as the `Content-MD5` header carries it."),
-					"content_type":  str("The `Content-Type` to serve it with."),
-					"cache_control": str("The `Cache-Control` to serve it with."),
-				}},
 			},
 			"routes": schema.MapAttribute{
 				MarkdownDescription: siteRoutesDescription,

@@ -133,11 +133,14 @@ func (r *staticSiteResource) Schema(ctx context.Context, _ resource.SchemaReques
 				Computed:            true,
 				PlanModifiers:       []planmodifier.Int64{int64planmodifier.UseStateForUnknown()},
 			},
-			"files": schema.MapNestedAttribute{
+			// A map of objects rather than nested attributes: the framework
+			// walks every nested attribute of every element on each plan,
+			// which takes minutes for ten thousand files.
+			"files": schema.MapAttribute{
 				MarkdownDescription: siteFilesDescription,
+				ElementType:         siteFileType,
 				Computed:            true,
 				PlanModifiers:       []planmodifier.Map{mapplanmodifier.UseStateForUnknown()},
-				NestedObject:        siteFileResourceObject(),
 			},
 			"routes": schema.MapAttribute{
 				MarkdownDescription: siteRoutesDescription,
@@ -161,20 +164,6 @@ func (r *staticSiteResource) Schema(ctx context.Context, _ resource.SchemaReques
 			}),
 		},
 	}
-}
-
-func siteFileResourceObject() schema.NestedAttributeObject {
-	str := func(d string) schema.StringAttribute {
-		return schema.StringAttribute{MarkdownDescription: d, Computed: true}
-	}
-	return schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
-		"size":          schema.Int64Attribute{MarkdownDescription: "Size in bytes.", Computed: true},
-		"sha256":        str("Lower-case hex SHA-256 of the file."),
-		"md5":           str("Lower-case hex MD5 of the file."),
-		"md5_base64":    str("Base64 MD5 of the file, as the `Content-MD5` header carries it."),
-		"content_type":  str("The `Content-Type` to serve it with."),
-		"cache_control": str("The `Cache-Control` to serve it with."),
-	}}
 }
 
 // ValidateConfig refuses zero and negative timeouts at plan time.
