@@ -368,3 +368,34 @@ func TestUnpackRefusesABadDestination(t *testing.T) {
 	}
 	onlyEntries(t, parent, "site")
 }
+
+// TestWritePagesIsASite: the bench's generator of many small pages writes an
+// archive the verifier accepts, with the files it promises.
+func TestWritePagesIsASite(t *testing.T) {
+	var buf bytes.Buffer
+	if err := archivetest.WritePages(&buf, 250, 1); err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	sum, err := archive.Limits{}.Files(context.Background(), bytes.NewReader(buf.Bytes()), func(f archive.File) error {
+		names = append(names, f.Name)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// index.html, 250 pages, 25 RSC payloads, 4 assets.
+	if want := 1 + 250 + 25 + 4; sum.Files != want || len(names) != want {
+		t.Errorf("%d files told, Summary.Files = %d, want %d", len(names), sum.Files, want)
+	}
+	if names[0] != "index.html" || names[1] != "guides/000/page-00000.html" || names[2] != "guides/000/page-00000.rsc" {
+		t.Errorf("the first files are %v", names[:3])
+	}
+	var again bytes.Buffer
+	if err := archivetest.WritePages(&again, 250, 1); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(buf.Bytes(), again.Bytes()) {
+		t.Error("the same pages and seed gave other bytes")
+	}
+}
