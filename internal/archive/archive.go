@@ -13,6 +13,7 @@ import (
 	"compress/flate"
 	"compress/gzip"
 	"context"
+	"crypto/md5"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -27,6 +28,9 @@ import (
 type Summary struct {
 	// SHA256 is the lower-case hex SHA-256 of the compressed bytes as read.
 	SHA256 string
+	// MD5 is the lower-case hex MD5 of the same bytes, for stores that
+	// check uploads with Content-MD5.
+	MD5 string
 	// Size is the number of compressed bytes read.
 	Size int64
 	// Files is the number of regular files, hard links included.
@@ -116,6 +120,7 @@ type source struct {
 	r        io.Reader
 	w        io.Writer
 	h        hash.Hash
+	md5      hash.Hash
 	n        int64
 	readErr  error
 	writeErr error
@@ -125,6 +130,7 @@ func (s *source) Read(p []byte) (int, error) {
 	n, err := s.r.Read(p)
 	if n > 0 {
 		s.h.Write(p[:n])
+		s.md5.Write(p[:n])
 		s.n += int64(n)
 		if s.w != nil {
 			if _, werr := s.w.Write(p[:n]); werr != nil {
@@ -163,15 +169,26 @@ type verifier struct {
 	last   string // name of the last entry read, for errors after it
 	tree   *Tree
 	seen   func(Entry)
+	out    *fileSink // when not nil, told every entry with its data
 }
 
 // verify runs the verifier; seen, when not nil, is told every entry read.
 func (l Limits) verify(ctx context.Context, r io.Reader, w io.Writer, seen func(Entry)) (Summary, error) {
+	return l.verifyInto(ctx, r, w, seen, nil)
+}
+
+// verifyInto is verify that hands every entry and its data to out as well,
+// when out is not nil.
+func (l Limits) verifyInto(ctx context.Context, r io.Reader, w io.Writer, seen func(Entry), out *fileSink) (Summary, error) {
 	l = l.withDefaults()
-	v := &verifier{ctx: ctx, limits: l, src: &source{r: r, w: w, h: sha256.New()}, tree: l.NewTree(), seen: seen}
+	v := &verifier{ctx: ctx, limits: l, src: &source{r: r, w: w, h: sha256.New(), md5: md5.New()}, tree: l.NewTree(), seen: seen, out: out}
 	sum, err := v.run()
 	if v.src.writeErr != nil {
 		return Summary{}, fmt.Errorf("writing the archive: %w", v.src.writeErr)
+	}
+	var serr *sinkError
+	if errors.As(err, &serr) {
+		return Summary{}, serr.err
 	}
 	if err != nil {
 		if cerr := ctx.Err(); cerr != nil && errors.Is(err, cerr) {
@@ -227,6 +244,7 @@ func (v *verifier) run() (Summary, error) {
 		return Summary{}, err
 	}
 	v.sum.SHA256 = hex.EncodeToString(v.src.h.Sum(nil))
+	v.sum.MD5 = hex.EncodeToString(v.src.md5.Sum(nil))
 	v.sum.Size = v.src.n
 	return v.sum, nil
 }
@@ -346,13 +364,27 @@ func (v *verifier) entry(e *Entry, sc *tarScanner) error {
 			return &Error{Kind: ErrLimit, Entry: e.Name, Reason: fmt.Sprintf("the files would unpack to more than %d bytes", v.limits.MaxUnpackedBytes)}
 		}
 		sc.budget -= e.Size
-		if err := sc.skip(e.Size); err != nil {
+		var err error
+		if v.out != nil {
+			err = v.out.file(e, sc)
+		} else {
+			err = sc.skip(e.Size)
+		}
+		if err != nil {
+			var serr *sinkError
+			if errors.As(err, &serr) {
+				return err
+			}
 			return v.fail(err, e.Name)
 		}
 		v.sum.UnpackedBytes += e.Size
 		v.sum.Files++
+		return nil
 	case TypeHardlink:
 		v.sum.Files++
+	}
+	if v.out != nil {
+		return v.out.other(v.ctx, e)
 	}
 	return nil
 }

@@ -3,6 +3,7 @@ package archive_test
 import (
 	"archive/tar"
 	"bytes"
+	"crypto/md5"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -100,7 +101,7 @@ func TestVerifyAcceptsRealisticSites(t *testing.T) {
 func TestVerifySummary(t *testing.T) {
 	data := site(t)
 	sum := mustVerify(t, data)
-	want := archive.Summary{SHA256: sha(data), Size: int64(len(data)), Files: 3, Entries: 6,
+	want := archive.Summary{SHA256: sha(data), MD5: fmt.Sprintf("%x", md5.Sum(data)), Size: int64(len(data)), Files: 3, Entries: 6,
 		UnpackedBytes: int64(len(indexPage) + len("<h1>Getting started</h1>") + len("body{margin:0}"))}
 	if sum != want {
 		t.Fatalf("Verify = %+v, want %+v", sum, want)

@@ -28,6 +28,34 @@ func Fetch(ctx context.Context, client *http.Client, link string, w io.Writer) (
 // cancelling ctx stops the download, and so does a server that sends
 // nothing for the Limits' IdleTimeout. A nil client means DownloadClient(nil).
 func (l Limits) Fetch(ctx context.Context, client *http.Client, link string, w io.Writer) (Summary, error) {
+	return l.fetch(ctx, client, link, func(ctx context.Context, body io.Reader) (Summary, error) {
+		if w != nil {
+			return l.VerifyCopyContext(ctx, w, body)
+		}
+		return l.VerifyContext(ctx, body)
+	})
+}
+
+// FetchFiles is Fetch that tells each the digests of every regular file of
+// the archive, as Files does; nothing is written.
+func (l Limits) FetchFiles(ctx context.Context, client *http.Client, link string, each func(File) error) (Summary, error) {
+	return l.fetch(ctx, client, link, func(ctx context.Context, body io.Reader) (Summary, error) {
+		return l.Files(ctx, body, each)
+	})
+}
+
+// FetchUnpack is Fetch that unpacks the archive into dir while it streams
+// in, as Unpack does: dir holds the new tree only if the whole download is
+// verified.
+func (l Limits) FetchUnpack(ctx context.Context, client *http.Client, link, dir string, opts UnpackOptions) (Summary, error) {
+	return l.fetch(ctx, client, link, func(ctx context.Context, body io.Reader) (Summary, error) {
+		return l.Unpack(ctx, body, dir, opts)
+	})
+}
+
+// fetch GETs link and hands the body to consume, with the errors and
+// bounds described at Fetch.
+func (l Limits) fetch(ctx context.Context, client *http.Client, link string, consume func(context.Context, io.Reader) (Summary, error)) (Summary, error) {
 	u, err := url.Parse(link)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return Summary{}, errors.New("download: the bundle link is not an absolute http(s) URL")
@@ -64,12 +92,7 @@ func (l Limits) Fetch(ctx context.Context, client *http.Client, link string, w i
 		return Summary{}, &HTTPError{StatusCode: resp.StatusCode, Status: resp.Status, Host: host, Code: storeErrorCode(resp.Body)}
 	}
 	body := &ctxReader{ctx: ctx, r: resp.Body, timer: timer, idle: idle}
-	var sum Summary
-	if w != nil {
-		sum, err = l.VerifyCopyContext(ctx, w, body)
-	} else {
-		sum, err = l.VerifyContext(ctx, body)
-	}
+	sum, err := consume(ctx, body)
 	if err != nil {
 		return Summary{}, fetchFailure(ctx, host, idle, withoutURL(err))
 	}

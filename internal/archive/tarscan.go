@@ -341,6 +341,45 @@ func (s *tarScanner) skip(size int64) error {
 	return nil
 }
 
+// copyData copies the data of a file to w and skips its padding, checking
+// ctx as it goes. A failure of w is returned as a *sinkError.
+func (s *tarScanner) copyData(size int64, w io.Writer) error {
+	if s.buf == nil {
+		s.buf = make([]byte, 64<<10)
+	}
+	left := size
+	for left > 0 {
+		if err := s.ctx.Err(); err != nil {
+			return err
+		}
+		n, err := s.r.Read(s.buf[:min(left, int64(len(s.buf)))])
+		if n > 0 {
+			if _, werr := w.Write(s.buf[:n]); werr != nil {
+				return &sinkError{werr}
+			}
+		}
+		left -= int64(n)
+		if err != nil {
+			if left == 0 && err == io.EOF {
+				break
+			}
+			if err == io.EOF {
+				err = io.ErrUnexpectedEOF
+			}
+			return err
+		}
+	}
+	if pad := blocks(size) - size; pad > 0 {
+		if _, err := io.ReadFull(s.r, s.buf[:pad]); err != nil {
+			if err == io.EOF {
+				err = io.ErrUnexpectedEOF
+			}
+			return err
+		}
+	}
+	return nil
+}
+
 // drainZeros reads what follows the first zero block: only zeros, at most
 // maxTrailingZeros of them. GNU tar and Python stop at the first zero block,
 // bsdtar and Go at the second; anything after it would be read by some.

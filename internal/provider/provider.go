@@ -239,6 +239,7 @@ func (p *docsadminProvider) Resources(context.Context) []func() resource.Resourc
 		NewDeploymentResource,
 		NewPreviewDeploymentResource,
 		NewAgentJobResource,
+		NewStaticSiteResource,
 	}
 }
 
@@ -247,6 +248,7 @@ func (p *docsadminProvider) DataSources(context.Context) []func() datasource.Dat
 		NewAgentJobDataSource,
 		NewStaticExportDataSource,
 		NewDeploymentDataSource,
+		NewStaticSiteManifestDataSource,
 	}
 }
 

@@ -1,6 +1,9 @@
 package provider
 
 import (
+	"crypto/md5"
+	"encoding/base64"
+	"encoding/hex"
 	"fmt"
 	"io"
 	"net/http"
@@ -97,7 +100,7 @@ func TestAccStaticExport_renewTriggersRenewInPlace(t *testing.T) {
   domain         = "docs.example.com"
   renew_triggers = { rotation = %q }`, rotation))
 	}
-	var jobID, sha, firstExpiry string
+	var jobID, sha, md5Before, firstExpiry string
 	resource.UnitTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testFactories(Options{Clock: clock}),
 		Steps: []resource.TestStep{
@@ -106,6 +109,7 @@ func TestAccStaticExport_renewTriggersRenewInPlace(t *testing.T) {
 				Check: resource.ComposeTestCheckFunc(
 					captureAttr(exportAddress, "job_id", &jobID),
 					captureAttr(exportAddress, "archive_sha256", &sha),
+					captureAttr(exportAddress, "archive_md5", &md5Before),
 					captureAttr(exportAddress, "bundle_expires_at", &firstExpiry),
 				),
 			},
@@ -126,6 +130,8 @@ func TestAccStaticExport_renewTriggersRenewInPlace(t *testing.T) {
 						return fmt.Errorf("renewal changed the job from %s to %s", jobID, attrs["job_id"])
 					case attrs["archive_sha256"] != sha:
 						return fmt.Errorf("renewal changed archive_sha256 from %s to %s", sha, attrs["archive_sha256"])
+					case attrs["archive_md5"] != md5Before:
+						return fmt.Errorf("renewal changed archive_md5 from %s to %s", md5Before, attrs["archive_md5"])
 					case attrs["bundle_expires_at"] <= firstExpiry:
 						return fmt.Errorf("the renewed link expires at %s, not after the first link's %s", attrs["bundle_expires_at"], firstExpiry)
 					}
@@ -170,6 +176,10 @@ func TestAccStaticExport_recordsVerifiedArchiveIdentity(t *testing.T) {
 					if attrs["archive_size_bytes"] != fmt.Sprint(len(served)) {
 						return fmt.Errorf("archive_size_bytes = %s, the link serves %d bytes", attrs["archive_size_bytes"], len(served))
 					}
+					digest := md5.Sum(served)
+					if attrs["archive_md5"] != hex.EncodeToString(digest[:]) || attrs["archive_md5_base64"] != base64.StdEncoding.EncodeToString(digest[:]) {
+						return fmt.Errorf("archive_md5 = %s and archive_md5_base64 = %s, the link serves %x", attrs["archive_md5"], attrs["archive_md5_base64"], digest)
+					}
 					// One download by the provider, one by this check.
 					return expectCount("archive downloads", 2, func() int { return mock.Requests(mockapi.EndpointDownload) })(nil)
 				},
@@ -192,6 +202,8 @@ func TestAccStaticExport_verificationCanBeTurnedOff(t *testing.T) {
 					statecheck.ExpectKnownValue(exportAddress, tfjsonpath.New("archive_sha256"), knownvalue.Null()),
 					statecheck.ExpectKnownValue(exportAddress, tfjsonpath.New("archive_size_bytes"), knownvalue.Null()),
 					statecheck.ExpectKnownValue(exportAddress, tfjsonpath.New("archive_file_count"), knownvalue.Null()),
+					statecheck.ExpectKnownValue(exportAddress, tfjsonpath.New("archive_md5"), knownvalue.Null()),
+					statecheck.ExpectKnownValue(exportAddress, tfjsonpath.New("archive_md5_base64"), knownvalue.Null()),
 				},
 				ConfigPlanChecks: resource.ConfigPlanChecks{
 					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
@@ -205,10 +217,14 @@ func TestAccStaticExport_verificationCanBeTurnedOff(t *testing.T) {
 					PreApply: []plancheck.PlanCheck{
 						plancheck.ExpectResourceAction(exportAddress, plancheck.ResourceActionUpdate),
 						plancheck.ExpectUnknownValue(exportAddress, tfjsonpath.New("archive_sha256")),
+						plancheck.ExpectUnknownValue(exportAddress, tfjsonpath.New("archive_md5")),
+						plancheck.ExpectUnknownValue(exportAddress, tfjsonpath.New("archive_md5_base64")),
 					},
 				},
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue(exportAddress, tfjsonpath.New("archive_sha256"), knownvalue.StringRegexp(hexDigest)),
+					statecheck.ExpectKnownValue(exportAddress, tfjsonpath.New("archive_md5"), knownvalue.StringRegexp(regexp.MustCompile(`^[0-9a-f]{32}$`))),
+					statecheck.ExpectKnownValue(exportAddress, tfjsonpath.New("archive_md5_base64"), knownvalue.StringRegexp(regexp.MustCompile(`^[A-Za-z0-9+/]{22}==$`))),
 				},
 				Check: resource.ComposeTestCheckFunc(
 					expectCount("exports started", 1, func() int { return mock.ExportsStarted("docs.example.com") }),

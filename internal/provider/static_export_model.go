@@ -2,6 +2,9 @@ package provider
 
 import (
 	"context"
+	"crypto/md5"
+	"encoding/base64"
+	"encoding/hex"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
@@ -39,6 +42,8 @@ type staticExportModel struct {
 	ReadyForRenewal types.Bool     `tfsdk:"ready_for_renewal"`
 	LinkRevision    types.Int64    `tfsdk:"link_revision"`
 	ArchiveSHA256   types.String   `tfsdk:"archive_sha256"`
+	ArchiveMD5      types.String   `tfsdk:"archive_md5"`
+	ArchiveMD5B64   types.String   `tfsdk:"archive_md5_base64"`
 	ArchiveSize     types.Int64    `tfsdk:"archive_size_bytes"`
 	ArchiveFiles    types.Int64    `tfsdk:"archive_file_count"`
 	Timeouts        timeouts.Value `tfsdk:"timeouts"`
@@ -150,6 +155,11 @@ func (m *staticExportModel) copyJobFrom(s staticExportModel) {
 // setArchive records the identity of the archive a download verified.
 func (m *staticExportModel) setArchive(sum archive.Summary) {
 	m.ArchiveSHA256 = types.StringValue(sum.SHA256)
+	m.ArchiveMD5 = types.StringValue(sum.MD5)
+	m.ArchiveMD5B64 = types.StringNull()
+	if raw, err := hex.DecodeString(sum.MD5); err == nil && len(raw) == md5.Size {
+		m.ArchiveMD5B64 = types.StringValue(base64.StdEncoding.EncodeToString(raw))
+	}
 	m.ArchiveSize = types.Int64Value(sum.Size)
 	m.ArchiveFiles = types.Int64Value(int64(sum.Files))
 }
@@ -157,6 +167,8 @@ func (m *staticExportModel) setArchive(sum archive.Summary) {
 // clearArchive forgets the archive's identity: nothing verified it (yet).
 func (m *staticExportModel) clearArchive() {
 	m.ArchiveSHA256 = types.StringNull()
+	m.ArchiveMD5 = types.StringNull()
+	m.ArchiveMD5B64 = types.StringNull()
 	m.ArchiveSize = types.Int64Null()
 	m.ArchiveFiles = types.Int64Null()
 }
@@ -165,6 +177,7 @@ func (m *staticExportModel) clearArchive() {
 // serves the same files.
 func (m *staticExportModel) copyArchiveFrom(s staticExportModel) {
 	m.ArchiveSHA256, m.ArchiveSize, m.ArchiveFiles = s.ArchiveSHA256, s.ArchiveSize, s.ArchiveFiles
+	m.ArchiveMD5, m.ArchiveMD5B64 = s.ArchiveMD5, s.ArchiveMD5B64
 }
 
 // verifies tells whether completed exports are downloaded and checked.

@@ -182,6 +182,19 @@ func (r *staticExportResource) Schema(ctx context.Context, _ resource.SchemaRequ
 				Computed:      true,
 				PlanModifiers: keep(),
 			},
+			"archive_md5": schema.StringAttribute{
+				MarkdownDescription: "MD5 (lower-case hex) of the archive as served, recorded by the same verifying download as `archive_sha256`, and " +
+					"kept and cleared with it: for stores that check an upload against an MD5, such as `source_md5hash` of " +
+					"`google_storage_bucket_object`. Null when not verified.",
+				Computed:      true,
+				PlanModifiers: keep(),
+			},
+			"archive_md5_base64": schema.StringAttribute{
+				MarkdownDescription: "The same MD5 in base64, as the `Content-MD5` header and `content_md5` of `azurerm_storage_blob` carry it. " +
+					"Null when not verified.",
+				Computed:      true,
+				PlanModifiers: keep(),
+			},
 			"archive_size_bytes": schema.Int64Attribute{
 				MarkdownDescription: "Size in bytes of the archive the verifying download read. Null when not verified.",
 				Computed:            true,
@@ -514,6 +527,8 @@ func (r *staticExportResource) ModifyPlan(ctx context.Context, req resource.Modi
 	}
 	if (unfinished || unverified) && plan.verifies() {
 		plan.ArchiveSHA256 = types.StringUnknown()
+		plan.ArchiveMD5 = types.StringUnknown()
+		plan.ArchiveMD5B64 = types.StringUnknown()
 		plan.ArchiveSize = types.Int64Unknown()
 		plan.ArchiveFiles = types.Int64Unknown()
 	}

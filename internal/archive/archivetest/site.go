@@ -7,11 +7,13 @@ import (
 	"archive/tar"
 	"bytes"
 	"compress/flate"
+	"compress/gzip"
 	"encoding/binary"
 	"fmt"
 	"hash/crc32"
 	"io"
 	"math/rand/v2"
+	"strings"
 	"time"
 )
 
@@ -264,4 +266,74 @@ func gf2Square(square, mat *[32]uint32) {
 	for n := range mat {
 		square[n] = gf2Times(mat, mat[n])
 	}
+}
+
+// WritePages writes a valid gzip'd tar of a site of many small files, as a
+// documentation export holds them: an index.html, pages HTML pages of a few
+// KiB in nested directories (guides/NNN/page-NNNNN.html), one RSC payload
+// beside every tenth page, and a few assets with content hashes in their
+// names. The pages' text is drawn from seed and compresses as text does.
+// The same pages and seed give the same bytes.
+func WritePages(w io.Writer, pages int, seed uint64) error {
+	var key [32]byte
+	binary.LittleEndian.PutUint64(key[:], seed)
+	rng := rand.New(rand.NewChaCha8(key))
+	zw, err := gzip.NewWriterLevel(w, gzip.DefaultCompression)
+	if err != nil {
+		return err
+	}
+	zw.ModTime = modTime
+	tw := tar.NewWriter(zw)
+	add := func(name, body string) error {
+		return writeFile(tw, name, strings.NewReader(body), int64(len(body)))
+	}
+	if err := add("index.html", "<!DOCTYPE html>\n<html><head><title>Generated site</title></head><body><h1>Generated site</h1></body></html>\n"); err != nil {
+		return err
+	}
+	words := []string{"deploy", "export", "static", "site", "guide", "configure", "terraform", "archive", "page", "link",
+		"host", "cache", "bucket", "upload", "verify", "route", "index", "search", "content", "version"}
+	var page strings.Builder
+	for i := range pages {
+		if i%100 == 0 {
+			if err := tw.WriteHeader(&tar.Header{Typeflag: tar.TypeDir, Name: fmt.Sprintf("guides/%03d/", i/100), Mode: 0o755, ModTime: modTime}); err != nil {
+				return err
+			}
+		}
+		page.Reset()
+		fmt.Fprintf(&page, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>Page %d</title>"+
+			"<link rel=\"stylesheet\" href=\"/assets/site.3f9a2c1b.css\"></head><body><main><h1>Page %d</h1>\n", i, i)
+		for p := 0; p < 12+rng.IntN(24); p++ {
+			page.WriteString("<p>")
+			for range 30 + rng.IntN(30) {
+				page.WriteString(words[rng.IntN(len(words))])
+				page.WriteByte(' ')
+			}
+			page.WriteString("</p>\n")
+		}
+		page.WriteString("</main></body></html>\n")
+		name := fmt.Sprintf("guides/%03d/page-%05d", i/100, i)
+		if err := add(name+".html", page.String()); err != nil {
+			return err
+		}
+		if i%10 == 0 {
+			if err := add(name+".rsc", fmt.Sprintf("0:[\"$\",\"main\",null,{\"children\":\"Page %d\"}]\n", i)); err != nil {
+				return err
+			}
+		}
+	}
+	assets := map[string]string{
+		"assets/site.3f9a2c1b.css": "body{font-family:system-ui,sans-serif;margin:0 auto;max-width:48rem}\n",
+		"assets/app.8e7d4a06.js":   "document.addEventListener('DOMContentLoaded',function(){document.body.dataset.ready='1';});\n",
+		"sitemap.xml":              "<?xml version=\"1.0\" encoding=\"UTF-8\"?><urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\"></urlset>\n",
+		"robots.txt":               "User-agent: *\nAllow: /\n",
+	}
+	for _, name := range []string{"assets/site.3f9a2c1b.css", "assets/app.8e7d4a06.js", "sitemap.xml", "robots.txt"} {
+		if err := add(name, assets[name]); err != nil {
+			return err
+		}
+	}
+	if err := tw.Close(); err != nil {
+		return err
+	}
+	return zw.Close()
 }

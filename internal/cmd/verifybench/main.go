@@ -8,6 +8,12 @@
 // against the server's.
 //
 //	go run ./internal/cmd/verifybench [-size 1GiB] [-seed 1] [-save] [-provider] [-strict]
+//	go run ./internal/cmd/verifybench -unpack [-pages 10000] [-provider]
+//
+// With -unpack it measures archive.FetchUnpack instead (verify, digest every
+// file, unpack, swap into place) on a site of many small pages, beside
+// curl | tar -xz on the same archive, and with -provider applies one
+// docsadmin_static_site of it and reports the size of terraform.tfstate.
 //
 // With -provider it also applies one export through Terraform with the real
 // provider against the mock, serving an archive of the same size, and reports
@@ -54,11 +60,16 @@ type options struct {
 	seed     uint64
 	save     bool
 	strict   bool
+	unpack   bool
+	pages    int
 }
 
 func main() {
 	if len(os.Args) > 1 && os.Args[1] == "-child" {
 		os.Exit(child(os.Args[2:], os.Stdout, os.Stderr))
+	}
+	if len(os.Args) > 1 && os.Args[1] == "-child-unpack" {
+		os.Exit(childUnpack(os.Args[2:], os.Stdout, os.Stderr))
 	}
 	benchcmd.Main("verifybench", parseFlags, run, func(o options) bool { return o.strict })
 }
@@ -72,6 +83,8 @@ func parseFlags(args []string) (options, error) {
 	fs.BoolVar(&o.save, "save", false, "also write the archive to a temporary file while verifying, as a resource saving the bundle would")
 	fs.BoolVar(&o.provider, "provider", false, "also apply one export through Terraform with the real provider against the mock, and measure the provider process's peak RSS")
 	fs.BoolVar(&o.strict, "strict", false, "exit with status 1 when the target is missed")
+	fs.BoolVar(&o.unpack, "unpack", false, "instead, unpack a generated site of -pages small pages with archive.FetchUnpack beside curl | tar -xz; with -provider, also apply one docsadmin_static_site of it and report the state's size")
+	fs.IntVar(&o.pages, "pages", 10000, "pages of the site -unpack generates")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
@@ -156,6 +169,9 @@ func child(args []string, stdout, stderr io.Writer) int {
 }
 
 func run(ctx context.Context, o options, out io.Writer) (bool, error) {
+	if o.unpack {
+		return runUnpack(ctx, o, out)
+	}
 	fmt.Fprintf(out, "verifybench: archive.Fetch of a generated %s site over loopback HTTP, in a child process\n\n", mib(o.size))
 
 	// Measure the archive once, so that the server can announce its length

@@ -1,0 +1,307 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync/atomic"
+	"text/tabwriter"
+	"time"
+
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/archive"
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/archive/archivetest"
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/site"
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/tfrunner"
+)
+
+// unpackResult is what the -child-unpack process reports.
+type unpackResult struct {
+	Summary   archive.Summary
+	Files     int
+	Routes    int
+	Seconds   float64
+	GoSys     uint64
+	PeakRSS   int64
+	Manifests int64 // bytes of the manifest's paths and digests held
+}
+
+// childUnpack downloads, verifies and unpacks the archive at -url into -dir
+// with archive.FetchUnpack, building the site's manifest as the provider
+// does, and prints an unpackResult as JSON.
+func childUnpack(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("verifybench -child-unpack", flag.ContinueOnError)
+	link := fs.String("url", "", "link to the archive")
+	want := fs.String("sha256", "", "expected digest")
+	dir := fs.String("dir", "", "directory to unpack into")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	client := &http.Client{Transport: &http.Transport{Proxy: nil}} // loopback, never a proxy
+	manifest := site.NewManifest()
+	start := time.Now()
+	sum, err := archive.Limits{}.FetchUnpack(context.Background(), client, *link, *dir, archive.UnpackOptions{
+		File: func(f archive.File) error {
+			manifest.Add(f.Name, f.Size, f.SHA256, f.MD5)
+			return nil
+		},
+		Accept: func(s archive.Summary) error { return archive.CheckSHA256(s, *want) },
+	})
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return 1
+	}
+	elapsed := time.Since(start).Seconds()
+	routes := len(manifest.Routes())
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	res := unpackResult{Summary: sum, Files: manifest.Len(), Routes: routes, Seconds: elapsed, GoSys: ms.Sys, PeakRSS: selfPeakRSS()}
+	if err := json.NewEncoder(stdout).Encode(res); err != nil {
+		fmt.Fprintln(stderr, err)
+		return 1
+	}
+	return 0
+}
+
+// runUnpack compares archive.FetchUnpack, in a child process, with
+// `curl | tar -xz` on the same generated site served over loopback, then
+// with -provider applies one docsadmin_static_site of it through Terraform
+// and reports the state's size.
+func runUnpack(ctx context.Context, o options, out io.Writer) (bool, error) {
+	tmp, err := os.MkdirTemp("", "unpackbench-")
+	if err != nil {
+		return false, err
+	}
+	defer os.RemoveAll(tmp)
+	bundle := filepath.Join(tmp, "bundle.tar.gz")
+	f, err := os.Create(bundle)
+	if err != nil {
+		return false, err
+	}
+	h := sha256.New()
+	start := time.Now()
+	err = archivetest.WritePages(io.MultiWriter(f, h), o.pages, o.seed)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return false, err
+	}
+	info, err := os.Stat(bundle)
+	if err != nil {
+		return false, err
+	}
+	digest := hex.EncodeToString(h.Sum(nil))
+	fmt.Fprintf(out, "unpackbench: a generated site of %d pages (archivetest.WritePages), %s compressed, generated in %s\n\n",
+		o.pages, mib(info.Size()), time.Since(start).Round(time.Millisecond))
+
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Query().Get("X-Amz-Signature") != signature {
+			http.Error(w, "<Error><Code>SignatureDoesNotMatch</Code></Error>", http.StatusForbidden)
+			return
+		}
+		w.Header().Set("Content-Type", "application/gzip")
+		http.ServeFile(w, r, bundle)
+	}))
+	defer srv.Close()
+	link := srv.URL + "/bucket/bundle.tar.gz?X-Amz-Date=20261122T080000Z&X-Amz-Expires=3600&X-Amz-Signature=" + signature
+
+	// Ours, in a child process so that its peak RSS is its own.
+	exe, err := os.Executable()
+	if err != nil {
+		return false, err
+	}
+	ours := filepath.Join(tmp, "ours", "site")
+	cmd := exec.CommandContext(ctx, exe, "-child-unpack", "-url", link, "-sha256", digest, "-dir", ours)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	start = time.Now()
+	if err := cmd.Run(); err != nil {
+		return false, fmt.Errorf("the child failed: %v: %s", err, strings.TrimSpace(stderr.String()))
+	}
+	oursWall := time.Since(start)
+	var res unpackResult
+	if err := json.Unmarshal(stdout.Bytes(), &res); err != nil {
+		return false, fmt.Errorf("the child's report: %w", err)
+	}
+	oursRSS := res.PeakRSS
+	if oursRSS == 0 {
+		oursRSS, _ = peakRSS(cmd.ProcessState)
+	}
+	oursCPU := cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+
+	// curl | tar -xz, the shell's way, on the same link.
+	theirs := filepath.Join(tmp, "theirs")
+	if err := os.MkdirAll(theirs, 0o755); err != nil {
+		return false, err
+	}
+	shell := exec.CommandContext(ctx, "sh", "-c", `curl -sSf --noproxy '*' "$LINK" | tar -xzf - -C "$DIR"`)
+	shell.Env = append(os.Environ(), "LINK="+link, "DIR="+theirs)
+	shell.Stderr = &stderr
+	start = time.Now()
+	if err := shell.Run(); err != nil {
+		return false, fmt.Errorf("curl | tar: %v: %s", err, strings.TrimSpace(stderr.String()))
+	}
+	shellWall := time.Since(start)
+	shellRSS, _ := peakRSS(shell.ProcessState) // the largest process of the pipeline
+	shellCPU := shell.ProcessState.UserTime() + shell.ProcessState.SystemTime()
+
+	same, err := sameTrees(ours, theirs)
+	if err != nil {
+		return false, err
+	}
+	fmt.Fprintf(out, "FetchUnpack: %d files (%d routes), %s unpacked, digest matches; the tree is byte for byte the one tar unpacked: %v\n\n",
+		res.Files, res.Routes, mib(res.Summary.UnpackedBytes), same)
+	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "measure\tarchive.FetchUnpack (verify, digest, unpack, swap)\tcurl | tar -xz")
+	fmt.Fprintln(tw, "-------\t-----\t-----")
+	fmt.Fprintf(tw, "wall time\t%s\t%s\n", oursWall.Round(time.Millisecond), shellWall.Round(time.Millisecond))
+	fmt.Fprintf(tw, "CPU time (user + system)\t%s\t%s\n", oursCPU.Round(time.Millisecond), shellCPU.Round(time.Millisecond))
+	fmt.Fprintf(tw, "throughput, unpacked bytes\t%.1f MiB/s\t%.1f MiB/s\n",
+		float64(res.Summary.UnpackedBytes)/(1<<20)/oursWall.Seconds(), float64(res.Summary.UnpackedBytes)/(1<<20)/shellWall.Seconds())
+	fmt.Fprintf(tw, "files per second\t%.0f\t%.0f\n", float64(res.Files)/oursWall.Seconds(), float64(res.Files)/shellWall.Seconds())
+	fmt.Fprintf(tw, "peak RSS\t%s\t%s (largest process of the pipeline)\n", mib(oursRSS), mib(shellRSS))
+	fmt.Fprintf(tw, "Go runtime memory (MemStats.Sys)\t%s\t\n", mib(int64(res.GoSys)))
+	if err := tw.Flush(); err != nil {
+		return false, err
+	}
+	fmt.Fprintf(out, "\n(wall-clock figures depend on what else the machine runs; %d CPUs, load average %s)\n", runtime.NumCPU(), loadAverage())
+	if !same {
+		return false, fmt.Errorf("the trees differ")
+	}
+	if o.provider {
+		return runSiteProvider(ctx, o.pages, link, digest, out)
+	}
+	return true, nil
+}
+
+// sameTrees reports whether two directories hold the same regular files
+// with the same bytes.
+func sameTrees(a, b string) (bool, error) {
+	files := func(dir string) (map[string]string, error) {
+		out := map[string]string{}
+		err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return err
+			}
+			body, err := os.ReadFile(p)
+			rel, _ := filepath.Rel(dir, p)
+			out[filepath.ToSlash(rel)] = string(body)
+			return err
+		})
+		return out, err
+	}
+	fa, err := files(a)
+	if err != nil {
+		return false, err
+	}
+	fb, err := files(b)
+	if err != nil {
+		return false, err
+	}
+	if len(fa) != len(fb) {
+		return false, nil
+	}
+	for k, v := range fa {
+		if fb[k] != v {
+			return false, nil
+		}
+	}
+	return true, nil
+}
+
+// runSiteProvider applies one docsadmin_static_site of the served archive
+// through Terraform with the real provider, against a minimal API whose
+// only job is completed and links to it, and reports the apply's time, the
+// provider's peak RSS, the size of terraform.tfstate and how long a plan
+// that checks the tree on disk takes.
+func runSiteProvider(ctx context.Context, pages int, link, digest string, out io.Writer) (bool, error) {
+	fmt.Fprintf(out, "\nprovider: terraform apply of one docsadmin_static_site of that site, then a plan\n")
+	const jobID = "se_0123456789abcdef"
+	api := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		switch {
+		case r.Method == http.MethodGet && r.URL.Path == "/v1/static-export/jobs/"+jobID:
+			fmt.Fprintf(w, `{"jobId":%q,"status":"completed","progress":100,"pageCount":%d}`, jobID, pages)
+		case r.Method == http.MethodPost && r.URL.Path == "/v1/static-export/jobs/"+jobID+"/bundle":
+			fmt.Fprintf(w, `{"jobId":%q,"bundleUrl":%q,"expiresAt":%q}`, jobID, link, time.Now().Add(time.Hour).UTC().Format(time.RFC3339))
+		default:
+			http.Error(w, `{"error":"not found"}`, http.StatusNotFound)
+		}
+	}))
+	defer api.Close()
+	tmp, err := os.MkdirTemp("", "unpackbench-tf-")
+	if err != nil {
+		return false, err
+	}
+	defer os.RemoveAll(tmp)
+	runner, _, err := tfrunner.Setup(ctx, "terraform", tmp, "bench")
+	if err != nil {
+		return false, err
+	}
+	module := filepath.Join(tmp, "module")
+	tf, err := runner.Module(module, map[string][]byte{"main.tf": []byte(fmt.Sprintf(`
+terraform {
+  required_providers {
+    docsadmin = { source = "docsadmin/docsadmin" }
+  }
+}
+resource "docsadmin_static_site" "site" {
+  job_id          = %q
+  directory       = "${path.module}/site"
+  expected_sha256 = %q
+}
+output "file_count" { value = docsadmin_static_site.site.file_count }
+`, jobID, digest))}, map[string]string{"DOCSADMIN_BASE_URL": api.URL, "DOCSADMIN_API_KEY": "dsa_bench_0123456789abcdef"})
+	if err != nil {
+		return false, err
+	}
+	var peak atomic.Int64
+	sampling, stopSampling := context.WithCancel(ctx)
+	sampled := make(chan struct{})
+	go func() { defer close(sampled); samplePeakRSS(sampling, &peak) }()
+	start := time.Now()
+	transcript := tfrunner.Record(tf)
+	err = tf.Apply(ctx)
+	applyWall := time.Since(start)
+	stopSampling()
+	<-sampled
+	if err != nil {
+		return false, fmt.Errorf("terraform apply: %w\n%s", err, transcript)
+	}
+	state, err := os.Stat(filepath.Join(module, "terraform.tfstate"))
+	if err != nil {
+		return false, err
+	}
+	var outputs struct {
+		Files int64 `json:"file_count"`
+	}
+	if _, err := tfrunner.Outputs(ctx, tf, &outputs); err != nil {
+		return false, err
+	}
+	start = time.Now()
+	changes, err := tf.Plan(ctx)
+	planWall := time.Since(start)
+	if err != nil {
+		return false, fmt.Errorf("terraform plan: %w\n%s", err, transcript)
+	}
+	fmt.Fprintf(out, "apply: %d files unpacked in %s\n", outputs.Files, applyWall.Round(time.Millisecond))
+	if rss := peak.Load(); rss > 0 {
+		fmt.Fprintf(out, "provider peak RSS (VmHWM): %s\n", mib(rss))
+	}
+	fmt.Fprintf(out, "terraform.tfstate: %d bytes (%s), %.0f bytes per file\n", state.Size(), mib(state.Size()), float64(state.Size())/float64(max(outputs.Files, 1)))
+	fmt.Fprintf(out, "plan after apply (refresh hashes every file on disk): %s, changes planned: %v\n", planWall.Round(time.Millisecond), changes)
+	return !changes, nil
+}

@@ -1,0 +1,109 @@
+package provider
+
+import (
+	"context"
+
+	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+)
+
+var _ datasource.DataSourceWithConfigure = (*staticSiteManifestDataSource)(nil)
+
+// NewStaticSiteManifestDataSource is the docsadmin_static_site_manifest data
+// source.
+func NewStaticSiteManifestDataSource() datasource.DataSource { return &staticSiteManifestDataSource{} }
+
+// staticSiteManifestDataSource lists the files of a completed export's site
+// by downloading and verifying its archive, writing nothing: the manifest
+// docsadmin_static_site records, for a configuration that plans uploads of
+// an export made elsewhere.
+type staticSiteManifestDataSource struct {
+	data *providerData
+}
+
+type staticSiteManifestDataModel struct {
+	JobID         types.String `tfsdk:"job_id"`
+	ArchiveSHA256 types.String `tfsdk:"archive_sha256"`
+	FileCount     types.Int64  `tfsdk:"file_count"`
+	SizeBytes     types.Int64  `tfsdk:"size_bytes"`
+	Files         types.Map    `tfsdk:"files"`
+	Routes        types.Map    `tfsdk:"routes"`
+}
+
+func (d *staticSiteManifestDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_static_site_manifest"
+}
+
+func (d *staticSiteManifestDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
+	str := func(desc string) schema.StringAttribute {
+		return schema.StringAttribute{MarkdownDescription: desc, Computed: true}
+	}
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "Lists the files of a completed static export's site, as `docsadmin_static_site` would unpack them, by downloading " +
+			"and verifying its archive once per read; nothing is written to disk. A new export's files cannot be known while planning the " +
+			"configuration that creates it, so a second configuration (or a later stage) reads the completed export by `job_id`, known at plan, " +
+			"and plans `for_each` over `files`. Needs a key that may generate links (write scope), as every read generates a fresh one.",
+		Attributes: map[string]schema.Attribute{
+			"job_id": schema.StringAttribute{
+				MarkdownDescription: "Identifier of a completed export job, such as `se_3f9a2c1b8e7d4a06`.",
+				Required:            true,
+				Validators:          []validator.String{notBlankValidator()},
+			},
+			"archive_sha256": str("Lower-case hex SHA-256 of the archive."),
+			"file_count":     schema.Int64Attribute{MarkdownDescription: "Number of files in the site.", Computed: true},
+			"size_bytes":     schema.Int64Attribute{MarkdownDescription: "Sum of the files' sizes, in bytes.", Computed: true},
+			"files": schema.MapAttribute{
+				MarkdownDescription: siteFilesDescription,
+				ElementType:         siteFileType,
+				Computed:            true,
+			},
+			"routes": schema.MapAttribute{
+				MarkdownDescription: siteRoutesDescription,
+				ElementType:         types.StringType,
+				Computed:            true,
+			},
+		},
+	}
+}
+
+func (d *staticSiteManifestDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
+	d.data = providerDataFrom(req.ProviderData, &resp.Diagnostics)
+}
+
+func (d *staticSiteManifestDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
+	var cfg staticSiteManifestDataModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &cfg)...)
+	if resp.Diagnostics.HasError() || !requireConfigured(d.data, &resp.Diagnostics, "the site's manifest cannot be read") {
+		return
+	}
+	ctx = d.data.maskSecrets(ctx)
+	ctx, cancel := context.WithTimeout(ctx, defaultSiteTimeout)
+	defer cancel()
+
+	jobID := cfg.JobID.ValueString()
+	link := d.data.completedExportLink(ctx, jobID, &resp.Diagnostics)
+	if link == nil {
+		return
+	}
+	collector := newSiteCollector()
+	sum, err := d.data.limits.FetchFiles(ctx, nil, link.BundleURL, collector.add)
+	if err != nil {
+		resp.Diagnostics.AddError("Cannot read the static site's manifest", siteDownloadProblem(jobID, link.BundleURL, "Reading", defaultSiteTimeout, "", err))
+		return
+	}
+	manifest, diags := collector.model(sum)
+	resp.Diagnostics.Append(diags...)
+	if diags.HasError() {
+		return
+	}
+	tflog.Debug(ctx, "read the export's site manifest", map[string]any{"job_id": jobID, "sha256": sum.SHA256, "files": manifest.FileCount.ValueInt64()})
+	cfg.ArchiveSHA256 = manifest.ArchiveSHA256
+	cfg.FileCount = manifest.FileCount
+	cfg.SizeBytes = manifest.SizeBytes
+	cfg.Files = manifest.Files
+	cfg.Routes = manifest.Routes
+	resp.Diagnostics.Append(resp.State.Set(ctx, &cfg)...)
+}

@@ -1,0 +1,549 @@
+package provider
+
+import (
+	"archive/tar"
+	"bytes"
+	"compress/gzip"
+	"context"
+	"crypto/md5"
+	"encoding/base64"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"maps"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	tfjson "github.com/hashicorp/terraform-json"
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/mockapi"
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/site"
+)
+
+const siteAddress = "docsadmin_static_site.site"
+
+// siteConfig is an export of docs.example.com and its site unpacked into
+// dir; extra follows the site resource.
+func siteConfig(mock *mockapi.Server, dir, extra string) string {
+	return exportConfig(mock, `  domain = "docs.example.com"`) + fmt.Sprintf(`
+resource "docsadmin_static_site" "site" {
+  job_id          = docsadmin_static_export.site.job_id
+  directory       = %q
+  expected_sha256 = docsadmin_static_export.site.archive_sha256
+}
+%s`, dir, extra)
+}
+
+// uploads stands for one upload per file of the site, as an object store's
+// resources would be planned.
+const uploads = `
+resource "terraform_data" "upload" {
+  for_each = docsadmin_static_site.site.files
+  input = {
+    key          = each.key
+    sha256       = each.value.sha256
+    content_type = each.value.content_type
+  }
+}
+`
+
+// archiveFiles reads the regular files of a gzip'd tar with archive/tar,
+// apart from the code under test.
+func archiveFiles(data []byte) (map[string][]byte, error) {
+	zr, err := gzip.NewReader(bytes.NewReader(data))
+	if err != nil {
+		return nil, err
+	}
+	tr := tar.NewReader(zr)
+	out := map[string][]byte{}
+	for {
+		h, err := tr.Next()
+		if errors.Is(err, io.EOF) {
+			return out, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		if h.Typeflag == tar.TypeReg {
+			body, err := io.ReadAll(tr)
+			if err != nil {
+				return nil, err
+			}
+			out[strings.TrimPrefix(filepath.ToSlash(filepath.Clean(h.Name)), "./")] = body
+		}
+	}
+}
+
+// siteTreeFiles reads the regular files under dir, and fails on anything else
+// but directories.
+func siteTreeFiles(dir string) (map[string][]byte, error) {
+	out := map[string][]byte{}
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		if !d.Type().IsRegular() {
+			return fmt.Errorf("%s is not a regular file", p)
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		if info.Mode().Perm() != 0o644 {
+			return fmt.Errorf("%s has mode %o, want 644", p, info.Mode().Perm())
+		}
+		body, err := os.ReadFile(p)
+		rel, _ := filepath.Rel(dir, p)
+		out[filepath.ToSlash(rel)] = body
+		return err
+	})
+	return out, err
+}
+
+// stateCheck is a statecheck.StateCheck made of a function: the legacy
+// state the Check functions read cannot hold for_each instances.
+type stateCheck func(*tfjson.State) error
+
+func (f stateCheck) CheckState(_ context.Context, req statecheck.CheckStateRequest, resp *statecheck.CheckStateResponse) {
+	if err := f(req.State); err != nil {
+		resp.Error = err
+	}
+}
+
+// always is a check that ignores the state.
+func always(check func(*terraform.State) error) stateCheck {
+	return func(*tfjson.State) error { return check(nil) }
+}
+
+// valuesOf returns the attribute values of the resource or data source at
+// address in the root module.
+func valuesOf(s *tfjson.State, address string) (map[string]any, error) {
+	if s == nil || s.Values == nil || s.Values.RootModule == nil {
+		return nil, errors.New("no state")
+	}
+	for _, r := range s.Values.RootModule.Resources {
+		if r.Address == address {
+			return r.AttributeValues, nil
+		}
+	}
+	return nil, fmt.Errorf("%s is not in state", address)
+}
+
+// text renders a JSON value of the state as the flat attributes did.
+func text(v any) string {
+	switch v := v.(type) {
+	case float64:
+		return strconv.FormatFloat(v, 'f', -1, 64)
+	case nil:
+		return ""
+	default:
+		return fmt.Sprint(v)
+	}
+}
+
+// siteMatchesArchive checks that the tree on disk is the served archive's
+// files byte for byte (when dir is set), and that the manifest and routes in
+// state describe each file exactly (address is a resource or a data source).
+func siteMatchesArchive(mock *mockapi.Server, address, dir string) stateCheck {
+	return func(s *tfjson.State) error {
+		values, err := valuesOf(s, address)
+		if err != nil {
+			return err
+		}
+		served, err := servedArchive(mock, text(values["job_id"]))
+		if err != nil {
+			return err
+		}
+		want, err := archiveFiles(served)
+		if err != nil {
+			return err
+		}
+		if dir != "" {
+			got, err := siteTreeFiles(dir)
+			if err != nil {
+				return err
+			}
+			if !maps.EqualFunc(got, want, bytes.Equal) {
+				return fmt.Errorf("the tree holds %v, the archive %v", keys(got), keys(want))
+			}
+		}
+		if text(values["archive_sha256"]) != sha256Hex(served) {
+			return fmt.Errorf("archive_sha256 = %s, the link serves %s", values["archive_sha256"], sha256Hex(served))
+		}
+		files, _ := values["files"].(map[string]any)
+		if len(files) != len(want) || text(values["file_count"]) != fmt.Sprint(len(want)) {
+			return fmt.Errorf("files holds %d and file_count = %s, the archive holds %d files", len(files), text(values["file_count"]), len(want))
+		}
+		var total int
+		routes := map[string]any{}
+		for p, body := range want {
+			total += len(body)
+			digest := md5.Sum(body)
+			expect := map[string]string{
+				"size":          fmt.Sprint(len(body)),
+				"sha256":        sha256Hex(body),
+				"md5":           hex.EncodeToString(digest[:]),
+				"md5_base64":    base64.StdEncoding.EncodeToString(digest[:]),
+				"content_type":  site.ContentType(p),
+				"cache_control": site.CacheControl(p),
+			}
+			file, _ := files[p].(map[string]any)
+			for k, v := range expect {
+				if got := text(file[k]); got != v {
+					return fmt.Errorf("files[%q].%s = %q, want %q", p, k, got, v)
+				}
+			}
+			if strings.HasSuffix(p, ".html") {
+				route := strings.TrimSuffix(strings.TrimSuffix(p, ".html"), "index")
+				routes[strings.TrimSuffix(route, "/")] = p
+			}
+		}
+		if text(values["size_bytes"]) != fmt.Sprint(total) {
+			return fmt.Errorf("size_bytes = %s, the files hold %d bytes", text(values["size_bytes"]), total)
+		}
+		if got, _ := values["routes"].(map[string]any); !maps.Equal(got, routes) {
+			return fmt.Errorf("routes = %v, want %v", got, routes)
+		}
+		return nil
+	}
+}
+
+func keys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}
+
+// onlySite fails when anything but the site's directory is beside it: a
+// temporary tree or the previous one left behind.
+func onlySite(dir string) func(*terraform.State) error {
+	return func(*terraform.State) error {
+		entries, err := os.ReadDir(filepath.Dir(dir))
+		if err != nil {
+			return err
+		}
+		for _, e := range entries {
+			if e.Name() != filepath.Base(dir) {
+				return fmt.Errorf("%s was left beside %s", e.Name(), filepath.Base(dir))
+			}
+		}
+		return nil
+	}
+}
+
+func TestAccStaticSite_lifecycle(t *testing.T) {
+	mock := newMock(t, mockapi.Config{})
+	dir := filepath.Join(t.TempDir(), "dist", "site")
+	traffic := &linkTraffic{mock: mock}
+	exports := func(want int) func(*terraform.State) error {
+		return expectCount("exports started", want, func() int { return mock.ExportsStarted("docs.example.com") })
+	}
+	restoredInPlace := resource.ConfigPlanChecks{
+		PreApply: []plancheck.PlanCheck{
+			plancheck.ExpectResourceAction(siteAddress, plancheck.ResourceActionUpdate),
+			plancheck.ExpectResourceAction(exportAddress, plancheck.ResourceActionNoop),
+			plancheck.ExpectResourceAction(`terraform_data.upload["index.html"]`, plancheck.ResourceActionNoop),
+			plancheck.ExpectResourceAction(`terraform_data.upload["sitemap.xml"]`, plancheck.ResourceActionNoop),
+			plancheck.ExpectKnownValue(siteAddress, tfjsonpath.New("tree_intact"), knownvalue.Bool(true)),
+			plancheck.ExpectKnownValue(siteAddress, tfjsonpath.New("files").AtMapKey("index.html").AtMapKey("content_type"),
+				knownvalue.StringExact("text/html; charset=utf-8")),
+		},
+		PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+	}
+	restored := []statecheck.StateCheck{
+		always(traffic.expect(1, 1, 1)),
+		always(exports(1)),
+		siteMatchesArchive(mock, siteAddress, dir),
+		always(onlySite(dir)),
+	}
+	withUploads := siteConfig(mock, dir, uploads)
+
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testFactories(Options{}),
+		CheckDestroy: func(*terraform.State) error {
+			if _, err := os.Lstat(dir); !errors.Is(err, fs.ErrNotExist) {
+				return fmt.Errorf("destroy left %s behind (lstat: %v)", dir, err)
+			}
+			return onlySite(dir)(nil)
+		},
+		Steps: []resource.TestStep{
+			{
+				// The export first, so that what follows counts the site's traffic only.
+				Config: exportConfig(mock, `  domain = "docs.example.com"`),
+			},
+			{
+				PreConfig: traffic.reset,
+				Config:    siteConfig(mock, dir, ""),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{
+						// expected_sha256 is known: so is the site's id.
+						plancheck.ExpectKnownValue(siteAddress, tfjsonpath.New("id"), knownvalue.StringRegexp(hexDigest)),
+						plancheck.ExpectKnownValue(siteAddress, tfjsonpath.New("tree_intact"), knownvalue.Bool(true)),
+						plancheck.ExpectUnknownValue(siteAddress, tfjsonpath.New("files")),
+					},
+				},
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(siteAddress, tfjsonpath.New("tree_intact"), knownvalue.Bool(true)),
+					statecheck.ExpectKnownValue(siteAddress, tfjsonpath.New("routes"), knownvalue.MapPartial(map[string]knownvalue.Check{
+						"":                       knownvalue.StringExact("index.html"),
+						"guides/getting-started": knownvalue.StringExact("guides/getting-started.html"),
+						"guides/configuration":   knownvalue.StringExact("guides/configuration.html"),
+						"api/reference":          knownvalue.StringExact("api/reference/index.html"),
+						"changelog":              knownvalue.StringExact("changelog.html"),
+					})),
+					statecheck.ExpectKnownValue(siteAddress, tfjsonpath.New("files").AtMapKey("favicon.ico"), knownvalue.ObjectPartial(map[string]knownvalue.Check{
+						"content_type":  knownvalue.StringExact("image/x-icon"),
+						"cache_control": knownvalue.StringExact("public, max-age=3600"),
+					})),
+					statecheck.ExpectKnownValue(siteAddress, tfjsonpath.New("files").AtMapKey("index.html").AtMapKey("cache_control"),
+						knownvalue.StringExact("public, max-age=300, must-revalidate")),
+					siteMatchesArchive(mock, siteAddress, dir),
+				},
+				Check: resource.ComposeTestCheckFunc(
+					resource.TestCheckResourceAttrPair(siteAddress, "id", exportAddress, "archive_sha256"),
+					traffic.expect(1, 1, 1),
+					onlySite(dir),
+				),
+			},
+			{
+				// The files are known: uploads plan over them in the same
+				// configuration; nothing is downloaded.
+				Config: withUploads,
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{
+						plancheck.ExpectResourceAction(siteAddress, plancheck.ResourceActionNoop),
+						plancheck.ExpectResourceAction(`terraform_data.upload["guides/getting-started.html"]`, plancheck.ResourceActionCreate),
+					},
+					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+				ConfigStateChecks: []statecheck.StateCheck{always(traffic.expect(0, 0, 0))},
+			},
+			{
+				// A file deleted on disk: restored in place, one download, no export.
+				PreConfig: func() { removeOrFail(t, filepath.Join(dir, "guides", "getting-started.html")) },
+				Config:    withUploads,
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: restoredInPlace.PreApply,
+					PostApplyPostRefresh: append([]plancheck.PlanCheck{
+						plancheck.ExpectKnownValue(siteAddress, tfjsonpath.New("tree_intact"), knownvalue.Bool(true)),
+					}, restoredInPlace.PostApplyPostRefresh...),
+				},
+				ConfigStateChecks: restored,
+			},
+			{
+				// A file changed on disk, same size.
+				PreConfig: func() {
+					name := filepath.Join(dir, "index.html")
+					body, err := os.ReadFile(name)
+					if err != nil {
+						t.Fatal(err)
+					}
+					body[len(body)/2] ^= 0x20
+					if err := os.WriteFile(name, body, 0o644); err != nil {
+						t.Fatal(err)
+					}
+				},
+				Config:            withUploads,
+				ConfigPlanChecks:  restoredInPlace,
+				ConfigStateChecks: restored,
+			},
+			{
+				// A file added on disk: it goes with the old tree.
+				PreConfig: func() {
+					if err := os.WriteFile(filepath.Join(dir, "assets", "stray.js"), []byte("alert(1)"), 0o644); err != nil {
+						t.Fatal(err)
+					}
+				},
+				Config:            withUploads,
+				ConfigPlanChecks:  restoredInPlace,
+				ConfigStateChecks: restored,
+			},
+			{
+				// A fresh runner: state kept, the whole directory gone. The
+				// plan updates the site only, the uploads plan unchanged.
+				PreConfig: func() {
+					if err := os.RemoveAll(filepath.Dir(dir)); err != nil {
+						t.Fatal(err)
+					}
+				},
+				Config:            withUploads,
+				ConfigPlanChecks:  restoredInPlace,
+				ConfigStateChecks: restored,
+			},
+			{
+				// Without the uploads again, as the legacy state that
+				// CheckDestroy reads cannot hold for_each instances.
+				Config: siteConfig(mock, dir, ""),
+			},
+		},
+	})
+}
+
+func removeOrFail(t *testing.T, name string) {
+	t.Helper()
+	if err := os.Remove(name); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// The data source lists the same files and routes as the resource, without
+// writing anything.
+func TestAccStaticSite_manifestDataSourceMatchesTheResource(t *testing.T) {
+	mock := newMock(t, mockapi.Config{})
+	dir := filepath.Join(t.TempDir(), "site")
+	const data = "data.docsadmin_static_site_manifest.site"
+	config := siteConfig(mock, dir, `
+data "docsadmin_static_site_manifest" "site" {
+  job_id = docsadmin_static_site.site.job_id
+}
+`)
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testFactories(Options{}),
+		Steps: []resource.TestStep{
+			{
+				Config: config,
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.CompareValuePairs(siteAddress, tfjsonpath.New("files"), data, tfjsonpath.New("files"), compareEqual{}),
+					statecheck.CompareValuePairs(siteAddress, tfjsonpath.New("routes"), data, tfjsonpath.New("routes"), compareEqual{}),
+					statecheck.CompareValuePairs(siteAddress, tfjsonpath.New("archive_sha256"), data, tfjsonpath.New("archive_sha256"), compareEqual{}),
+					statecheck.CompareValuePairs(siteAddress, tfjsonpath.New("size_bytes"), data, tfjsonpath.New("size_bytes"), compareEqual{}),
+					statecheck.CompareValuePairs(siteAddress, tfjsonpath.New("file_count"), data, tfjsonpath.New("file_count"), compareEqual{}),
+					siteMatchesArchive(mock, data, ""),
+				},
+				Check: onlySite(dir),
+			},
+		},
+	})
+}
+
+// compareEqual passes when two values are deeply equal.
+type compareEqual struct{}
+
+func (compareEqual) CompareValues(values ...any) error {
+	if len(values) == 2 && fmt.Sprint(values[0]) == fmt.Sprint(values[1]) {
+		return nil
+	}
+	return fmt.Errorf("values differ: %v", values)
+}
+
+// An archive the verifier refuses leaves neither a tree nor a temporary
+// directory; the error names the job and the entry.
+func TestAccStaticSite_refusedArchiveLeavesNothing(t *testing.T) {
+	mock := newMock(t, mockapi.Config{})
+	parent := t.TempDir()
+	dir := filepath.Join(parent, "site")
+	var jobID string
+	nothing := func() {
+		entries, err := os.ReadDir(parent)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(entries) > 0 {
+			t.Errorf("a refused archive left %s behind", entries[0].Name())
+		}
+	}
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testFactories(Options{}),
+		Steps: []resource.TestStep{
+			{
+				Config: exportConfig(mock, `  domain = "docs.example.com"`),
+				Check:  captureAttr(exportAddress, "job_id", &jobID),
+			},
+			{
+				PreConfig: func() {
+					if !mock.SetArchive(jobID, mockapi.ArchiveDotDot) {
+						t.Fatal("no such job")
+					}
+				},
+				Config: exportConfig(mock, `  domain = "docs.example.com"`) + fmt.Sprintf(`
+resource "docsadmin_static_site" "site" {
+  job_id    = docsadmin_static_export.site.job_id
+  directory = %q
+}
+`, dir),
+				ExpectError: regexp.MustCompile(`(?s)export\s+job\s+se_[0-9a-f]{16}.*cannot\s+be\s+served.*guides/\.\./\.\./outside\.html.*climbs`),
+			},
+			{
+				PreConfig: func() {
+					nothing()
+					mock.SetArchive(jobID, mockapi.ArchiveGood)
+				},
+				// A digest that differs: refused too, nothing written.
+				Config: exportConfig(mock, `  domain = "docs.example.com"`) + fmt.Sprintf(`
+resource "docsadmin_static_site" "site" {
+  job_id          = docsadmin_static_export.site.job_id
+  directory       = %q
+  expected_sha256 = %q
+}
+`, dir, strings.Repeat("0", 64)),
+				ExpectError: regexp.MustCompile(`(?s)SHA-256\s+is\s+[0-9a-f]{64},\s+expected\s+0{64}`),
+			},
+		},
+		CheckDestroy: func(*terraform.State) error {
+			nothing()
+			return nil
+		},
+	})
+}
+
+// A directory that holds something other than a site is never replaced.
+func TestAccStaticSite_refusesADirectoryThatIsNotASite(t *testing.T) {
+	mock := newMock(t, mockapi.Config{})
+	dir := t.TempDir()
+	mine := filepath.Join(dir, "notes.txt")
+	if err := os.WriteFile(mine, []byte("mine"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testFactories(Options{}),
+		Steps: []resource.TestStep{
+			{
+				Config:      siteConfig(mock, dir, ""),
+				ExpectError: regexp.MustCompile(`(?s)directory.*holds\s+1\s+entries\s+but\s+no\s+index\.html.*Accepted:\s+a\s+new\s+or\s+empty`),
+			},
+		},
+		CheckDestroy: func(*terraform.State) error {
+			if body, err := os.ReadFile(mine); err != nil || string(body) != "mine" {
+				return fmt.Errorf("the directory's own file was touched: %q, %v", body, err)
+			}
+			return nil
+		},
+	})
+}
+
+func TestAccStaticSite_badInputFailsAtPlanTime(t *testing.T) {
+	siteBlock := func(body string) func(*mockapi.Server) string {
+		return func(mock *mockapi.Server) string {
+			return providerConfig(mock, "") + "resource \"docsadmin_static_site\" \"site\" {\n" + body + "\n}\n"
+		}
+	}
+	const job = `job_id = "se_3f9a2c1b8e7d4a06"`
+	cases := []badInput{
+		{name: "empty directory", config: siteBlock(job + "\ndirectory = \"\""), want: []string{"directory", "The directory is empty", "Accepted: a directory"}},
+		{name: "current directory", config: siteBlock(job + "\ndirectory = \".\""), want: []string{"directory", `"." is the current`}},
+		{name: "root directory", config: siteBlock(job + "\ndirectory = \"/\""), want: []string{"directory", "root directory"}},
+		{name: "parent directory", config: siteBlock(job + "\ndirectory = \"site/../..\""), want: []string{"directory", "parent"}},
+		{name: "blank job_id", config: siteBlock("job_id = \" \"\ndirectory = \"site\""), want: []string{"job_id", "empty or blank"}},
+		{name: "short digest", config: siteBlock(job + "\ndirectory = \"site\"\nexpected_sha256 = \"abc123\""),
+			want: []string{"expected_sha256", `"abc123" is not a SHA-256`, "64 hexadecimal digits"}},
+		{name: "zero timeout", config: siteBlock(job + "\ndirectory = \"site\"\ntimeouts {\n  update = \"0s\"\n}"), want: []string{"timeouts.update"}},
+		{name: "blank data source job_id", config: func(mock *mockapi.Server) string {
+			return providerConfig(mock, "") + "data \"docsadmin_static_site_manifest\" \"m\" {\n  job_id = \"\"\n}\n"
+		}, want: []string{"job_id", "empty or blank"}},
+	}
+	runSubtests(t, cases, func(tc badInput) string { return tc.name }, runBadInput)
+}

@@ -1,0 +1,237 @@
+// Package site describes an unpacked static site as a static host serves it:
+// the content type and cache policy of every file, the extensionless URL
+// every page answers to, and a manifest of the files with their digests.
+// Every rule is pinned in this file, the same on every system: nothing is
+// read from the machine's MIME database.
+package site
+
+import (
+	"encoding/base64"
+	"encoding/hex"
+	"maps"
+	"path"
+	"sort"
+	"strings"
+)
+
+// DefaultContentType is the type of a file whose extension the table does
+// not hold: browsers download it rather than guess.
+const DefaultContentType = "application/octet-stream"
+
+// contentTypes maps a lower-case extension to the Content-Type a host sends.
+// Text types name their charset: the export writes UTF-8. .ico is
+// image/x-icon, the type nginx, Apache and browsers use, rather than IANA's
+// image/vnd.microsoft.icon. .rsc files are React Server Component payloads,
+// which a static export's client router fetches as text/x-component.
+var contentTypes = map[string]string{
+	".html":        "text/html; charset=utf-8",
+	".css":         "text/css; charset=utf-8",
+	".js":          "text/javascript; charset=utf-8",
+	".mjs":         "text/javascript; charset=utf-8",
+	".json":        "application/json",
+	".map":         "application/json",
+	".xml":         "application/xml",
+	".txt":         "text/plain; charset=utf-8",
+	".rsc":         "text/x-component",
+	".svg":         "image/svg+xml",
+	".png":         "image/png",
+	".jpg":         "image/jpeg",
+	".jpeg":        "image/jpeg",
+	".gif":         "image/gif",
+	".webp":        "image/webp",
+	".avif":        "image/avif",
+	".ico":         "image/x-icon",
+	".woff":        "font/woff",
+	".woff2":       "font/woff2",
+	".ttf":         "font/ttf",
+	".otf":         "font/otf",
+	".pdf":         "application/pdf",
+	".wasm":        "application/wasm",
+	".webmanifest": "application/manifest+json",
+}
+
+// ContentTypes returns a copy of the table from extension (with its dot,
+// lower case) to Content-Type, so that a host's configuration can be checked
+// against it.
+func ContentTypes() map[string]string {
+	return maps.Clone(contentTypes)
+}
+
+// ContentType is the Content-Type a host sends for the file at p, from its
+// extension in any case; DefaultContentType when the table has none.
+func ContentType(p string) string {
+	if t, ok := contentTypes[strings.ToLower(path.Ext(p))]; ok {
+		return t
+	}
+	return DefaultContentType
+}
+
+// The cache policies CacheControl chooses from.
+const (
+	// CacheImmutable is for files whose name changes with their content:
+	// a year, and never revalidated.
+	CacheImmutable = "public, max-age=31536000, immutable"
+	// CacheShort is for files that keep their name when the content
+	// changes and that a new export changes: pages, their RSC payloads,
+	// the sitemap, robots.txt and the JSON files at the root (the search
+	// index). Five minutes, then revalidated.
+	CacheShort = "public, max-age=300, must-revalidate"
+	// CacheDefault is for every other asset: an hour.
+	CacheDefault = "public, max-age=3600"
+)
+
+// CacheControl is the Cache-Control header for the file at p, by these
+// rules, in order:
+//
+//  1. a page (.html, .htm), an RSC payload (.rsc), a sitemap (sitemap*.xml),
+//     robots.txt, or a .json file at the root (search-index.json and the
+//     like): CacheShort;
+//  2. a file under _next/static/, or whose name holds a content hash (a run
+//     of at least 8 hexadecimal digits with a digit and a letter, between
+//     dots, dashes or underscores: app.3f9a2c1b.js, main-3F9A2C1B8E.css):
+//     CacheImmutable;
+//  3. anything else: CacheDefault.
+func CacheControl(p string) string {
+	p = strings.TrimPrefix(path.Clean("/"+p), "/")
+	base := path.Base(p)
+	lower := strings.ToLower(base)
+	ext := path.Ext(lower)
+	switch {
+	case ext == ".html" || ext == ".htm" || ext == ".rsc",
+		strings.HasPrefix(lower, "sitemap") && ext == ".xml",
+		lower == "robots.txt",
+		ext == ".json" && !strings.Contains(p, "/"):
+		return CacheShort
+	case strings.HasPrefix(p, "_next/static/") || hashedName(base):
+		return CacheImmutable
+	}
+	return CacheDefault
+}
+
+// hashedName reports whether a file name holds a content hash: a token of
+// at least 8 hexadecimal digits, with at least one digit and one letter,
+// before the extension.
+func hashedName(base string) bool {
+	stem := strings.TrimSuffix(base, path.Ext(base))
+	for _, token := range strings.FieldsFunc(stem, func(r rune) bool { return r == '.' || r == '-' || r == '_' }) {
+		if hashToken(token) {
+			return true
+		}
+	}
+	return false
+}
+
+func hashToken(token string) bool {
+	if len(token) < 8 {
+		return false
+	}
+	digits, letters := 0, 0
+	for _, c := range token {
+		switch {
+		case c >= '0' && c <= '9':
+			digits++
+		case c >= 'a' && c <= 'f', c >= 'A' && c <= 'F':
+			letters++
+		default:
+			return false
+		}
+	}
+	return digits > 0 && letters > 0
+}
+
+// Route is the extensionless URL path, without a leading slash, that the
+// page at p answers to, as canonical and sitemap URLs spell it:
+// guides/getting-started.html answers to guides/getting-started,
+// guides/index.html to guides, and index.html to the root, "". A file that
+// is not an .html page is no route.
+func Route(p string) (string, bool) {
+	p = strings.TrimPrefix(path.Clean("/"+p), "/")
+	if !strings.HasSuffix(p, ".html") || p == ".html" || strings.HasSuffix(p, "/.html") {
+		return "", false
+	}
+	route := strings.TrimSuffix(p, ".html")
+	switch {
+	case route == "index":
+		return "", true
+	case strings.HasSuffix(route, "/index"):
+		return strings.TrimSuffix(route, "/index"), true
+	}
+	return route, true
+}
+
+// File is one regular file of a site, as a host serves it.
+type File struct {
+	Path         string // slash-separated, relative to the site's root
+	Size         int64
+	SHA256       string // lower-case hex
+	MD5          string // lower-case hex
+	MD5Base64    string // standard base64, as Content-MD5 carries it
+	ContentType  string
+	CacheControl string
+}
+
+// Manifest lists a site's regular files.
+type Manifest struct {
+	files map[string]File
+	size  int64
+}
+
+// NewManifest returns an empty manifest.
+func NewManifest() *Manifest {
+	return &Manifest{files: map[string]File{}}
+}
+
+// Add records the file at p (slash-separated, relative to the root) with
+// its size and digests; a second Add of the same path replaces the first.
+func (m *Manifest) Add(p string, size int64, sha256 [32]byte, md5 [16]byte) {
+	if old, ok := m.files[p]; ok {
+		m.size -= old.Size
+	}
+	m.files[p] = File{
+		Path:         p,
+		Size:         size,
+		SHA256:       hex.EncodeToString(sha256[:]),
+		MD5:          hex.EncodeToString(md5[:]),
+		MD5Base64:    base64.StdEncoding.EncodeToString(md5[:]),
+		ContentType:  ContentType(p),
+		CacheControl: CacheControl(p),
+	}
+	m.size += size
+}
+
+// Len is the number of files.
+func (m *Manifest) Len() int { return len(m.files) }
+
+// Size is the sum of the files' sizes.
+func (m *Manifest) Size() int64 { return m.size }
+
+// Files returns the files by path.
+func (m *Manifest) Files() map[string]File { return maps.Clone(m.files) }
+
+// Paths returns the files' paths in order.
+func (m *Manifest) Paths() []string {
+	out := make([]string, 0, len(m.files))
+	for p := range m.files {
+		out = append(out, p)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Routes maps every page's route to its file. When two pages answer to one
+// route, guides.html and guides/index.html, the first wins: the API
+// documents that /guides is /guides.html.
+func (m *Manifest) Routes() map[string]string {
+	routes := map[string]string{}
+	for p := range m.files {
+		route, ok := Route(p)
+		if !ok {
+			continue
+		}
+		if other, taken := routes[route]; taken && !strings.HasSuffix(other, "/index.html") && other != "index.html" {
+			continue
+		}
+		routes[route] = p
+	}
+	return routes
+}
