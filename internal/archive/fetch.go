@@ -12,6 +12,8 @@ import (
 	"regexp"
 	"strings"
 	"time"
+
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/bundlelink"
 )
 
 // Fetch downloads the archive behind link with the default Limits. See
@@ -60,7 +62,7 @@ func (l Limits) fetch(ctx context.Context, client *http.Client, link string, con
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return Summary{}, errors.New("download: the bundle link is not an absolute http(s) URL")
 	}
-	host := u.Host
+	host := bundlelink.Host(link) // never the path or the query: a presigned link's query is its secret
 	idle := l.IdleTimeout
 	if idle <= 0 {
 		idle = DefaultIdleTimeout
