@@ -335,12 +335,33 @@ func (r *staticSiteResource) Delete(ctx context.Context, req resource.DeleteRequ
 			fmt.Sprintf("%s is no longer a directory, so it is not the site unpacked there; it is left as it is. Remove it yourself if it is not needed.", dir))
 		return
 	}
+	if err == nil && siteReplacedBy(dir, state) {
+		// Another site took the directory over, such as the replacement
+		// of this one under create_before_destroy: it stays.
+		resp.Diagnostics.AddWarning("The static site's directory was left in place",
+			fmt.Sprintf("%s holds another site now (its index.html is not the one export job %s unpacked), so destroying this resource leaves it.",
+				dir, state.JobID.ValueString()))
+		return
+	}
 	if err == nil {
 		err = os.RemoveAll(dir)
 	}
 	if err != nil {
 		resp.Diagnostics.AddError("Cannot remove the static site", fmt.Sprintf("Removing %s failed: %s", dir, err))
 	}
+}
+
+// siteReplacedBy reports whether dir holds an index.html other than the one
+// in state: another site's, not this one damaged (a missing or unreadable
+// index.html does not count).
+func siteReplacedBy(dir string, state staticSiteModel) bool {
+	want, err := siteWantFrom(state)
+	index, ok := want["index.html"]
+	if err != nil || !ok {
+		return false
+	}
+	digest, err := diskSHA256(filepath.Join(dir, "index.html"))
+	return err == nil && digest != index.sha256
 }
 
 // siteWant is what the manifest in state says of one file.
