@@ -19,10 +19,7 @@ func TestAccAgentJobAction_invokeFromTheCLI(t *testing.T) {
 	if os.Getenv("TF_ACC") == "" {
 		t.Skip("TF_ACC is not set: acceptance tests run the terraform CLI")
 	}
-	runner := cliRunner(t)
-	if v, ok := supportsActions(t, runner); !ok {
-		t.Skipf("Terraform %s cannot invoke actions (1.14 or later needed); CI runs this test on a newer Terraform as well", v)
-	}
+	runner := cliRunnerAtLeast(t, 14) // actions and -invoke
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
 

@@ -16,15 +16,12 @@ import (
 // The action documentation's on_failure example, applied as it is written
 // (Terraform 1.16+): the release's resource triggers the action, the agent
 // job fails, and the apply still succeeds with a warning that names the job,
-// leaving the resource in state. CI runs it in make test-tf116.
+// leaving the resource in state.
 func TestAccAgentJobAction_triggerOnFailureContinue(t *testing.T) {
 	if os.Getenv("TF_ACC") == "" {
 		t.Skip("TF_ACC is not set: acceptance tests run the terraform CLI")
 	}
-	runner := cliRunner(t)
-	if minor, v := terraformMinor(t, runner); minor < 16 || runningOpenTofu(t) {
-		t.Skipf("%s %s cannot read on_failure in action_trigger (Terraform 1.16 or later needed); CI runs this test in make test-tf116", runner.Path(), v)
-	}
+	runner := cliRunnerAtLeast(t, 16) // on_failure in action_trigger
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
 

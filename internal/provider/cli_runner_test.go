@@ -81,10 +81,61 @@ func terraformMinor(t *testing.T, runner *tfrunner.Runner) (int, string) {
 	return minor, v
 }
 
-// supportsActions reports whether runner's Terraform can read action blocks
-// (1.14 or later), and its version.
-func supportsActions(t *testing.T, runner *tfrunner.Runner) (string, bool) {
+// engines are the Terraform builds a CLI test can run: the acceptance CLI,
+// and the pinned Terraform when it is newer and built. So the tests of what
+// only a newer Terraform reads (actions, their triggers) run in make test
+// too, not only in the pass on the newest engine.
+type engines struct {
+	cli, pinned           *tfrunner.Runner
+	cliMinor, pinnedMinor int
+	cliVersion            string
+}
+
+func newEngines(t *testing.T, cli *tfrunner.Runner) engines {
 	t.Helper()
-	minor, v := terraformMinor(t, runner)
-	return v, minor >= 14
+	e := engines{cli: cli}
+	e.cliMinor, e.cliVersion = terraformMinor(t, cli)
+	if runningOpenTofu(t) {
+		// OpenTofu reads neither actions nor their triggers.
+		e.cliMinor = min(e.cliMinor, 13)
+	}
+	if path := pinnedTerraform(t); path != "" {
+		pinned, err := cli.WithTerraform(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e.pinnedMinor, _ = terraformMinor(t, pinned); e.pinnedMinor > e.cliMinor {
+			e.pinned = pinned
+		}
+	}
+	return e
+}
+
+// atLeast is a runner of Terraform 1.<minor> or later, nil when none is.
+func (e engines) atLeast(minor int) *tfrunner.Runner {
+	switch {
+	case e.cliMinor >= minor:
+		return e.cli
+	case e.pinned != nil && e.pinnedMinor >= minor:
+		return e.pinned
+	}
+	return nil
+}
+
+// unavailable says why no engine of Terraform 1.<minor> or later is at hand.
+func (e engines) unavailable(minor int) string {
+	return fmt.Sprintf("it needs Terraform 1.%d or later; the acceptance CLI is %s and the pinned Terraform "+
+		"of tools/terraform.sh is not built (make tools builds it)", minor, e.cliVersion)
+}
+
+// cliRunnerAtLeast is cliRunner on an engine of Terraform 1.<minor> or later.
+// Without one the test fails: make test builds the pinned Terraform first.
+func cliRunnerAtLeast(t *testing.T, minor int) *tfrunner.Runner {
+	t.Helper()
+	e := newEngines(t, cliRunner(t))
+	runner := e.atLeast(minor)
+	if runner == nil {
+		t.Fatal(e.unavailable(minor))
+	}
+	return runner
 }

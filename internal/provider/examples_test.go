@@ -44,7 +44,7 @@ func TestExamplesValidate(t *testing.T) {
 	if len(dirs) == 0 {
 		t.Fatal("no examples found")
 	}
-	runners := newExampleRunners(t, cliRunner(t))
+	runners := newEngines(t, cliRunner(t))
 
 	validated := 0
 	for _, dir := range dirs {
@@ -58,7 +58,12 @@ func TestExamplesValidate(t *testing.T) {
 			needs := exampleNeeds(t, dir, variant)
 			runner := runners.atLeast(needs)
 			if runner == nil {
-				runners.missing(t, name, needs)
+				msg := name + ": not validated: " + runners.unavailable(needs)
+				if os.Getenv("TF_ACC") != "" {
+					t.Error(msg)
+				} else {
+					t.Log(msg)
+				}
 				continue
 			}
 			validateExample(t, runner, dir, name, variant)
@@ -68,56 +73,6 @@ func TestExamplesValidate(t *testing.T) {
 	if validated == 0 {
 		t.Fatal("no example was validated")
 	}
-}
-
-// exampleRunners are the engines examples are validated with: the acceptance
-// CLI, and the pinned Terraform when it is newer and cached.
-type exampleRunners struct {
-	cli, pinned           *tfrunner.Runner
-	cliMinor, pinnedMinor int
-	cliVersion            string
-}
-
-func newExampleRunners(t *testing.T, cli *tfrunner.Runner) exampleRunners {
-	t.Helper()
-	r := exampleRunners{cli: cli}
-	r.cliMinor, r.cliVersion = terraformMinor(t, cli)
-	if runningOpenTofu(t) {
-		// OpenTofu reads neither actions nor their triggers.
-		r.cliMinor = min(r.cliMinor, 13)
-	}
-	if path := pinnedTerraform(t); path != "" {
-		pinned, err := cli.WithTerraform(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if r.pinnedMinor, _ = terraformMinor(t, pinned); r.pinnedMinor > r.cliMinor {
-			r.pinned = pinned
-		}
-	}
-	return r
-}
-
-// atLeast is a runner of Terraform 1.<minor> or later, nil when none is.
-func (r exampleRunners) atLeast(minor int) *tfrunner.Runner {
-	switch {
-	case r.cliMinor >= minor:
-		return r.cli
-	case r.pinned != nil && r.pinnedMinor >= minor:
-		return r.pinned
-	}
-	return nil
-}
-
-func (r exampleRunners) missing(t *testing.T, name string, minor int) {
-	t.Helper()
-	msg := fmt.Sprintf("%s: not validated: it needs Terraform 1.%d or later; the acceptance CLI is %s and the pinned Terraform "+
-		"of tools/terraform.sh is not built (make tools builds it)", name, minor, r.cliVersion)
-	if os.Getenv("TF_ACC") != "" {
-		t.Error(msg)
-		return
-	}
-	t.Log(msg)
 }
 
 // exampleNeeds is the oldest Terraform 1.x minor version that reads the
