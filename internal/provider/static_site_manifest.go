@@ -37,8 +37,8 @@ const (
 		"`size` in bytes, `sha256` and `md5` (lower-case hex), `md5_base64` (as `Content-MD5` carries it), `content_type` and `cache_control` " +
 		"from a table fixed in the provider, the same on every system. `content_type`: `.html` `text/html; charset=utf-8`, `.css`, `.js`/`.mjs`, " +
 		"`.txt` with `charset=utf-8`, `.json` and `.map` `application/json`, `.rsc` `text/x-component`, `.ico` `image/x-icon`, images, fonts " +
-		"(`font/woff2`...), `.pdf`, `.wasm`, `.webmanifest`; anything else `application/octet-stream`. `cache_control`: pages (`.html`, `.rsc`), " +
-		"`sitemap*.xml`, `robots.txt` and `.json` files at the root (the search index) `" + site.CacheShort + "`; files under `_next/static/` or " +
+		"(`font/woff2`...), `.pdf`, `.wasm`, `.webmanifest`; anything else `application/octet-stream`. `cache_control`: pages and their RSC payloads (`.html`, `.txt`, `.rsc`: " +
+		"`robots.txt` too), `sitemap*.xml` and `.json` files at the root (the search index) `" + site.CacheShort + "`; files under `_next/static/` or " +
 		"whose name holds a content hash (`app.3f9a2c1b.js`) `" + site.CacheImmutable + "`; everything else `" + site.CacheDefault + "`. " +
 		"Use it with `for_each` to upload each file with its type, cache policy and checksum."
 	siteRoutesDescription = "The extensionless URL of every page, without a leading slash, mapped to its file: `guides/getting-started` to " +

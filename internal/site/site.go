@@ -72,9 +72,10 @@ const (
 	// a year, and never revalidated.
 	CacheImmutable = "public, max-age=31536000, immutable"
 	// CacheShort is for files that keep their name when the content
-	// changes and that a new export changes: pages, their RSC payloads,
-	// the sitemap, robots.txt and the JSON files at the root (the search
-	// index). Five minutes, then revalidated.
+	// changes and that a new export changes: pages, their RSC payloads
+	// (.txt beside each page in a static export, or .rsc), text files such
+	// as robots.txt and llms.txt, the sitemap and the JSON files at the root
+	// (the search index). Five minutes, then revalidated.
 	CacheShort = "public, max-age=300, must-revalidate"
 	// CacheDefault is for every other asset: an hour.
 	CacheDefault = "public, max-age=3600"
@@ -83,9 +84,11 @@ const (
 // CacheControl is the Cache-Control header for the file at p, by these
 // rules, in order:
 //
-//  1. a page (.html, .htm), an RSC payload (.rsc), a sitemap (sitemap*.xml),
-//     robots.txt, or a .json file at the root (search-index.json and the
-//     like): CacheShort;
+//  1. a page (.html, .htm), an RSC payload or text file (.rsc, .txt: a
+//     static export writes each page's payload beside it as .txt, and
+//     robots.txt and llms.txt are rewritten by every export), a sitemap
+//     (sitemap*.xml), or a .json file at the root (search-index.json and
+//     the like): CacheShort;
 //  2. a file under _next/static/, or whose name holds a content hash (a run
 //     of at least 8 hexadecimal digits with a digit and a letter, between
 //     dots, dashes or underscores: app.3f9a2c1b.js, main-3F9A2C1B8E.css):
@@ -97,9 +100,8 @@ func CacheControl(p string) string {
 	lower := strings.ToLower(base)
 	ext := path.Ext(lower)
 	switch {
-	case ext == ".html" || ext == ".htm" || ext == ".rsc",
+	case ext == ".html" || ext == ".htm" || ext == ".rsc" || ext == ".txt",
 		strings.HasPrefix(lower, "sitemap") && ext == ".xml",
-		lower == "robots.txt",
 		ext == ".json" && !strings.Contains(p, "/"):
 		return CacheShort
 	case strings.HasPrefix(p, "_next/static/") || hashedName(base):

@@ -79,6 +79,8 @@ func TestCacheControl(t *testing.T) {
 		"guides/getting-started.html":         CacheShort,
 		"guides/page.3f9a2c1b.html":           CacheShort, // a page is never immutable
 		"guides/getting-started.rsc":          CacheShort,
+		"guides/getting-started.txt":          CacheShort, // the payload a static export writes
+		"llms.txt":                            CacheShort,
 		"sitemap.xml":                         CacheShort,
 		"sitemap-0.xml":                       CacheShort,
 		"robots.txt":                          CacheShort,
@@ -96,11 +98,11 @@ func TestCacheControl(t *testing.T) {
 		"assets/release-20261122.js":          CacheDefault, // digits only: a date, not a hash
 		"assets/app.3f9a2c1.js":               CacheDefault, // 7 digits: too short
 		"assets/app.3f9a2c1z.js":              CacheDefault, // not hexadecimal
-		"docs/robots.txt/other.txt":           CacheDefault,
+		"docs/robots.txt/other.css":           CacheDefault,
 		"favicon.ico":                         CacheDefault,
 		"assets/padding.bin":                  CacheDefault,
 		"next/static/chunks/main.js":          CacheDefault,
-		"assets/_next/static/chunks/main.txt": CacheDefault,
+		"assets/_next/static/chunks/main.css": CacheDefault,
 	}
 	for p, want := range cases {
 		if got := CacheControl(p); got != want {

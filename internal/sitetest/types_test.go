@@ -39,7 +39,9 @@ var edgeFiles = []string{
 	"_next/static/media/font.woff",    // under _next/static/
 	"_next/static/x/app.js",
 	"docs/robots.txt",
-	"docs/data.json", // JSON away from the root
+	"llms.txt",
+	"_next/static/x/notes.txt", // a text file's rule comes first
+	"docs/data.json",           // JSON away from the root
 	"manifest.json",
 	"sitemap-0.xml",
 	"guides/sitemap.xml",
