@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/client"
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/clock"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/mockapi"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/poll"
 )
@@ -24,7 +25,7 @@ var testStart = time.Date(2026, 11, 22, 8, 0, 0, 0, time.UTC)
 const testAPIKey = "dsa_test_5f0c1e2d3b4a69788796a5b4"
 
 // fastBackoff keeps retries in the millisecond range and deterministic.
-var fastBackoff = poll.Backoff{Base: 5 * time.Millisecond, Max: 20 * time.Millisecond, Factor: 2, Jitter: -1}
+var fastBackoff = clock.Backoff{Base: 5 * time.Millisecond, Max: 20 * time.Millisecond, Factor: 2, Jitter: -1}
 
 // testConfig is a client configuration for baseURL with a generous request
 // budget and tiny backoff, so tests only wait where they mean to.

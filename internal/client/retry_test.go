@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/client"
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/clock"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/mockapi"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/poll"
 )
@@ -339,12 +340,12 @@ func TestMaxRetries(t *testing.T) {
 // fakeClockConfig returns a client configuration whose waits run on an
 // auto-advancing fake clock, so their length can be read off the clock.
 func fakeClockConfig(baseURL string) (client.Config, *poll.FakeClock) {
-	clock := poll.NewFakeClock(testStart)
+	fake := poll.NewFakeClock(testStart)
 	cfg := testConfig(baseURL)
-	cfg.Clock = clock
+	cfg.Clock = fake
 	cfg.MaxRetryAfter = time.Hour
-	cfg.Backoff = poll.Backoff{Base: 100 * time.Millisecond, Max: time.Second, Factor: 2, Jitter: -1}
-	return cfg, clock
+	cfg.Backoff = clock.Backoff{Base: 100 * time.Millisecond, Max: time.Second, Factor: 2, Jitter: -1}
+	return cfg, fake
 }
 
 func TestRetryWaits(t *testing.T) {
