@@ -14,8 +14,8 @@ import (
 
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/client"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/clock"
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/clock/clocktest"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/mockapi"
-	"github.com/docsadmin/terraform-provider-docsadmin/internal/poll"
 )
 
 // testStart is a whole second, so second-precision timestamps and presigned
@@ -51,9 +51,9 @@ func newClient(t *testing.T, cfg client.Config) *client.Client {
 
 // newMock starts the fake API on loopback, driven by a fake clock, with the
 // test API key.
-func newMock(t *testing.T, cfg mockapi.Config) (*mockapi.Server, *poll.FakeClock) {
+func newMock(t *testing.T, cfg mockapi.Config) (*mockapi.Server, *clocktest.FakeClock) {
 	t.Helper()
-	clock := poll.NewFakeClock(testStart)
+	clock := clocktest.NewFakeClock(testStart)
 	if cfg.Now == nil {
 		cfg.Now = clock.Now
 	}
@@ -67,7 +67,7 @@ func newMock(t *testing.T, cfg mockapi.Config) (*mockapi.Server, *poll.FakeClock
 
 // newMockClient starts the fake API and a client for it; edit adjusts the
 // client configuration.
-func newMockClient(t *testing.T, cfg mockapi.Config, edit func(*client.Config)) (*client.Client, *mockapi.Server, *poll.FakeClock) {
+func newMockClient(t *testing.T, cfg mockapi.Config, edit func(*client.Config)) (*client.Client, *mockapi.Server, *clocktest.FakeClock) {
 	t.Helper()
 	srv, clock := newMock(t, cfg)
 	ccfg := testConfig(srv.URL)

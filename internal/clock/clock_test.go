@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/clock"
-	"github.com/docsadmin/terraform-provider-docsadmin/internal/poll"
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/clock/clocktest"
 )
 
 var simEpoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
@@ -77,7 +77,7 @@ func TestSleepOnDoneContextReturnsAtOnce(t *testing.T) {
 			t.Errorf("Sleep(%s) = %v, want context.Canceled", d, err)
 		}
 	}
-	if err := clock.Sleep(context.Background(), poll.NewFakeClock(simEpoch), 0); err != nil {
+	if err := clock.Sleep(context.Background(), clocktest.NewFakeClock(simEpoch), 0); err != nil {
 		t.Errorf("Sleep(0) = %v", err)
 	}
 }

@@ -1,4 +1,4 @@
-package poll
+package clocktest
 
 import (
 	"context"
@@ -7,6 +7,8 @@ import (
 
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/clock"
 )
+
+var simEpoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 
 func TestFakeClockAutoAdvance(t *testing.T) {
 	c := NewFakeClock(simEpoch)
