@@ -16,7 +16,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/docsadmin/terraform-provider-docsadmin/internal/poll"
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/clock"
 )
 
 // Defaults for Config fields left at their zero value.
@@ -57,9 +57,9 @@ type Config struct {
 	// MaxRetryAfter caps how long a server's Retry-After may hold the client.
 	MaxRetryAfter time.Duration
 	// Backoff spaces retries that carry no Retry-After.
-	Backoff poll.Backoff
+	Backoff clock.Backoff
 
-	Clock  poll.Clock
+	Clock  clock.Clock
 	Logger Logger
 }
 
@@ -73,8 +73,8 @@ type Client struct {
 	maxBody       int64
 	maxRetries    int
 	maxRetryAfter time.Duration
-	backoff       poll.Backoff
-	clock         poll.Clock
+	backoff       clock.Backoff
+	clock         clock.Clock
 	logger        Logger
 	limiter       *gate
 }
@@ -118,10 +118,10 @@ func New(cfg Config) (*Client, error) {
 		c.maxRetries = max(*cfg.MaxRetries, 0)
 	}
 	if c.backoff.Base <= 0 {
-		c.backoff = poll.Backoff{Base: 500 * time.Millisecond, Max: 15 * time.Second, Factor: 2, Jitter: 0.2}
+		c.backoff = clock.Backoff{Base: 500 * time.Millisecond, Max: 15 * time.Second, Factor: 2, Jitter: 0.2}
 	}
 	if c.clock == nil {
-		c.clock = poll.RealClock
+		c.clock = clock.RealClock
 	}
 	if c.logger == nil {
 		c.logger = nopLogger{}
@@ -185,7 +185,7 @@ func (c *Client) do(ctx context.Context, ep endpoint, body any, out any) error {
 			"reason":   reason,
 			"wait_ms":  wait.Milliseconds(),
 		})
-		if sleepErr := poll.Sleep(ctx, c.clock, wait); sleepErr != nil {
+		if sleepErr := clock.Sleep(ctx, c.clock, wait); sleepErr != nil {
 			return fmt.Errorf("%w (stopped waiting to retry: %w)", err, sleepErr)
 		}
 	}

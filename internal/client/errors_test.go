@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/client"
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/clock/clocktest"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/mockapi"
-	"github.com/docsadmin/terraform-provider-docsadmin/internal/poll"
 )
 
 // TestDocumentedErrorStatuses checks that each documented error reaches the
@@ -21,7 +21,7 @@ import (
 func TestDocumentedErrorStatuses(t *testing.T) {
 	type setup struct {
 		srv   *mockapi.Server
-		clock *poll.FakeClock
+		clock *clocktest.FakeClock
 		c     *client.Client
 	}
 	tests := []struct {

@@ -8,7 +8,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/docsadmin/terraform-provider-docsadmin/internal/poll"
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/clock"
 )
 
 // gate is the request budget of one Client: it holds the lock, the cap on
@@ -16,7 +16,7 @@ import (
 // of requests sent, and asks its rateController when each may leave.
 type gate struct {
 	inFlight chan struct{}
-	clock    poll.Clock
+	clock    clock.Clock
 	logger   Logger
 
 	mu          sync.Mutex
@@ -26,10 +26,10 @@ type gate struct {
 	waiting     int // callers waiting for their turn
 }
 
-func newGate(ceiling float64, concurrency int, clock poll.Clock, logger Logger) *gate {
+func newGate(ceiling float64, concurrency int, clk clock.Clock, logger Logger) *gate {
 	return &gate{
 		inFlight: make(chan struct{}, concurrency),
-		clock:    clock,
+		clock:    clk,
 		logger:   logger,
 		ctl:      newRateController(ceiling),
 	}
@@ -78,7 +78,7 @@ func (g *gate) acquire(ctx context.Context) (time.Time, func(), error) {
 		g.mu.Lock()
 		g.waiting++
 		g.mu.Unlock()
-		err := poll.Sleep(ctx, g.clock, wait)
+		err := clock.Sleep(ctx, g.clock, wait)
 		g.mu.Lock()
 		g.waiting--
 		g.mu.Unlock()

@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/client"
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/clock"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/mockapi"
-	"github.com/docsadmin/terraform-provider-docsadmin/internal/poll"
 )
 
 // The budget benchmark's other scenarios, in virtual time: fifty 3-second
@@ -23,7 +23,7 @@ func budgetClient(t *testing.T, mock *mockapi.Server) *client.Client {
 	cfg := testConfig("http://api.test")
 	cfg.APIKey = mock.APIKey
 	cfg.HTTPClient = &http.Client{Transport: handlerTransport{mock}}
-	cfg.RequestsPerSecond, cfg.Backoff, cfg.MaxRetryAfter = 0, poll.Backoff{}, 0 // the provider's defaults
+	cfg.RequestsPerSecond, cfg.Backoff, cfg.MaxRetryAfter = 0, clock.Backoff{}, 0 // the provider's defaults
 	c, err := client.New(cfg)
 	if err != nil {
 		t.Fatal(err)

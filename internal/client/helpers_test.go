@@ -13,8 +13,9 @@ import (
 	"time"
 
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/client"
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/clock"
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/clock/clocktest"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/mockapi"
-	"github.com/docsadmin/terraform-provider-docsadmin/internal/poll"
 )
 
 // testStart is a whole second, so second-precision timestamps and presigned
@@ -24,7 +25,7 @@ var testStart = time.Date(2026, 11, 22, 8, 0, 0, 0, time.UTC)
 const testAPIKey = "dsa_test_5f0c1e2d3b4a69788796a5b4"
 
 // fastBackoff keeps retries in the millisecond range and deterministic.
-var fastBackoff = poll.Backoff{Base: 5 * time.Millisecond, Max: 20 * time.Millisecond, Factor: 2, Jitter: -1}
+var fastBackoff = clock.Backoff{Base: 5 * time.Millisecond, Max: 20 * time.Millisecond, Factor: 2, Jitter: -1}
 
 // testConfig is a client configuration for baseURL with a generous request
 // budget and tiny backoff, so tests only wait where they mean to.
@@ -50,9 +51,9 @@ func newClient(t *testing.T, cfg client.Config) *client.Client {
 
 // newMock starts the fake API on loopback, driven by a fake clock, with the
 // test API key.
-func newMock(t *testing.T, cfg mockapi.Config) (*mockapi.Server, *poll.FakeClock) {
+func newMock(t *testing.T, cfg mockapi.Config) (*mockapi.Server, *clocktest.FakeClock) {
 	t.Helper()
-	clock := poll.NewFakeClock(testStart)
+	clock := clocktest.NewFakeClock(testStart)
 	if cfg.Now == nil {
 		cfg.Now = clock.Now
 	}
@@ -66,7 +67,7 @@ func newMock(t *testing.T, cfg mockapi.Config) (*mockapi.Server, *poll.FakeClock
 
 // newMockClient starts the fake API and a client for it; edit adjusts the
 // client configuration.
-func newMockClient(t *testing.T, cfg mockapi.Config, edit func(*client.Config)) (*client.Client, *mockapi.Server, *poll.FakeClock) {
+func newMockClient(t *testing.T, cfg mockapi.Config, edit func(*client.Config)) (*client.Client, *mockapi.Server, *clocktest.FakeClock) {
 	t.Helper()
 	srv, clock := newMock(t, cfg)
 	ccfg := testConfig(srv.URL)

@@ -10,7 +10,7 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/docsadmin/terraform-provider-docsadmin/internal/poll"
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/clock"
 )
 
 // Time is virtual inside each synctest bubble: a sleep moves it exactly, and
@@ -68,7 +68,7 @@ func sendFor(t *testing.T, l *gate, d, interval time.Duration) {
 func throttledAt20(t *testing.T) (*gate, *rateLog, time.Time) {
 	t.Helper()
 	log := &rateLog{}
-	l := newGate(0, 4, poll.RealClock, log)
+	l := newGate(0, 4, clock.RealClock, log)
 	sent := sendSteadily(t, l, 21, 45*time.Millisecond)
 	l.recordThrottle(t.Context(), sent, time.Second, "HTTP 429 to GET /x")
 	return l, log, sent
@@ -76,7 +76,7 @@ func throttledAt20(t *testing.T) (*gate, *rateLog, time.Time) {
 
 func TestNoRateUntilTheServerPushesBack(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		l := newGate(0, 4, poll.RealClock, &rateLog{})
+		l := newGate(0, 4, clock.RealClock, &rateLog{})
 		start := time.Now()
 		for range 1000 {
 			acquireNow(t, l)
@@ -89,7 +89,7 @@ func TestNoRateUntilTheServerPushesBack(t *testing.T) {
 
 func TestCeilingBoundsTheRequestsOfAnySecond(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		l := newGate(5, 4, poll.RealClock, &rateLog{})
+		l := newGate(5, 4, clock.RealClock, &rateLog{})
 		start := time.Now()
 		var sent []time.Time
 		for range 11 {
@@ -109,7 +109,7 @@ func TestCeilingBoundsTheRequestsOfAnySecond(t *testing.T) {
 func TestFractionalCeilingsSpaceRequests(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		for _, ceiling := range []float64{0.5, 1.5} {
-			l := newGate(ceiling, 4, poll.RealClock, &rateLog{})
+			l := newGate(ceiling, 4, clock.RealClock, &rateLog{})
 			gap := time.Duration(float64(time.Second) / ceiling)
 			prev := acquire(t, l)
 			for i := 1; i < 4; i++ {
@@ -236,7 +236,7 @@ func TestFailedProbeReturnsToTheLimitAndWaitsLongerBeforeTheNext(t *testing.T) {
 
 func TestRequestsRefusedTogetherCountOnceAndNotAsAccepted(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		l := newGate(0, 30, poll.RealClock, &rateLog{})
+		l := newGate(0, 30, clock.RealClock, &rateLog{})
 		// 20 accepted, then 3 sent at once that are all refused.
 		sendSteadily(t, l, 20, 45*time.Millisecond)
 		time.Sleep(10 * time.Millisecond)
@@ -255,7 +255,7 @@ func TestRequestsRefusedTogetherCountOnceAndNotAsAccepted(t *testing.T) {
 
 func TestPauseHoldsEveryCallerAndReleasesThemGradually(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		l := newGate(0, 20, poll.RealClock, &rateLog{})
+		l := newGate(0, 20, clock.RealClock, &rateLog{})
 		sent := sendSteadily(t, l, 11, 90*time.Millisecond) // 10 accepted, 1 refused
 		throttled := time.Now()
 		l.recordThrottle(t.Context(), sent, time.Second, "HTTP 429 to GET /x")
@@ -290,7 +290,7 @@ func TestPauseHoldsEveryCallerAndReleasesThemGradually(t *testing.T) {
 
 func TestPauseIsExtendedNeverShortened(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		l := newGate(0, 4, poll.RealClock, &rateLog{})
+		l := newGate(0, 4, clock.RealClock, &rateLog{})
 		sent := acquireNow(t, l)
 		start := time.Now()
 		l.recordThrottle(t.Context(), sent, 5*time.Second, "HTTP 429 to GET /x")
@@ -305,7 +305,7 @@ func TestPauseIsExtendedNeverShortened(t *testing.T) {
 func TestRateNeverFallsBelowTheFloorOrRisesAboveTheCeiling(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		for _, tc := range []struct{ ceiling, floor float64 }{{0, minRate}, {20, minRate}, {1.5, minRate}, {0.5, 0.5}} {
-			l := newGate(tc.ceiling, 4, poll.RealClock, &rateLog{})
+			l := newGate(tc.ceiling, 4, clock.RealClock, &rateLog{})
 			for range 10 {
 				sent := acquire(t, l)
 				l.recordThrottle(t.Context(), sent, time.Second, "HTTP 429 to GET /x")

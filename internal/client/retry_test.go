@@ -12,8 +12,9 @@ import (
 	"time"
 
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/client"
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/clock"
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/clock/clocktest"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/mockapi"
-	"github.com/docsadmin/terraform-provider-docsadmin/internal/poll"
 )
 
 // startJob starts an export on the mock, so that GETs have something to read.
@@ -338,13 +339,13 @@ func TestMaxRetries(t *testing.T) {
 
 // fakeClockConfig returns a client configuration whose waits run on an
 // auto-advancing fake clock, so their length can be read off the clock.
-func fakeClockConfig(baseURL string) (client.Config, *poll.FakeClock) {
-	clock := poll.NewFakeClock(testStart)
+func fakeClockConfig(baseURL string) (client.Config, *clocktest.FakeClock) {
+	fake := clocktest.NewFakeClock(testStart)
 	cfg := testConfig(baseURL)
-	cfg.Clock = clock
+	cfg.Clock = fake
 	cfg.MaxRetryAfter = time.Hour
-	cfg.Backoff = poll.Backoff{Base: 100 * time.Millisecond, Max: time.Second, Factor: 2, Jitter: -1}
-	return cfg, clock
+	cfg.Backoff = clock.Backoff{Base: 100 * time.Millisecond, Max: time.Second, Factor: 2, Jitter: -1}
+	return cfg, fake
 }
 
 func TestRetryWaits(t *testing.T) {
@@ -368,7 +369,7 @@ func TestRetryWaits(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var hits atomic.Int32
-			var clock *poll.FakeClock
+			var clock *clocktest.FakeClock
 			srv := newHTTPServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				if hits.Add(1) == 1 {
 					if v := tt.retryAfter(clock.Now()); v != "" {
@@ -556,7 +557,7 @@ func TestRetryAfterWeighedAgainstTheDeadlineUnderAnInjectedClock(t *testing.T) {
 				}
 				_, _ = w.Write([]byte(`{"jobId":"se_1","status":"running"}`))
 			}))
-			clock := poll.NewFakeClock(time.Now().Add(tt.clockOffset))
+			clock := clocktest.NewFakeClock(time.Now().Add(tt.clockOffset))
 			cfg := testConfig(srv.URL)
 			cfg.Clock = clock
 			cfg.MaxRetryAfter = 3 * time.Hour

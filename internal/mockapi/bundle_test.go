@@ -11,11 +11,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/docsadmin/terraform-provider-docsadmin/internal/poll"
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/clock/clocktest"
 )
 
 // completedJob starts an export and moves the clock past its end.
-func completedJob(t *testing.T, s *Server, clock *poll.FakeClock, body string) string {
+func completedJob(t *testing.T, s *Server, clock *clocktest.FakeClock, body string) string {
 	t.Helper()
 	id := startExport(t, s, body)
 	clock.Advance(DefaultExportDuration)

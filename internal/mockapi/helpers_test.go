@@ -13,15 +13,15 @@ import (
 	"testing"
 	"time"
 
-	"github.com/docsadmin/terraform-provider-docsadmin/internal/poll"
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/clock/clocktest"
 )
 
 var testStart = time.Date(2026, 11, 22, 8, 0, 0, 0, time.UTC)
 
 // newTestServer starts a listening server on a fake clock.
-func newTestServer(t *testing.T, cfg Config) (*Server, *poll.FakeClock) {
+func newTestServer(t *testing.T, cfg Config) (*Server, *clocktest.FakeClock) {
 	t.Helper()
-	clock := poll.NewFakeClock(testStart)
+	clock := clocktest.NewFakeClock(testStart)
 	if cfg.Now == nil {
 		cfg.Now = clock.Now
 	}

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/docsadmin/terraform-provider-docsadmin/internal/poll"
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/clock/clocktest"
 )
 
 func TestAuthRequiredOnEveryAPIEndpoint(t *testing.T) {
@@ -85,7 +85,7 @@ func TestUnknownPathAndWrongMethod(t *testing.T) {
 }
 
 func TestNewHandlerWithOwnListener(t *testing.T) {
-	clock := poll.NewFakeClock(testStart)
+	clock := clocktest.NewFakeClock(testStart)
 	s := NewHandler(Config{Now: clock.Now, ExportDuration: 1})
 	ts := httptest.NewServer(s)
 	defer ts.Close()

@@ -1,8 +1,10 @@
 // Package poll is the single waiting engine of the provider: every wait for a
-// job to finish, every retry delay and every sleep goes through it. It knows
-// nothing of HTTP or Terraform: callers supply a CheckFunc that performs one
-// poll and says whether the state it saw is final, and a context that bounds
-// the wait.
+// job to finish goes through it. It knows nothing of HTTP or Terraform:
+// callers supply a CheckFunc that performs one poll and says whether the
+// state it saw is final, and a context that bounds the wait. The time
+// utilities it sleeps and backs off with (Clock, Sleep, Backoff, the jitter
+// rule) are in package clock, which the HTTP client's retries share without
+// depending on the poller.
 //
 // Until repeats the check on a schedule chosen by Scheduler, which aims to
 // notice completion within about a second while spending few requests:
@@ -24,5 +26,5 @@
 //
 // Scheduler never sleeps and reads no clock, so a simulator can step it
 // directly and measure exactly what the provider does. Time is otherwise read
-// through a Clock, so tests run on simulated time.
+// through Policy.Clock (a clock.Clock), so tests run on simulated time.
 package poll

@@ -5,6 +5,8 @@ import (
 	"context"
 	"math/rand/v2"
 	"time"
+
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/clock"
 )
 
 // Policy configures a wait. The zero value is usable: every zero field takes
@@ -40,8 +42,8 @@ type Policy struct {
 	// MaxConsecutiveErrors is how many transient errors in a row Until
 	// tolerates before giving up (default 5).
 	MaxConsecutiveErrors int
-	// Clock is the time source (default RealClock).
-	Clock Clock
+	// Clock is the time source (default clock.RealClock).
+	Clock clock.Clock
 	// Rand returns values in [0,1) for jitter (default math/rand/v2).
 	Rand func() float64
 	// Log, if set, receives debug events: unknown statuses, transient
@@ -64,7 +66,7 @@ const (
 	DefaultMaxEstimatedInterval = 20 * time.Minute
 	DefaultInitialInterval      = time.Second
 	DefaultTargetLatency        = 750 * time.Millisecond
-	DefaultJitter               = 0.1
+	DefaultJitter               = clock.DefaultJitter // Backoff's, one rule for both
 	DefaultMaxConsecutiveErrors = 5
 )
 
@@ -80,7 +82,7 @@ func (p Policy) withDefaults() Policy {
 	p.Jitter = min(max(cmp.Or(p.Jitter, DefaultJitter), 0), 1) // only an unset (zero) jitter takes the default
 	p.MaxConsecutiveErrors = cmp.Or(max(p.MaxConsecutiveErrors, 0), DefaultMaxConsecutiveErrors)
 	if p.Clock == nil {
-		p.Clock = RealClock
+		p.Clock = clock.RealClock
 	}
 	if p.Rand == nil {
 		p.Rand = rand.Float64

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 	"time"
+
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/clock"
 )
 
 // Observation is what one poll saw.
@@ -100,7 +102,7 @@ func until(ctx context.Context, p Policy, first *Observation, check CheckFunc) (
 			d.Wait = next.Sub(w.p.Clock.Now())
 		}
 		quickLook = false
-		if err := Sleep(ctx, w.p.Clock, d.Wait); err != nil {
+		if err := clock.Sleep(ctx, w.p.Clock, d.Wait); err != nil {
 			return w.last, w.timeout(err)
 		}
 	}
@@ -113,7 +115,7 @@ func until(ctx context.Context, p Policy, first *Observation, check CheckFunc) (
 // result when the job is final, the check failed permanently, or the
 // context ended.
 func (w *wait) quickLook(check CheckFunc) (Observation, bool, error) {
-	if err := Sleep(w.ctx, w.p.Clock, w.p.MinInterval); err != nil {
+	if err := clock.Sleep(w.ctx, w.p.Clock, w.p.MinInterval); err != nil {
 		return w.last, true, w.timeout(err)
 	}
 	obs, err := check(w.ctx)

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"testing/synctest"
 	"time"
+
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/clock/clocktest"
 )
 
 // simEpoch is when simulated time starts.
@@ -18,8 +20,8 @@ var simEpoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 var errFlaky = errors.New("503 service unavailable")
 
 // autoPolicy runs on a fake clock that jumps through every wait at once.
-func autoPolicy() (Policy, *FakeClock) {
-	c := NewFakeClock(simEpoch)
+func autoPolicy() (Policy, *clocktest.FakeClock) {
+	c := clocktest.NewFakeClock(simEpoch)
 	return Policy{Clock: c, Rand: noJitter}, c
 }
 

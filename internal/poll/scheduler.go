@@ -3,6 +3,8 @@ package poll
 import (
 	"math"
 	"time"
+
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/clock"
 )
 
 // Mode names the rule that chose a wait; it is logged with each decision.
@@ -191,7 +193,7 @@ func (s *Scheduler) Decide(now time.Time, obs Observation) Decision {
 // The estimate is kept, so polling resumes where it left off.
 func (s *Scheduler) DecideError() Decision {
 	s.errors++
-	b := Backoff{Base: s.p.InitialInterval, Max: s.p.MaxInterval, Factor: 2, Jitter: -1}
+	b := clock.Backoff{Base: s.p.InitialInterval, Max: s.p.MaxInterval, Factor: 2, Jitter: -1}
 	return s.jittered(s.withEstimate(Decision{Mode: ModeError, Wait: b.Delay(s.errors - 1)}))
 }
 
@@ -332,7 +334,7 @@ func (s *Scheduler) withEstimate(d Decision) Decision {
 }
 
 func (s *Scheduler) jittered(d Decision) Decision {
-	d.Wait = max(shorten(d.Wait, s.p.Jitter, s.p.Rand), s.p.MinInterval)
+	d.Wait = max(clock.Shorten(d.Wait, s.p.Jitter, s.p.Rand), s.p.MinInterval)
 	return d
 }
 

@@ -13,6 +13,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/clock/clocktest"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/mockapi"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/poll"
 )
@@ -72,7 +73,7 @@ var epoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 // for the first poll, and a check that reads the job model as the resource
 // reads the API; on a fake clock that jumps through every wait.
 func WaitOurs(j Job, rnd *rand.Rand) Result {
-	clock := poll.NewFakeClock(epoch)
+	clock := clocktest.NewFakeClock(epoch)
 	// The provider's deadline runs on the wall clock; here it must run on
 	// the simulated one, so the check enforces it.
 	ctx, cancel := context.WithCancel(context.Background())

@@ -12,12 +12,12 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/client"
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/clock/clocktest"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/mockapi"
-	"github.com/docsadmin/terraform-provider-docsadmin/internal/poll"
 )
 
 func TestJobProgressReportsChangesAndBreaksLongSilences(t *testing.T) {
-	clock := poll.NewFakeClock(time.Date(2026, 11, 22, 8, 0, 0, 0, time.UTC))
+	clock := clocktest.NewFakeClock(time.Date(2026, 11, 22, 8, 0, 0, 0, time.UTC))
 	var got []string
 	p := newJobProgress(func(msg string) { got = append(got, msg) }, clock.Now, 30*time.Second)
 	active := &client.AgentJob{ID: "aj_1", Status: client.AgentActive}
@@ -57,7 +57,7 @@ func TestJobProgressReportsChangesAndBreaksLongSilences(t *testing.T) {
 }
 
 func TestJobProgressAfterAMessageToACompletedJob(t *testing.T) {
-	clock := poll.NewFakeClock(time.Date(2026, 11, 22, 8, 0, 0, 0, time.UTC))
+	clock := clocktest.NewFakeClock(time.Date(2026, 11, 22, 8, 0, 0, 0, time.UTC))
 	var got []string
 	p := newJobProgress(func(msg string) { got = append(got, msg) }, clock.Now, time.Minute)
 	pr := "https://github.com/example/docs/pull/7"

@@ -24,6 +24,7 @@ import (
 
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/archive"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/client"
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/clock"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/poll"
 )
 
@@ -44,11 +45,11 @@ var (
 // polling without waiting on the wall clock.
 type Options struct {
 	// Clock drives waits, renewal decisions and link expiry checks.
-	Clock poll.Clock
+	Clock clock.Clock
 	// PollPolicy overrides the default polling policy (zero fields keep defaults).
 	PollPolicy poll.Policy
 	// RetryBackoff overrides the client's retry spacing.
-	RetryBackoff poll.Backoff
+	RetryBackoff clock.Backoff
 }
 
 type docsadminProvider struct {
@@ -67,7 +68,7 @@ func New(version string) func() provider.Provider {
 // NewWithOptions is New with adjustments, for tests.
 func NewWithOptions(version string, opts Options) func() provider.Provider {
 	if opts.Clock == nil {
-		opts.Clock = poll.RealClock
+		opts.Clock = clock.RealClock
 	}
 	resume := newResumeRegistry()
 	return func() provider.Provider {
@@ -294,7 +295,7 @@ func userAgent(version, terraformVersion string) string {
 type providerData struct {
 	client    *client.Client
 	projectID string
-	clock     poll.Clock
+	clock     clock.Clock
 	limits    archive.Limits // for every download of an archive
 	policy    poll.Policy
 	resume    *resumeRegistry

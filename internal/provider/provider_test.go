@@ -15,6 +15,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/echoprovider"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/clock"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/mockapi"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/poll"
 )
@@ -28,7 +29,7 @@ var testPollPolicy = poll.Policy{
 	TargetLatency:   50 * time.Millisecond,
 }
 
-var testRetryBackoff = poll.Backoff{Base: 10 * time.Millisecond, Max: 100 * time.Millisecond, Factor: 2, Jitter: 0.1}
+var testRetryBackoff = clock.Backoff{Base: 10 * time.Millisecond, Max: 100 * time.Millisecond, Factor: 2, Jitter: 0.1}
 
 // testFactories serves the provider in-process, with the echo provider for
 // ephemeral values. opts may override the clock or policies.

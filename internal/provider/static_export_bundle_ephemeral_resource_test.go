@@ -23,8 +23,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 	"github.com/hashicorp/terraform-plugin-testing/tfversion"
 
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/clock/clocktest"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/mockapi"
-	"github.com/docsadmin/terraform-provider-docsadmin/internal/poll"
 )
 
 const bundleTypeName = "docsadmin_static_export_bundle"
@@ -247,7 +247,7 @@ func (stateHoldsNoLink) CheckState(_ context.Context, req statecheck.CheckStateR
 }
 
 func TestAccStaticExportBundleEphemeral_unusableJobs(t *testing.T) {
-	clock := poll.NewFakeClock(time.Date(2026, 11, 22, 8, 0, 0, 0, time.UTC))
+	clock := clocktest.NewFakeClock(time.Date(2026, 11, 22, 8, 0, 0, 0, time.UTC))
 	mock := newMock(t, mockapi.Config{Now: clock.Now, ExportDuration: 10 * time.Minute})
 	mock.SetExportBehavior("broken.example.com", mockapi.ExportBehavior{FailMessage: "rendering error on page guides/intro", Fail: true})
 	mock.SetExportBehavior("busy.example.com", mockapi.ExportBehavior{Queue: time.Hour})

@@ -11,8 +11,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/clock/clocktest"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/mockapi"
-	"github.com/docsadmin/terraform-provider-docsadmin/internal/poll"
 )
 
 const exportDataAddress = "data.docsadmin_static_export.job"
@@ -22,7 +22,7 @@ func exportDataConfig(mock *mockapi.Server, jobID string) string {
 }
 
 func TestAccStaticExportDataSource_runningCompletedFailed(t *testing.T) {
-	clock := poll.NewFakeClock(time.Date(2026, 11, 22, 8, 0, 0, 0, time.UTC))
+	clock := clocktest.NewFakeClock(time.Date(2026, 11, 22, 8, 0, 0, 0, time.UTC))
 	mock := newMock(t, mockapi.Config{Now: clock.Now, ExportDuration: 10 * time.Minute})
 	mock.SetExportBehavior("broken.example.com", mockapi.ExportBehavior{Fail: true, FailMessage: "rendering error on page guides/intro"})
 	running := startExportOutsideTerraform(t, mock, "docs.example.com")

@@ -25,7 +25,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/client"
-	"github.com/docsadmin/terraform-provider-docsadmin/internal/poll"
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/clock"
 )
 
 const (
@@ -46,7 +46,7 @@ type staticExportResource struct {
 	data *providerData
 	// clock decides whether a link is due at plan time, also while the
 	// provider is not configured yet (its settings still unknown).
-	clock poll.Clock
+	clock clock.Clock
 }
 
 func (r *staticExportResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {

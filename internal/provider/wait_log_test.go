@@ -12,8 +12,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflogtest"
 
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/client"
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/clock"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/mockapi"
-	"github.com/docsadmin/terraform-provider-docsadmin/internal/poll"
 )
 
 // infoRecords returns the INFO records of a tflogtest log.
@@ -40,7 +40,7 @@ func testProviderData(t *testing.T, mock *mockapi.Server) *providerData {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &providerData{client: c, clock: poll.RealClock, policy: testPollPolicy, apiKey: mock.APIKey, baseURL: mock.URL}
+	return &providerData{client: c, clock: clock.RealClock, policy: testPollPolicy, apiKey: mock.APIKey, baseURL: mock.URL}
 }
 
 func TestExportWaitLogsOneInfoLinePerStatusChange(t *testing.T) {

@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/client"
-	"github.com/docsadmin/terraform-provider-docsadmin/internal/poll"
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/clock"
 )
 
 func TestQuickLookOnlyWhileRequestsAreNotPaced(t *testing.T) {
@@ -16,7 +16,7 @@ func TestQuickLookOnlyWhileRequestsAreNotPaced(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		d := &providerData{client: c, clock: poll.RealClock}
+		d := &providerData{client: c, clock: clock.RealClock}
 		if got := d.pollPolicy(nil).QuickLook; got != tc.want {
 			t.Errorf("requests_per_second %v: QuickLook = %v, want %v", tc.ceiling, got, tc.want)
 		}

@@ -1,9 +1,16 @@
-package poll
+// Package clocktest provides FakeClock, a simulated clock.Clock for tests,
+// simulations and benchmarks. It is a package of its own so that only they
+// import it and the provider binary does not link it.
+package clocktest
 
 import (
 	"sync"
 	"time"
+
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/clock"
 )
+
+var _ clock.Clock = (*FakeClock)(nil)
 
 // FakeClock is a simulated clock for simulations and benchmarks: every wait
 // on it moves it forward by its length at once, so code runs through hours
@@ -11,7 +18,7 @@ import (
 // off the clock. Otherwise it stands still until Advance, which lets tests
 // step a server's clock (mockapi's Config.Now) by hand. Tests that need time
 // to stand still while the code under test waits run in a testing/synctest
-// bubble on RealClock instead.
+// bubble on clock.RealClock instead.
 type FakeClock struct {
 	mu  sync.Mutex
 	now time.Time

@@ -1,4 +1,4 @@
-package poll
+package clock
 
 import (
 	"math"
@@ -50,12 +50,17 @@ func (b Backoff) Delay(attempt int) time.Duration {
 	if rnd == nil {
 		rnd = rand.Float64
 	}
-	return shorten(d, min(jitter, 1), rnd)
+	return Shorten(d, min(jitter, 1), rnd)
 }
 
-// shorten reduces d by a random fraction in [0, frac). Jitter only ever
-// shortens so that caps and estimated completions are never overshot.
-func shorten(d time.Duration, frac float64, rnd func() float64) time.Duration {
+// DefaultJitter is Backoff's jitter when none is set. The poller's policy
+// takes the same default (poll.DefaultJitter).
+const DefaultJitter = 0.1
+
+// Shorten reduces d by a random fraction in [0, frac). Jitter only ever
+// shortens so that caps and estimated completions are never overshot; the
+// poller's scheduler jitters its waits with it too, so both follow one rule.
+func Shorten(d time.Duration, frac float64, rnd func() float64) time.Duration {
 	if frac <= 0 || d <= 0 {
 		return d
 	}

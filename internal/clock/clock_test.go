@@ -1,4 +1,4 @@
-package poll
+package clock_test
 
 import (
 	"context"
@@ -6,7 +6,12 @@ import (
 	"testing"
 	"testing/synctest"
 	"time"
+
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/clock"
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/clock/clocktest"
 )
+
+var simEpoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 
 // within fails the test if f does not return within a second of real time.
 func within(t *testing.T, what string, f func()) {
@@ -30,7 +35,7 @@ func TestSleepWaitsForTheClock(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		start := time.Now()
 		errc := make(chan error, 1)
-		go func() { errc <- Sleep(context.Background(), RealClock, 5*time.Second) }()
+		go func() { errc <- clock.Sleep(context.Background(), clock.RealClock, 5*time.Second) }()
 		time.Sleep(4 * time.Second)
 		synctest.Wait()
 		select {
@@ -52,7 +57,7 @@ func TestSleepStopsWhenContextEnds(t *testing.T) {
 		start := time.Now()
 		ctx, cancel := context.WithCancel(context.Background())
 		errc := make(chan error, 1)
-		go func() { errc <- Sleep(ctx, RealClock, time.Hour) }()
+		go func() { errc <- clock.Sleep(ctx, clock.RealClock, time.Hour) }()
 		synctest.Wait()
 		cancel()
 		if err := <-errc; !errors.Is(err, context.Canceled) {
@@ -68,18 +73,18 @@ func TestSleepOnDoneContextReturnsAtOnce(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	for _, d := range []time.Duration{0, time.Hour} {
-		if err := Sleep(ctx, RealClock, d); !errors.Is(err, context.Canceled) {
+		if err := clock.Sleep(ctx, clock.RealClock, d); !errors.Is(err, context.Canceled) {
 			t.Errorf("Sleep(%s) = %v, want context.Canceled", d, err)
 		}
 	}
-	if err := Sleep(context.Background(), NewFakeClock(simEpoch), 0); err != nil {
+	if err := clock.Sleep(context.Background(), clocktest.NewFakeClock(simEpoch), 0); err != nil {
 		t.Errorf("Sleep(0) = %v", err)
 	}
 }
 
 func TestSleepRealClock(t *testing.T) {
 	start := time.Now()
-	if err := Sleep(context.Background(), RealClock, 2*time.Millisecond); err != nil {
+	if err := clock.Sleep(context.Background(), clock.RealClock, 2*time.Millisecond); err != nil {
 		t.Fatal(err)
 	}
 	if elapsed := time.Since(start); elapsed < 2*time.Millisecond {
@@ -88,21 +93,8 @@ func TestSleepRealClock(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Millisecond)
 	defer cancel()
 	within(t, "Sleep", func() {
-		if err := Sleep(ctx, RealClock, time.Hour); !errors.Is(err, context.DeadlineExceeded) {
+		if err := clock.Sleep(ctx, clock.RealClock, time.Hour); !errors.Is(err, context.DeadlineExceeded) {
 			t.Errorf("Sleep = %v, want context.DeadlineExceeded", err)
 		}
 	})
-}
-
-func TestFakeClockAutoAdvance(t *testing.T) {
-	c := NewFakeClock(simEpoch)
-	if err := Sleep(context.Background(), c, time.Minute); err != nil {
-		t.Fatal(err)
-	}
-	if got := c.Now().Sub(simEpoch); got != time.Minute {
-		t.Errorf("clock moved %s, want 1m", got)
-	}
-	if err := Sleep(context.Background(), c, time.Second); err != nil || c.Now().Sub(simEpoch) != time.Minute+time.Second {
-		t.Errorf("a second Sleep: %v, clock moved %s in all, want 1m1s", err, c.Now().Sub(simEpoch))
-	}
 }

@@ -1,4 +1,4 @@
-package poll
+package clock
 
 import (
 	"testing"
@@ -49,8 +49,8 @@ func TestBackoffDefaults(t *testing.T) {
 
 func TestShortenIgnoresBadRandomValues(t *testing.T) {
 	for _, r := range []float64{-1, 1, 7} {
-		if got := shorten(time.Second, 0.5, func() float64 { return r }); got != time.Second {
-			t.Errorf("shorten with rand %v = %s, want 1s", r, got)
+		if got := Shorten(time.Second, 0.5, func() float64 { return r }); got != time.Second {
+			t.Errorf("Shorten with rand %v = %s, want 1s", r, got)
 		}
 	}
 }
