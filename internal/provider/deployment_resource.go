@@ -158,22 +158,15 @@ func (r *deploymentResource) Read(ctx context.Context, req resource.ReadRequest,
 		return
 	}
 	ctx = r.data.maskSecrets(ctx)
-	statusID := state.StatusID.ValueString()
-	dep, err := r.data.client.GetDeployment(ctx, statusID)
-	if client.IsNotFound(err) {
-		resp.Diagnostics.AddWarning("Deployment status no longer exists",
+	gone := func(err error) (string, string) {
+		return "Deployment status no longer exists",
 			fmt.Sprintf("Deployment %s of project %s was not found (%s). It is removed from state; the next apply deploys again.",
-				statusID, state.ProjectID.ValueString(), err))
-		resp.State.RemoveResource(ctx)
-		return
+				state.StatusID.ValueString(), state.ProjectID.ValueString(), err)
 	}
-	if err != nil {
-		resp.Diagnostics.AddError("Cannot read the deployment", withHint(err))
-		return
+	if r.data.refreshDeployment(ctx, &state.deploymentStatusModel, "Cannot read the deployment", gone, resp) {
+		state.ID = state.StatusID
+		resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 	}
-	state.set(dep)
-	state.ID = types.StringValue(statusID)
-	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 }
 
 // Update deploys again when triggers changed or the last deployment failed,
@@ -183,17 +176,8 @@ func (r *deploymentResource) Update(ctx context.Context, req resource.UpdateRequ
 	var plan, state deploymentResourceModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() || !requireConfigured(r.data, &resp.Diagnostics, "no deployment can be queued") {
-		return
-	}
-	ctx = r.data.maskSecrets(ctx)
-	if !plan.Status.IsUnknown() {
-		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
-		return
-	}
-	limit, diags := plan.Timeouts.Update(ctx, defaultDeploymentWait)
-	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
+	ctx, limit, ok := beginDeploymentUpdate(ctx, r.data, "no deployment can be queued", &plan, plan.Status, plan.Timeouts, resp)
+	if !ok {
 		return
 	}
 	plan.ProjectID = state.ProjectID

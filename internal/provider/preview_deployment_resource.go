@@ -216,22 +216,14 @@ func (r *previewDeploymentResource) Read(ctx context.Context, req resource.ReadR
 		return
 	}
 	ctx = r.data.maskSecrets(ctx)
-	statusID := state.StatusID.ValueString()
-	dep, err := r.data.client.GetDeployment(ctx, statusID)
-	if client.IsNotFound(err) {
-		resp.Diagnostics.AddWarning("Preview build status no longer exists",
+	gone := func(err error) (string, string) {
+		return "Preview build status no longer exists",
 			fmt.Sprintf("The status %s of the preview of branch %q was not found (%s). It is removed from state; the next apply rebuilds the preview.",
-				statusID, state.Branch.ValueString(), err))
-		resp.State.RemoveResource(ctx)
-		return
+				state.StatusID.ValueString(), state.Branch.ValueString(), err)
 	}
-	if err != nil {
-		resp.Diagnostics.AddError("Cannot read the preview deployment", withHint(err))
-		return
+	if r.data.refreshDeployment(ctx, &state.deploymentStatusModel, "Cannot read the preview deployment", gone, resp) {
+		resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 	}
-	state.set(dep)
-	state.StatusID = types.StringValue(statusID)
-	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 }
 
 // Update rebuilds when triggers changed or the last build failed, and
@@ -241,17 +233,8 @@ func (r *previewDeploymentResource) Update(ctx context.Context, req resource.Upd
 	var plan, state previewDeploymentModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() || !requireConfigured(r.data, &resp.Diagnostics, "no preview can be built") {
-		return
-	}
-	ctx = r.data.maskSecrets(ctx)
-	if !plan.Status.IsUnknown() {
-		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
-		return
-	}
-	limit, diags := plan.Timeouts.Update(ctx, defaultDeploymentWait)
-	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
+	ctx, limit, ok := beginDeploymentUpdate(ctx, r.data, "no preview can be built", &plan, plan.Status, plan.Timeouts, resp)
+	if !ok {
 		return
 	}
 	plan.ProjectID, plan.PreviewURL = state.ProjectID, state.PreviewURL
