@@ -132,15 +132,14 @@ func (r *agentJobResource) Configure(_ context.Context, req resource.ConfigureRe
 func (r *agentJobResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	var plan agentJobResourceModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() || !requireConfigured(r.data, &resp.Diagnostics, "no agent job can be started") {
+	ctx, limit, ok := beginOperation(ctx, r.data, "no agent job can be started", plan.Timeouts.Create, defaultAgentJobWait, &resp.Diagnostics)
+	if !ok {
 		return
 	}
 	prompt := plan.Prompt.ValueString()
-	ctx = maskPrompt(r.data.maskSecrets(ctx), prompt)
+	ctx = maskPrompt(ctx, prompt)
 	projectID := r.data.project(plan.ProjectID, &resp.Diagnostics)
-	limit, diags := plan.Timeouts.Create(ctx, defaultAgentJobWait)
-	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
+	if projectID == "" {
 		return
 	}
 	plan.ProjectID = types.StringValue(projectID)

@@ -100,14 +100,12 @@ const deploymentKind = "deployment"
 func (r *deploymentResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	var plan deploymentResourceModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() || !requireConfigured(r.data, &resp.Diagnostics, "no deployment can be queued") {
+	ctx, limit, ok := beginOperation(ctx, r.data, "no deployment can be queued", plan.Timeouts.Create, defaultDeploymentWait, &resp.Diagnostics)
+	if !ok {
 		return
 	}
-	ctx = r.data.maskSecrets(ctx)
 	projectID := r.data.project(plan.ProjectID, &resp.Diagnostics)
-	limit, diags := plan.Timeouts.Create(ctx, defaultDeploymentWait)
-	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
+	if projectID == "" {
 		return
 	}
 	plan.ProjectID = types.StringValue(projectID)

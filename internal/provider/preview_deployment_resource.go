@@ -118,14 +118,12 @@ func (r *previewDeploymentResource) Configure(_ context.Context, req resource.Co
 func (r *previewDeploymentResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	var plan previewDeploymentModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() || !requireConfigured(r.data, &resp.Diagnostics, "no preview can be built") {
+	ctx, limit, ok := beginOperation(ctx, r.data, "no preview can be built", plan.Timeouts.Create, defaultDeploymentWait, &resp.Diagnostics)
+	if !ok {
 		return
 	}
-	ctx = r.data.maskSecrets(ctx)
 	projectID := r.data.project(plan.ProjectID, &resp.Diagnostics)
-	limit, diags := plan.Timeouts.Create(ctx, defaultDeploymentWait)
-	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
+	if projectID == "" {
 		return
 	}
 	plan.ProjectID = types.StringValue(projectID)

@@ -167,16 +167,8 @@ func (r *staticExportFileResource) Configure(_ context.Context, req resource.Con
 func (r *staticExportFileResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	var plan staticExportFileModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	if !requireConfigured(r.data, &resp.Diagnostics, "the export's archive cannot be downloaded") {
-		return
-	}
-	ctx = r.data.maskSecrets(ctx)
-	limit, diags := plan.Timeouts.Create(ctx, defaultFileCreateTimeout)
-	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
+	ctx, limit, ok := beginOperation(ctx, r.data, "the export's archive cannot be downloaded", plan.Timeouts.Create, defaultFileCreateTimeout, &resp.Diagnostics)
+	if !ok {
 		return
 	}
 	ctx, cancel := context.WithTimeout(ctx, limit)

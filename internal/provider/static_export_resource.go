@@ -231,13 +231,8 @@ func (r *staticExportResource) Configure(_ context.Context, req resource.Configu
 func (r *staticExportResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	var plan staticExportModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() || !requireConfigured(r.data, &resp.Diagnostics, "the export cannot be managed yet") {
-		return
-	}
-	ctx = r.data.maskSecrets(ctx)
-	timeout, diags := plan.Timeouts.Create(ctx, defaultCreateTimeout)
-	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
+	ctx, timeout, ok := beginOperation(ctx, r.data, "the export cannot be managed yet", plan.Timeouts.Create, defaultCreateTimeout, &resp.Diagnostics)
+	if !ok {
 		return
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
@@ -325,13 +320,8 @@ func (r *staticExportResource) Read(ctx context.Context, req resource.ReadReques
 	var state staticExportModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
 	resp.Diagnostics.Append(setExportIdentity(ctx, resp.Identity, state)...)
-	if resp.Diagnostics.HasError() || !requireConfigured(r.data, &resp.Diagnostics, "the export cannot be managed yet") {
-		return
-	}
-	ctx = r.data.maskSecrets(ctx)
-	timeout, diags := state.Timeouts.Read(ctx, defaultReadTimeout)
-	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
+	ctx, timeout, ok := beginOperation(ctx, r.data, "the export cannot be managed yet", state.Timeouts.Read, defaultReadTimeout, &resp.Diagnostics)
+	if !ok {
 		return
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)

@@ -188,13 +188,8 @@ func (r *staticSiteResource) ModifyPlan(ctx context.Context, req resource.Modify
 func (r *staticSiteResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	var plan staticSiteModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() || !requireConfigured(r.data, &resp.Diagnostics, "the site cannot be unpacked") {
-		return
-	}
-	ctx = r.data.maskSecrets(ctx)
-	limit, diags := plan.Timeouts.Create(ctx, defaultSiteTimeout)
-	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
+	ctx, limit, ok := beginOperation(ctx, r.data, "the site cannot be unpacked", plan.Timeouts.Create, defaultSiteTimeout, &resp.Diagnostics)
+	if !ok {
 		return
 	}
 	ctx, cancel := context.WithTimeout(ctx, limit)
@@ -293,13 +288,8 @@ func (r *staticSiteResource) Update(ctx context.Context, req resource.UpdateRequ
 		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 		return
 	}
-	if !requireConfigured(r.data, &resp.Diagnostics, "the site cannot be restored") {
-		return
-	}
-	ctx = r.data.maskSecrets(ctx)
-	limit, diags := plan.Timeouts.Update(ctx, defaultSiteTimeout)
-	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
+	ctx, limit, ok := beginOperation(ctx, r.data, "the site cannot be restored", plan.Timeouts.Update, defaultSiteTimeout, &resp.Diagnostics)
+	if !ok {
 		return
 	}
 	ctx, cancel := context.WithTimeout(ctx, limit)
