@@ -68,13 +68,7 @@ func (r *agentJobResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 				Computed:            true,
 				PlanModifiers:       keep(),
 			},
-			"project_id": schema.StringAttribute{
-				MarkdownDescription: "Project of the job. Default: the provider's `project_id` (or `DOCSADMIN_PROJECT_ID`); one of them must be set. Changing it starts a new job.",
-				Optional:            true,
-				Computed:            true,
-				Validators:          []validator.String{identifierValidator("project id", "proj_0123456789")},
-				PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown(), stringplanmodifier.RequiresReplace()},
-			},
+			"project_id": projectIDAttribute("Project of the job. Default: the provider's `project_id` (or `DOCSADMIN_PROJECT_ID`); one of them must be set. Changing it starts a new job."),
 			"prompt": schema.StringAttribute{
 				MarkdownDescription: "Instruction for the agent. Sensitive: plans show `(sensitive value)`, and the provider never logs it " +
 					"(logs show its length and first words only). It is kept in state, like every sensitive value, to tell a change: " +

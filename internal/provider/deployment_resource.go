@@ -13,8 +13,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -54,13 +52,7 @@ func (r *deploymentResource) Schema(ctx context.Context, _ resource.SchemaReques
 		MarkdownDescription: "Identifier of the latest deployment's status (same as `status_id`): it changes with every deployment.",
 		Computed:            true,
 	}
-	attrs["project_id"] = schema.StringAttribute{
-		MarkdownDescription: "Project to deploy. Default: the provider's `project_id` (or `DOCSADMIN_PROJECT_ID`); one of them must be set. Changing it replaces the resource.",
-		Optional:            true,
-		Computed:            true,
-		Validators:          []validator.String{identifierValidator("project id", "proj_0123456789")},
-		PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown(), stringplanmodifier.RequiresReplace()},
-	}
+	attrs["project_id"] = projectIDAttribute("Project to deploy. Default: the provider's `project_id` (or `DOCSADMIN_PROJECT_ID`); one of them must be set. Changing it replaces the resource.")
 	attrs["triggers"] = schema.MapAttribute{
 		MarkdownDescription: "Arbitrary strings whose change deploys again, in place, for example `{ docs_commit = var.docs_commit }` to deploy " +
 			"every publication. Not sent to the API.",

@@ -60,13 +60,7 @@ func (r *previewDeploymentResource) Schema(ctx context.Context, _ resource.Schem
 		MarkdownDescription: "Identifier of the latest build's status (same as `status_id`): it changes with every rebuild.",
 		Computed:            true,
 	}
-	attrs["project_id"] = schema.StringAttribute{
-		MarkdownDescription: "Project of the preview. Default: the provider's `project_id` (or `DOCSADMIN_PROJECT_ID`); one of them must be set. Changing it replaces the resource.",
-		Optional:            true,
-		Computed:            true,
-		Validators:          []validator.String{identifierValidator("project id", "proj_0123456789")},
-		PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown(), stringplanmodifier.RequiresReplace()},
-	}
+	attrs["project_id"] = projectIDAttribute("Project of the preview. Default: the provider's `project_id` (or `DOCSADMIN_PROJECT_ID`); one of them must be set. Changing it replaces the resource.")
 	attrs["branch"] = schema.StringAttribute{
 		MarkdownDescription: "Branch of the docs repository to preview, such as `feature/new-navigation`. Changing it replaces the resource: another branch is another preview.",
 		Required:            true,
