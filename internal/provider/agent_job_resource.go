@@ -248,10 +248,7 @@ func (r *agentJobResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 
 func (m *agentJobResourceModel) setJob(job *client.AgentJob) {
 	m.ID = types.StringValue(job.ID)
-	m.Status = types.StringValue(string(job.Status))
-	if job.Status == "" {
-		m.Status = types.StringNull()
-	}
+	m.Status = optionalString(string(job.Status))
 	m.PRLink = types.StringPointerValue(job.PRLink)
 	m.Model = types.StringPointerValue(job.Model)
 	m.CreatedAt = timeValue(job.CreatedAt)
