@@ -2,9 +2,6 @@ package provider
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
 	"fmt"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
@@ -258,19 +255,11 @@ func (m *agentJobResourceModel) setJob(job *client.AgentJob) {
 // project, its prompt and its triggers. It is a digest: the prompt never
 // leaves the process.
 func (d *providerData) agentJobResumeKey(m agentJobResourceModel) string {
-	triggers := map[string]string{}
-	for k, v := range m.Triggers.Elements() {
-		if s, ok := v.(types.String); ok {
-			triggers[k] = s.ValueString()
-		}
-	}
-	data, _ := json.Marshal(struct {
+	return fingerprint(struct {
 		Kind     string            `json:"k"`
 		BaseURL  string            `json:"b"`
 		Project  string            `json:"p"`
 		Prompt   string            `json:"q"`
 		Triggers map[string]string `json:"t"`
-	}{"agent_job", d.baseURL, m.ProjectID.ValueString(), m.Prompt.ValueString(), triggers})
-	sum := sha256.Sum256(data)
-	return hex.EncodeToString(sum[:])
+	}{"agent_job", d.baseURL, m.ProjectID.ValueString(), m.Prompt.ValueString(), triggerValues(m.Triggers)})
 }

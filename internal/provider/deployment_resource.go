@@ -2,9 +2,6 @@ package provider
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"time"
 
@@ -246,18 +243,10 @@ func deploymentWaitFailure(subject string, name timeoutName, limit time.Duration
 // deploymentResumeKey identifies a deployment by the API it runs on, its
 // project and its triggers.
 func (d *providerData) deploymentResumeKey(projectID string, triggers types.Map) string {
-	values := map[string]string{}
-	for k, v := range triggers.Elements() {
-		if s, ok := v.(types.String); ok {
-			values[k] = s.ValueString()
-		}
-	}
-	data, _ := json.Marshal(struct {
+	return fingerprint(struct {
 		Kind     string            `json:"k"`
 		BaseURL  string            `json:"b"`
 		Project  string            `json:"p"`
 		Triggers map[string]string `json:"t"`
-	}{"deployment", d.baseURL, projectID, values})
-	sum := sha256.Sum256(data)
-	return hex.EncodeToString(sum[:])
+	}{"deployment", d.baseURL, projectID, triggerValues(triggers)})
 }
