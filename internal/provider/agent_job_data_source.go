@@ -163,10 +163,7 @@ func agentJobErrorDetail(wait waitFailure, err error) string {
 }
 
 func (m *agentJobModel) setJob(job *client.AgentJob) {
-	m.Status = types.StringValue(string(job.Status))
-	if job.Status == "" {
-		m.Status = types.StringNull()
-	}
+	m.Status = optionalString(string(job.Status))
 	m.Model = types.StringPointerValue(job.Model)
 	m.PRLink = types.StringPointerValue(job.PRLink)
 	m.CreatedAt = timeValue(job.CreatedAt)

@@ -2,9 +2,6 @@ package provider
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
 	"fmt"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
@@ -68,13 +65,7 @@ func (r *agentJobResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 				Computed:            true,
 				PlanModifiers:       keep(),
 			},
-			"project_id": schema.StringAttribute{
-				MarkdownDescription: "Project of the job. Default: the provider's `project_id` (or `DOCSADMIN_PROJECT_ID`); one of them must be set. Changing it starts a new job.",
-				Optional:            true,
-				Computed:            true,
-				Validators:          []validator.String{identifierValidator("project id", "proj_0123456789")},
-				PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown(), stringplanmodifier.RequiresReplace()},
-			},
+			"project_id": projectIDAttribute("Project of the job. Default: the provider's `project_id` (or `DOCSADMIN_PROJECT_ID`); one of them must be set. Changing it starts a new job."),
 			"prompt": schema.StringAttribute{
 				MarkdownDescription: "Instruction for the agent. Sensitive: plans show `(sensitive value)`, and the provider never logs it " +
 					"(logs show its length and first words only). It is kept in state, like every sensitive value, to tell a change: " +
@@ -132,15 +123,14 @@ func (r *agentJobResource) Configure(_ context.Context, req resource.ConfigureRe
 func (r *agentJobResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	var plan agentJobResourceModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() || !requireConfigured(r.data, &resp.Diagnostics, "no agent job can be started") {
+	ctx, limit, ok := beginOperation(ctx, r.data, "no agent job can be started", plan.Timeouts.Create, defaultAgentJobWait, &resp.Diagnostics)
+	if !ok {
 		return
 	}
 	prompt := plan.Prompt.ValueString()
-	ctx = maskPrompt(r.data.maskSecrets(ctx), prompt)
+	ctx = maskPrompt(ctx, prompt)
 	projectID := r.data.project(plan.ProjectID, &resp.Diagnostics)
-	limit, diags := plan.Timeouts.Create(ctx, defaultAgentJobWait)
-	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
+	if projectID == "" {
 		return
 	}
 	plan.ProjectID = types.StringValue(projectID)
@@ -255,10 +245,7 @@ func (r *agentJobResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 
 func (m *agentJobResourceModel) setJob(job *client.AgentJob) {
 	m.ID = types.StringValue(job.ID)
-	m.Status = types.StringValue(string(job.Status))
-	if job.Status == "" {
-		m.Status = types.StringNull()
-	}
+	m.Status = optionalString(string(job.Status))
 	m.PRLink = types.StringPointerValue(job.PRLink)
 	m.Model = types.StringPointerValue(job.Model)
 	m.CreatedAt = timeValue(job.CreatedAt)
@@ -268,19 +255,11 @@ func (m *agentJobResourceModel) setJob(job *client.AgentJob) {
 // project, its prompt and its triggers. It is a digest: the prompt never
 // leaves the process.
 func (d *providerData) agentJobResumeKey(m agentJobResourceModel) string {
-	triggers := map[string]string{}
-	for k, v := range m.Triggers.Elements() {
-		if s, ok := v.(types.String); ok {
-			triggers[k] = s.ValueString()
-		}
-	}
-	data, _ := json.Marshal(struct {
+	return fingerprint(struct {
 		Kind     string            `json:"k"`
 		BaseURL  string            `json:"b"`
 		Project  string            `json:"p"`
 		Prompt   string            `json:"q"`
 		Triggers map[string]string `json:"t"`
-	}{"agent_job", d.baseURL, m.ProjectID.ValueString(), m.Prompt.ValueString(), triggers})
-	sum := sha256.Sum256(data)
-	return hex.EncodeToString(sum[:])
+	}{"agent_job", d.baseURL, m.ProjectID.ValueString(), m.Prompt.ValueString(), triggerValues(m.Triggers)})
 }

@@ -2,9 +2,6 @@ package provider
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"time"
 
@@ -13,8 +10,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -54,13 +49,7 @@ func (r *deploymentResource) Schema(ctx context.Context, _ resource.SchemaReques
 		MarkdownDescription: "Identifier of the latest deployment's status (same as `status_id`): it changes with every deployment.",
 		Computed:            true,
 	}
-	attrs["project_id"] = schema.StringAttribute{
-		MarkdownDescription: "Project to deploy. Default: the provider's `project_id` (or `DOCSADMIN_PROJECT_ID`); one of them must be set. Changing it replaces the resource.",
-		Optional:            true,
-		Computed:            true,
-		Validators:          []validator.String{identifierValidator("project id", "proj_0123456789")},
-		PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown(), stringplanmodifier.RequiresReplace()},
-	}
+	attrs["project_id"] = projectIDAttribute("Project to deploy. Default: the provider's `project_id` (or `DOCSADMIN_PROJECT_ID`); one of them must be set. Changing it replaces the resource.")
 	attrs["triggers"] = schema.MapAttribute{
 		MarkdownDescription: "Arbitrary strings whose change deploys again, in place, for example `{ docs_commit = var.docs_commit }` to deploy " +
 			"every publication. Not sent to the API.",
@@ -100,14 +89,12 @@ const deploymentKind = "deployment"
 func (r *deploymentResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	var plan deploymentResourceModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() || !requireConfigured(r.data, &resp.Diagnostics, "no deployment can be queued") {
+	ctx, limit, ok := beginOperation(ctx, r.data, "no deployment can be queued", plan.Timeouts.Create, defaultDeploymentWait, &resp.Diagnostics)
+	if !ok {
 		return
 	}
-	ctx = r.data.maskSecrets(ctx)
 	projectID := r.data.project(plan.ProjectID, &resp.Diagnostics)
-	limit, diags := plan.Timeouts.Create(ctx, defaultDeploymentWait)
-	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
+	if projectID == "" {
 		return
 	}
 	plan.ProjectID = types.StringValue(projectID)
@@ -158,22 +145,15 @@ func (r *deploymentResource) Read(ctx context.Context, req resource.ReadRequest,
 		return
 	}
 	ctx = r.data.maskSecrets(ctx)
-	statusID := state.StatusID.ValueString()
-	dep, err := r.data.client.GetDeployment(ctx, statusID)
-	if client.IsNotFound(err) {
-		resp.Diagnostics.AddWarning("Deployment status no longer exists",
+	gone := func(err error) (string, string) {
+		return "Deployment status no longer exists",
 			fmt.Sprintf("Deployment %s of project %s was not found (%s). It is removed from state; the next apply deploys again.",
-				statusID, state.ProjectID.ValueString(), err))
-		resp.State.RemoveResource(ctx)
-		return
+				state.StatusID.ValueString(), state.ProjectID.ValueString(), err)
 	}
-	if err != nil {
-		resp.Diagnostics.AddError("Cannot read the deployment", withHint(err))
-		return
+	if r.data.refreshDeployment(ctx, &state.deploymentStatusModel, "Cannot read the deployment", gone, resp) {
+		state.ID = state.StatusID
+		resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 	}
-	state.set(dep)
-	state.ID = types.StringValue(statusID)
-	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 }
 
 // Update deploys again when triggers changed or the last deployment failed,
@@ -183,17 +163,8 @@ func (r *deploymentResource) Update(ctx context.Context, req resource.UpdateRequ
 	var plan, state deploymentResourceModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() || !requireConfigured(r.data, &resp.Diagnostics, "no deployment can be queued") {
-		return
-	}
-	ctx = r.data.maskSecrets(ctx)
-	if !plan.Status.IsUnknown() {
-		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
-		return
-	}
-	limit, diags := plan.Timeouts.Update(ctx, defaultDeploymentWait)
-	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
+	ctx, limit, ok := beginDeploymentUpdate(ctx, r.data, "no deployment can be queued", &plan, plan.Status, plan.Timeouts, resp)
+	if !ok {
 		return
 	}
 	plan.ProjectID = state.ProjectID
@@ -272,18 +243,10 @@ func deploymentWaitFailure(subject string, name timeoutName, limit time.Duration
 // deploymentResumeKey identifies a deployment by the API it runs on, its
 // project and its triggers.
 func (d *providerData) deploymentResumeKey(projectID string, triggers types.Map) string {
-	values := map[string]string{}
-	for k, v := range triggers.Elements() {
-		if s, ok := v.(types.String); ok {
-			values[k] = s.ValueString()
-		}
-	}
-	data, _ := json.Marshal(struct {
+	return fingerprint(struct {
 		Kind     string            `json:"k"`
 		BaseURL  string            `json:"b"`
 		Project  string            `json:"p"`
 		Triggers map[string]string `json:"t"`
-	}{"deployment", d.baseURL, projectID, values})
-	sum := sha256.Sum256(data)
-	return hex.EncodeToString(sum[:])
+	}{"deployment", d.baseURL, projectID, triggerValues(triggers)})
 }

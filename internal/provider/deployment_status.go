@@ -94,10 +94,7 @@ func deploymentStatusDataSourceAttributes() map[string]dschema.Attribute {
 // set records what the API reported of a deployment.
 func (m *deploymentStatusModel) set(d *client.Deployment) {
 	m.StatusID = types.StringValue(d.ID)
-	m.Status = types.StringValue(string(d.Status))
-	if d.Status == "" {
-		m.Status = types.StringNull()
-	}
+	m.Status = optionalString(string(d.Status))
 	m.Summary = types.StringPointerValue(d.Summary)
 	m.CreatedAt = timeValue(d.CreatedAt)
 	m.EndedAt = timeValue(d.EndedAt)
@@ -125,6 +122,7 @@ func (m deploymentStatusModel) status() client.DeploymentStatus {
 	return client.DeploymentStatus(m.Status.ValueString())
 }
 
+// optionalString is null for an empty string: a value the API left out.
 func optionalString(s string) types.String {
 	if s == "" {
 		return types.StringNull()

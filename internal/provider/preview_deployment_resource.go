@@ -60,13 +60,7 @@ func (r *previewDeploymentResource) Schema(ctx context.Context, _ resource.Schem
 		MarkdownDescription: "Identifier of the latest build's status (same as `status_id`): it changes with every rebuild.",
 		Computed:            true,
 	}
-	attrs["project_id"] = schema.StringAttribute{
-		MarkdownDescription: "Project of the preview. Default: the provider's `project_id` (or `DOCSADMIN_PROJECT_ID`); one of them must be set. Changing it replaces the resource.",
-		Optional:            true,
-		Computed:            true,
-		Validators:          []validator.String{identifierValidator("project id", "proj_0123456789")},
-		PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown(), stringplanmodifier.RequiresReplace()},
-	}
+	attrs["project_id"] = projectIDAttribute("Project of the preview. Default: the provider's `project_id` (or `DOCSADMIN_PROJECT_ID`); one of them must be set. Changing it replaces the resource.")
 	attrs["branch"] = schema.StringAttribute{
 		MarkdownDescription: "Branch of the docs repository to preview, such as `feature/new-navigation`. Changing it replaces the resource: another branch is another preview.",
 		Required:            true,
@@ -118,14 +112,12 @@ func (r *previewDeploymentResource) Configure(_ context.Context, req resource.Co
 func (r *previewDeploymentResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	var plan previewDeploymentModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() || !requireConfigured(r.data, &resp.Diagnostics, "no preview can be built") {
+	ctx, limit, ok := beginOperation(ctx, r.data, "no preview can be built", plan.Timeouts.Create, defaultDeploymentWait, &resp.Diagnostics)
+	if !ok {
 		return
 	}
-	ctx = r.data.maskSecrets(ctx)
 	projectID := r.data.project(plan.ProjectID, &resp.Diagnostics)
-	limit, diags := plan.Timeouts.Create(ctx, defaultDeploymentWait)
-	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
+	if projectID == "" {
 		return
 	}
 	plan.ProjectID = types.StringValue(projectID)
@@ -216,22 +208,14 @@ func (r *previewDeploymentResource) Read(ctx context.Context, req resource.ReadR
 		return
 	}
 	ctx = r.data.maskSecrets(ctx)
-	statusID := state.StatusID.ValueString()
-	dep, err := r.data.client.GetDeployment(ctx, statusID)
-	if client.IsNotFound(err) {
-		resp.Diagnostics.AddWarning("Preview build status no longer exists",
+	gone := func(err error) (string, string) {
+		return "Preview build status no longer exists",
 			fmt.Sprintf("The status %s of the preview of branch %q was not found (%s). It is removed from state; the next apply rebuilds the preview.",
-				statusID, state.Branch.ValueString(), err))
-		resp.State.RemoveResource(ctx)
-		return
+				state.StatusID.ValueString(), state.Branch.ValueString(), err)
 	}
-	if err != nil {
-		resp.Diagnostics.AddError("Cannot read the preview deployment", withHint(err))
-		return
+	if r.data.refreshDeployment(ctx, &state.deploymentStatusModel, "Cannot read the preview deployment", gone, resp) {
+		resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 	}
-	state.set(dep)
-	state.StatusID = types.StringValue(statusID)
-	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 }
 
 // Update rebuilds when triggers changed or the last build failed, and
@@ -241,17 +225,8 @@ func (r *previewDeploymentResource) Update(ctx context.Context, req resource.Upd
 	var plan, state previewDeploymentModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() || !requireConfigured(r.data, &resp.Diagnostics, "no preview can be built") {
-		return
-	}
-	ctx = r.data.maskSecrets(ctx)
-	if !plan.Status.IsUnknown() {
-		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
-		return
-	}
-	limit, diags := plan.Timeouts.Update(ctx, defaultDeploymentWait)
-	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
+	ctx, limit, ok := beginDeploymentUpdate(ctx, r.data, "no preview can be built", &plan, plan.Status, plan.Timeouts, resp)
+	if !ok {
 		return
 	}
 	plan.ProjectID, plan.PreviewURL = state.ProjectID, state.PreviewURL

@@ -357,3 +357,21 @@ func requireConfigured(data *providerData, diags *diag.Diagnostics, consequence 
 		"The docsadmin provider's api_key and base_url are not known yet (they may come from resources not created yet), so "+consequence+".")
 	return false
 }
+
+// beginOperation starts a create, read or update that calls the API: it
+// goes on only when diags holds no error yet and the provider is configured
+// (consequence says what cannot be done otherwise), hides secrets in the
+// logs of the context it returns, and reads the operation's limit from the
+// timeouts block (limitOf, such as plan.Timeouts.Create, with def when
+// unset). It reports whether the operation can go on.
+func beginOperation(ctx context.Context, data *providerData, consequence string,
+	limitOf func(context.Context, time.Duration) (time.Duration, diag.Diagnostics), def time.Duration,
+	diags *diag.Diagnostics) (context.Context, time.Duration, bool) {
+	if diags.HasError() || !requireConfigured(data, diags, consequence) {
+		return ctx, 0, false
+	}
+	ctx = data.maskSecrets(ctx)
+	limit, d := limitOf(ctx, def)
+	diags.Append(d...)
+	return ctx, limit, !diags.HasError()
+}

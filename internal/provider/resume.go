@@ -5,6 +5,8 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"sync"
+
+	"github.com/hashicorp/terraform-plugin-framework/types"
 )
 
 // resumeRegistry carries unfinished export jobs from Delete to Create.
@@ -41,13 +43,30 @@ func (r *resumeRegistry) take(fingerprint string) (string, bool) {
 
 // exportFingerprint digests what identifies an export.
 func exportFingerprint(baseURL, domain, version string, paths []string, triggers map[string]string) string {
-	data, _ := json.Marshal(struct {
+	return fingerprint(struct {
 		BaseURL  string            `json:"b"`
 		Domain   string            `json:"d"`
 		Version  string            `json:"v"`
 		Paths    []string          `json:"p"`
 		Triggers map[string]string `json:"t"`
 	}{baseURL, domain, version, paths, triggers})
+}
+
+// fingerprint digests the JSON of what identifies a piece of work: a
+// digest, so that the registry never holds an input such as a prompt.
+func fingerprint(identity any) string {
+	data, _ := json.Marshal(identity)
 	sum := sha256.Sum256(data)
 	return hex.EncodeToString(sum[:])
+}
+
+// triggerValues are the strings of a triggers map, for a fingerprint.
+func triggerValues(triggers types.Map) map[string]string {
+	values := map[string]string{}
+	for k, v := range triggers.Elements() {
+		if s, ok := v.(types.String); ok {
+			values[k] = s.ValueString()
+		}
+	}
+	return values
 }

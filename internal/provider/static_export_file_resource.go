@@ -23,7 +23,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
@@ -89,13 +88,7 @@ func (r *staticExportFileResource) Schema(ctx context.Context, _ resource.Schema
 				Computed:            true,
 				PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
 			},
-			"job_id": schema.StringAttribute{
-				MarkdownDescription: "Identifier of a completed export job, such as `se_3f9a2c1b8e7d4a06`, for example " +
-					"`docsadmin_static_export.docs.job_id`. Changing it downloads the new export's archive.",
-				Required:      true,
-				Validators:    []validator.String{notBlankValidator()},
-				PlanModifiers: replace(),
-			},
+			"job_id": completedJobIDAttribute("Changing it downloads the new export's archive."),
 			"filename": schema.StringAttribute{
 				MarkdownDescription: "Path of the file to write, such as `\"${path.module}/dist/docs-bundle.tar.gz\"`; a relative path is " +
 					"relative to the directory Terraform runs in. Missing parent directories are created. Changing it writes a new file " +
@@ -104,15 +97,10 @@ func (r *staticExportFileResource) Schema(ctx context.Context, _ resource.Schema
 				Validators:    []validator.String{stringCheck{summary: "Invalid filename", description: "must be a file path", check: filenameProblem}},
 				PlanModifiers: replace(),
 			},
-			"expected_sha256": schema.StringAttribute{
-				MarkdownDescription: "SHA-256 the archive must have, as 64 hexadecimal digits, for example " +
-					"`docsadmin_static_export.docs.archive_sha256` or a digest recorded where the export was verified. A download " +
-					"with another digest fails and writes nothing. When set, `sha256` is known already in the plan that writes the file. Default: no comparison " +
-					"(the archive is still verified).",
-				Optional:      true,
-				Validators:    []validator.String{stringCheck{summary: "Invalid SHA-256", description: "must be 64 hexadecimal digits", check: sha256Problem}},
-				PlanModifiers: replace(),
-			},
+			"expected_sha256": expectedSHA256Attribute("SHA-256 the archive must have, as 64 hexadecimal digits, for example " +
+				"`docsadmin_static_export.docs.archive_sha256` or a digest recorded where the export was verified. A download " +
+				"with another digest fails and writes nothing. When set, `sha256` is known already in the plan that writes the file. Default: no comparison " +
+				"(the archive is still verified)."),
 			"file_permission": schema.StringAttribute{
 				MarkdownDescription: "Permission of the file, as an octal string such as `\"0644\"` or `\"0600\"`. Changing it writes the file " +
 					"again. Default: `\"" + defaultFilePermission + "\"`.",
@@ -135,16 +123,8 @@ func (r *staticExportFileResource) Schema(ctx context.Context, _ resource.Schema
 				Computed:      true,
 				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
 			},
-			"size_bytes": schema.Int64Attribute{
-				MarkdownDescription: "Size of the file, in bytes.",
-				Computed:            true,
-				PlanModifiers:       []planmodifier.Int64{int64planmodifier.UseStateForUnknown()},
-			},
-			"file_count": schema.Int64Attribute{
-				MarkdownDescription: "Number of regular files in the archive.",
-				Computed:            true,
-				PlanModifiers:       []planmodifier.Int64{int64planmodifier.UseStateForUnknown()},
-			},
+			"size_bytes": keptInt64Attribute("Size of the file, in bytes."),
+			"file_count": keptInt64Attribute("Number of regular files in the archive."),
 		},
 		Blocks: map[string]schema.Block{
 			"timeouts": timeouts.Block(ctx, timeouts.Opts{
@@ -167,16 +147,8 @@ func (r *staticExportFileResource) Configure(_ context.Context, req resource.Con
 func (r *staticExportFileResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	var plan staticExportFileModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	if !requireConfigured(r.data, &resp.Diagnostics, "the export's archive cannot be downloaded") {
-		return
-	}
-	ctx = r.data.maskSecrets(ctx)
-	limit, diags := plan.Timeouts.Create(ctx, defaultFileCreateTimeout)
-	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
+	ctx, limit, ok := beginOperation(ctx, r.data, "the export's archive cannot be downloaded", plan.Timeouts.Create, defaultFileCreateTimeout, &resp.Diagnostics)
+	if !ok {
 		return
 	}
 	ctx, cancel := context.WithTimeout(ctx, limit)

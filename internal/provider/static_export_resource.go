@@ -15,7 +15,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/boolplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/float64planmodifier"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/listplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/mapplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
@@ -136,11 +135,7 @@ func (r *staticExportResource) Schema(ctx context.Context, _ resource.SchemaRequ
 				Computed:            true,
 				PlanModifiers:       []planmodifier.Float64{float64planmodifier.UseStateForUnknown()},
 			},
-			"page_count": schema.Int64Attribute{
-				MarkdownDescription: "Number of pages exported. Null when the API did not report it.",
-				Computed:            true,
-				PlanModifiers:       []planmodifier.Int64{int64planmodifier.UseStateForUnknown()},
-			},
+			"page_count": keptInt64Attribute("Number of pages exported. Null when the API did not report it."),
 			"created_at": schema.StringAttribute{
 				MarkdownDescription: "When the export job was created (RFC 3339). Null when the API did not report it.",
 				Computed:            true,
@@ -153,24 +148,16 @@ func (r *staticExportResource) Schema(ctx context.Context, _ resource.SchemaRequ
 				Sensitive:     true,
 				PlanModifiers: keep(),
 			},
-			"bundle_size_bytes": schema.Int64Attribute{
-				MarkdownDescription: "Size of the archive, in bytes. Null when the API did not report it.",
-				Computed:            true,
-				PlanModifiers:       []planmodifier.Int64{int64planmodifier.UseStateForUnknown()},
-			},
+			"bundle_size_bytes": keptInt64Attribute("Size of the archive, in bytes. Null when the API did not report it."),
 			"bundle_expires_at": schema.StringAttribute{
 				MarkdownDescription: "When `bundle_url` stops working (RFC 3339): the API's `expiresAt`, else the link's own presigned query " +
 					"(`X-Amz-Date` + `X-Amz-Expires`, or `X-Goog-Date` + `X-Goog-Expires`). Null when neither tells; then no renewal is ever planned.",
 				Computed:      true,
 				PlanModifiers: keep(),
 			},
-			"link_revision": schema.Int64Attribute{
-				MarkdownDescription: "A number that rises with every new link, whether a renewal or a new export, and never goes down: the time the link was issued, " +
-					"in milliseconds since 1970, or one more than the previous revision. Feed it to a write-only argument's revision, such as the helm provider's " +
-					"`set_wo_revision`, so that each new link is sent again and no other change is needed. Null while the export has no link.",
-				Computed:      true,
-				PlanModifiers: []planmodifier.Int64{int64planmodifier.UseStateForUnknown()},
-			},
+			"link_revision": keptInt64Attribute("A number that rises with every new link, whether a renewal or a new export, and never goes down: the time the link was issued, " +
+				"in milliseconds since 1970, or one more than the previous revision. Feed it to a write-only argument's revision, such as the helm provider's " +
+				"`set_wo_revision`, so that each new link is sent again and no other change is needed. Null while the export has no link."),
 			"ready_for_renewal": schema.BoolAttribute{
 				MarkdownDescription: "True when the link has expired or expires within the renewal window (see `renew_before`): the next apply renews it.",
 				Computed:            true,
@@ -195,16 +182,8 @@ func (r *staticExportResource) Schema(ctx context.Context, _ resource.SchemaRequ
 				Computed:      true,
 				PlanModifiers: keep(),
 			},
-			"archive_size_bytes": schema.Int64Attribute{
-				MarkdownDescription: "Size in bytes of the archive the verifying download read. Null when not verified.",
-				Computed:            true,
-				PlanModifiers:       []planmodifier.Int64{int64planmodifier.UseStateForUnknown()},
-			},
-			"archive_file_count": schema.Int64Attribute{
-				MarkdownDescription: "Number of files in the archive the verifying download read. Null when not verified.",
-				Computed:            true,
-				PlanModifiers:       []planmodifier.Int64{int64planmodifier.UseStateForUnknown()},
-			},
+			"archive_size_bytes": keptInt64Attribute("Size in bytes of the archive the verifying download read. Null when not verified."),
+			"archive_file_count": keptInt64Attribute("Number of files in the archive the verifying download read. Null when not verified."),
 		},
 		Blocks: map[string]schema.Block{
 			"timeouts": timeouts.Block(ctx, timeouts.Opts{
@@ -231,13 +210,8 @@ func (r *staticExportResource) Configure(_ context.Context, req resource.Configu
 func (r *staticExportResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	var plan staticExportModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() || !requireConfigured(r.data, &resp.Diagnostics, "the export cannot be managed yet") {
-		return
-	}
-	ctx = r.data.maskSecrets(ctx)
-	timeout, diags := plan.Timeouts.Create(ctx, defaultCreateTimeout)
-	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
+	ctx, timeout, ok := beginOperation(ctx, r.data, "the export cannot be managed yet", plan.Timeouts.Create, defaultCreateTimeout, &resp.Diagnostics)
+	if !ok {
 		return
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
@@ -325,13 +299,8 @@ func (r *staticExportResource) Read(ctx context.Context, req resource.ReadReques
 	var state staticExportModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
 	resp.Diagnostics.Append(setExportIdentity(ctx, resp.Identity, state)...)
-	if resp.Diagnostics.HasError() || !requireConfigured(r.data, &resp.Diagnostics, "the export cannot be managed yet") {
-		return
-	}
-	ctx = r.data.maskSecrets(ctx)
-	timeout, diags := state.Timeouts.Read(ctx, defaultReadTimeout)
-	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
+	ctx, timeout, ok := beginOperation(ctx, r.data, "the export cannot be managed yet", state.Timeouts.Read, defaultReadTimeout, &resp.Diagnostics)
+	if !ok {
 		return
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)

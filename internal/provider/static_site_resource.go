@@ -18,7 +18,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/mapplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
@@ -75,7 +74,6 @@ func (r *staticSiteResource) Metadata(_ context.Context, req resource.MetadataRe
 }
 
 func (r *staticSiteResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
-	replace := func() []planmodifier.String { return []planmodifier.String{stringplanmodifier.RequiresReplace()} }
 	keepString := func() []planmodifier.String {
 		return []planmodifier.String{expectedDigestPlan{}, stringplanmodifier.UseStateForUnknown()}
 	}
@@ -94,13 +92,7 @@ func (r *staticSiteResource) Schema(ctx context.Context, _ resource.SchemaReques
 				Computed:            true,
 				PlanModifiers:       keepString(),
 			},
-			"job_id": schema.StringAttribute{
-				MarkdownDescription: "Identifier of a completed export job, such as `se_3f9a2c1b8e7d4a06`, for example " +
-					"`docsadmin_static_export.docs.job_id`. Changing it unpacks the new export's site.",
-				Required:      true,
-				Validators:    []validator.String{notBlankValidator()},
-				PlanModifiers: replace(),
-			},
+			"job_id": completedJobIDAttribute("Changing it unpacks the new export's site."),
 			"directory": schema.StringAttribute{
 				MarkdownDescription: "The directory the site is unpacked into, such as `\"${path.module}/dist/site\"`; a relative path is relative to " +
 					"the directory Terraform runs in. It is replaced whole, and removed on destroy: give the site a directory of its own. An " +
@@ -108,31 +100,18 @@ func (r *staticSiteResource) Schema(ctx context.Context, _ resource.SchemaReques
 					"Changing it unpacks into the new directory and removes the old one.",
 				Required:      true,
 				Validators:    []validator.String{stringCheck{summary: "Invalid directory", description: "must name a directory of its own", check: siteDirectoryProblem}},
-				PlanModifiers: replace(),
+				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
 			},
-			"expected_sha256": schema.StringAttribute{
-				MarkdownDescription: "SHA-256 the archive must have, as 64 hexadecimal digits, typically `docsadmin_static_export.docs.archive_sha256`. " +
-					"An archive with another digest is refused and nothing is written. When set, `id` and `archive_sha256` are known at plan time. " +
-					"Default: no comparison (the archive is still verified).",
-				Optional:      true,
-				Validators:    []validator.String{stringCheck{summary: "Invalid SHA-256", description: "must be 64 hexadecimal digits", check: sha256Problem}},
-				PlanModifiers: replace(),
-			},
+			"expected_sha256": expectedSHA256Attribute("SHA-256 the archive must have, as 64 hexadecimal digits, typically `docsadmin_static_export.docs.archive_sha256`. " +
+				"An archive with another digest is refused and nothing is written. When set, `id` and `archive_sha256` are known at plan time. " +
+				"Default: no comparison (the archive is still verified)."),
 			"archive_sha256": schema.StringAttribute{
 				MarkdownDescription: "Lower-case hex SHA-256 of the archive the tree was unpacked from. A restore must download the same archive.",
 				Computed:            true,
 				PlanModifiers:       keepString(),
 			},
-			"file_count": schema.Int64Attribute{
-				MarkdownDescription: "Number of files in the site (hard links in the archive count as the copies they are unpacked as).",
-				Computed:            true,
-				PlanModifiers:       []planmodifier.Int64{int64planmodifier.UseStateForUnknown()},
-			},
-			"size_bytes": schema.Int64Attribute{
-				MarkdownDescription: "Sum of the files' sizes, in bytes.",
-				Computed:            true,
-				PlanModifiers:       []planmodifier.Int64{int64planmodifier.UseStateForUnknown()},
-			},
+			"file_count": keptInt64Attribute("Number of files in the site (hard links in the archive count as the copies they are unpacked as)."),
+			"size_bytes": keptInt64Attribute("Sum of the files' sizes, in bytes."),
 			// A map of objects rather than nested attributes: the framework
 			// walks every nested attribute of every element on each plan,
 			// which takes minutes for ten thousand files.
@@ -188,13 +167,8 @@ func (r *staticSiteResource) ModifyPlan(ctx context.Context, req resource.Modify
 func (r *staticSiteResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	var plan staticSiteModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() || !requireConfigured(r.data, &resp.Diagnostics, "the site cannot be unpacked") {
-		return
-	}
-	ctx = r.data.maskSecrets(ctx)
-	limit, diags := plan.Timeouts.Create(ctx, defaultSiteTimeout)
-	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
+	ctx, limit, ok := beginOperation(ctx, r.data, "the site cannot be unpacked", plan.Timeouts.Create, defaultSiteTimeout, &resp.Diagnostics)
+	if !ok {
 		return
 	}
 	ctx, cancel := context.WithTimeout(ctx, limit)
@@ -293,13 +267,8 @@ func (r *staticSiteResource) Update(ctx context.Context, req resource.UpdateRequ
 		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 		return
 	}
-	if !requireConfigured(r.data, &resp.Diagnostics, "the site cannot be restored") {
-		return
-	}
-	ctx = r.data.maskSecrets(ctx)
-	limit, diags := plan.Timeouts.Update(ctx, defaultSiteTimeout)
-	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
+	ctx, limit, ok := beginOperation(ctx, r.data, "the site cannot be restored", plan.Timeouts.Update, defaultSiteTimeout, &resp.Diagnostics)
+	if !ok {
 		return
 	}
 	ctx, cancel := context.WithTimeout(ctx, limit)
