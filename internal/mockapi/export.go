@@ -13,6 +13,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/sitegen"
 )
 
 // Export job statuses.
@@ -75,8 +77,8 @@ type ExportBehavior struct {
 	Archive ArchiveKind
 	// ArchiveSize pads the site with a file of poorly compressible bytes so
 	// that its files hold this many bytes in all (0: the site alone). Such
-	// an archive is stored uncompressed, generated as it is downloaded and
-	// never held in memory.
+	// an archive is generated as it is downloaded and never held in memory
+	// (sitegen.Archive).
 	ArchiveSize int64
 }
 
@@ -230,7 +232,7 @@ type exportJob struct {
 	behavior ExportBehavior // resolved at creation
 	created  time.Time
 	forcedAt *time.Time
-	site     func() []siteFile // rendered once, on first use
+	site     func() []sitegen.File // rendered once, on first use
 	archive  *jobArchive
 }
 
@@ -304,7 +306,7 @@ func (s *Server) SetArchive(jobID string, kind ArchiveKind) bool {
 	defer s.mu.Unlock()
 	j, ok := s.jobs[jobID]
 	if ok {
-		j.archive = archiveFor(kind, j.site, j.behavior.ArchiveSize, j.seq)
+		j.archive = archiveFor(kind, j.site, j.behavior.ArchiveSize, uint64(j.seq))
 	}
 	return ok
 }
@@ -402,8 +404,9 @@ func (s *Server) handleStartExport(w http.ResponseWriter, r *http.Request) {
 		behavior: b.resolved(),
 		created:  now,
 	}
-	j.site = sync.OnceValue(func() []siteFile { return siteFiles(domain, version, j.id, paths, j.behavior.PageCount) })
-	j.archive = archiveFor(b.Archive, j.site, b.ArchiveSize, j.seq)
+	site := sitegen.Site{Domain: domain, Version: version, Paths: paths, PageCount: j.behavior.PageCount, Build: j.id}
+	j.site = sync.OnceValue(site.Files)
+	j.archive = archiveFor(b.Archive, j.site, b.ArchiveSize, uint64(j.seq))
 	s.jobs[j.id] = j
 	s.counts[startsFor(domain)]++
 	snap := j.snapshot(now)

@@ -29,6 +29,8 @@ import (
 	"time"
 
 	"golang.org/x/time/rate"
+
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/sitegen"
 )
 
 // Defaults used when the corresponding Config or ExportBehavior field is zero.
@@ -36,7 +38,7 @@ const (
 	DefaultAPIKey         = "dsa_mock_0123456789abcdef"
 	DefaultExportDuration = 3 * time.Second
 	DefaultLinkTTL        = time.Hour
-	DefaultPageCount      = 42 // the pages of the default site's archive
+	DefaultPageCount      = sitegen.DefaultPageCount // the pages of the default site's archive
 	DefaultFailMessage    = "export failed: rendering error on page guides/intro"
 	// DefaultAgentJobDuration is how long an agent job stays active before
 	// Config.AgentJobOutcome, when that is set.
