@@ -300,3 +300,61 @@ func generatedTopics(from, to int) []string {
 	}
 	return pages
 }
+
+// TestStablePagesChangeOnlyWhatWasEdited: by default every export stamps
+// its job on every page; with StablePages two exports of the same site have
+// the same files, and an edited page changes its HTML file alone, from the
+// next export on.
+func TestStablePagesChangeOnlyWhatWasEdited(t *testing.T) {
+	const edited = "guides/configuration"
+	exportFiles := func(s *Server, clock *poll.FakeClock) map[string]string {
+		t.Helper()
+		id := completedJob(t, s, clock, `{"domain":"docs.example.com"}`)
+		r := callKey(t, s, "", "GET", bundle(t, s, id)["bundleUrl"].(string), "")
+		wantStatus(t, r, http.StatusOK)
+		_, contents := tarFiles(t, r.body)
+		return contents
+	}
+	changed := func(a, b map[string]string) []string {
+		var names []string
+		for name, body := range a {
+			if b[name] != body {
+				names = append(names, name)
+			}
+		}
+		if len(a) != len(b) {
+			t.Fatalf("%d files, then %d", len(a), len(b))
+		}
+		slices.Sort(names)
+		return names
+	}
+
+	s, clock := newTestServer(t, Config{})
+	first, second := exportFiles(s, clock), exportFiles(s, clock)
+	if got := changed(first, second); len(got) != 2*DefaultPageCount {
+		t.Errorf("two exports of the same site differ in %d files, want every page and payload (%d)", len(got), 2*DefaultPageCount)
+	}
+
+	s, clock = newTestServer(t, Config{StablePages: true})
+	first, second = exportFiles(s, clock), exportFiles(s, clock)
+	if got := changed(first, second); len(got) != 0 {
+		t.Errorf("with StablePages, two exports of the same site differ in %v", got)
+	}
+	startedBefore := startExport(t, s, `{"domain":"docs.example.com"}`)
+	if rev := s.EditPage("docs.example.com", edited); rev != 1 {
+		t.Errorf("EditPage = %d, want revision 1", rev)
+	}
+	third := exportFiles(s, clock)
+	if got := changed(second, third); !slices.Equal(got, []string{edited + ".html"}) {
+		t.Errorf("after EditPage(%s), the export differs in %v, want its HTML alone", edited, got)
+	}
+	r := callKey(t, s, "", "GET", bundle(t, s, startedBefore)["bundleUrl"].(string), "")
+	wantStatus(t, r, http.StatusOK)
+	if _, before := tarFiles(t, r.body); len(changed(second, before)) != 0 {
+		t.Error("an export started before the edit shows it")
+	}
+	s.EditPage("other.example.com", edited)
+	if got := changed(third, exportFiles(s, clock)); len(got) != 0 {
+		t.Errorf("an edit of another domain's page changed %v", got)
+	}
+}
