@@ -10,9 +10,9 @@ import (
 	"time"
 )
 
-// ModTime is the time of every entry and of the gzip header, fixed so that
+// modTime is the time of every entry and of the gzip header, fixed so that
 // the same inputs give the same bytes.
-var ModTime = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+var modTime = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 
 // PaddingName is the file that pads a site to a size.
 const PaddingName = "assets/padding.bin"
@@ -83,7 +83,7 @@ type Writer struct {
 func NewWriter(w io.Writer, size int64, seed uint64) (*Writer, error) {
 	// Deflate, a file name, the fixed time, unknown OS.
 	header := []byte{0x1f, 0x8b, 8, 0x08, 0, 0, 0, 0, 0, 0xff}
-	binary.LittleEndian.PutUint32(header[4:8], uint32(ModTime.Unix()))
+	binary.LittleEndian.PutUint32(header[4:8], uint32(modTime.Unix()))
 	if _, err := w.Write(append(header, "bundle.tar\x00"...)); err != nil {
 		return nil, err
 	}
@@ -114,13 +114,13 @@ func (s tarSink) Write(p []byte) (int, error) {
 	return w.fw.Write(p)
 }
 
-// Add writes an entry: hdr (its mode 0644 unless set, its time ModTime),
+// Add writes an entry: hdr (its mode 0644 unless set, its time fixed),
 // then hdr.Size bytes of body.
 func (w *Writer) Add(hdr *tar.Header, body io.Reader) error {
 	if hdr.Mode == 0 {
 		hdr.Mode = 0o644
 	}
-	hdr.ModTime = ModTime
+	hdr.ModTime = modTime
 	if err := w.tw.WriteHeader(hdr); err != nil {
 		return err
 	}
@@ -145,7 +145,7 @@ func (w *Writer) padTo(size int64, seed uint64) error {
 	if n <= 0 {
 		return nil
 	}
-	if err := w.tw.WriteHeader(&tar.Header{Typeflag: tar.TypeReg, Name: PaddingName, Size: n, Mode: 0o644, ModTime: ModTime}); err != nil {
+	if err := w.tw.WriteHeader(&tar.Header{Typeflag: tar.TypeReg, Name: PaddingName, Size: n, Mode: 0o644, ModTime: modTime}); err != nil {
 		return err
 	}
 	w.files += n
