@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/archive"
-	"github.com/docsadmin/terraform-provider-docsadmin/internal/archive/archivetest"
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/sitegen"
 )
 
 // signature is the secret part of the test links.
@@ -183,7 +183,7 @@ func TestFetchStopsWhenCancelled(t *testing.T) {
 	// A large archive served slowly: the download is under way when the
 	// context is cancelled.
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		site := archivetest.Site(1<<30, 1)
+		site := sitegen.Archive{Size: 1 << 30, Seed: 1}.Open()
 		defer site.Close()
 		buf := make([]byte, 32<<10)
 		for r.Context().Err() == nil {

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/archive"
-	"github.com/docsadmin/terraform-provider-docsadmin/internal/archive/archivetest"
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/sitegen"
 )
 
 // TestVerifyMemoryIsBounded verifies a 256 MiB archive generated as it is
@@ -43,7 +43,7 @@ func TestVerifyMemoryIsBounded(t *testing.T) {
 			}
 		}
 	})
-	r := archivetest.Site(size, 7)
+	r := sitegen.Archive{Size: size, Seed: 7}.Open()
 	sum, err := archive.Verify(r)
 	_ = r.Close()
 	close(done)

@@ -19,7 +19,7 @@ import (
 	"time"
 
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/archive"
-	"github.com/docsadmin/terraform-provider-docsadmin/internal/archive/archivetest"
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/sitegen"
 )
 
 // readTree returns the regular files under dir by slash path, and fails on
@@ -305,7 +305,7 @@ func TestUnpackStopsWhenCancelled(t *testing.T) {
 	dest := filepath.Join(parent, "site")
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	src := archivetest.Site(256<<20, 1)
+	src := sitegen.Archive{Size: 256 << 20, Seed: 1}.Open()
 	defer src.Close()
 	start := time.Now()
 	_, err := archive.Limits{}.Unpack(ctx, &cancelAfter{r: src, n: 8 << 20, cancel: cancel}, dest, archive.UnpackOptions{})
@@ -369,11 +369,12 @@ func TestUnpackRefusesABadDestination(t *testing.T) {
 	onlyEntries(t, parent, "site")
 }
 
-// TestWritePagesIsASite: the bench's generator of many small pages writes an
-// archive the verifier accepts, with the files it promises.
-func TestWritePagesIsASite(t *testing.T) {
+// TestGeneratedPagesAreASite: the bench's site of many small pages writes
+// an archive the verifier accepts, with the files it promises.
+func TestGeneratedPagesAreASite(t *testing.T) {
+	pages := sitegen.Archive{Site: sitegen.Site{PageCount: 250}}
 	var buf bytes.Buffer
-	if err := archivetest.WritePages(&buf, 250, 1); err != nil {
+	if err := pages.Write(&buf); err != nil {
 		t.Fatal(err)
 	}
 	var names []string
@@ -384,18 +385,19 @@ func TestWritePagesIsASite(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// index.html, 250 pages, 25 RSC payloads, 4 assets.
-	if want := 1 + 250 + 25 + 4; sum.Files != want || len(names) != want {
-		t.Errorf("%d files told, Summary.Files = %d, want %d", len(names), sum.Files, want)
+	// 250 pages and their RSC payloads, the sitemap, robots.txt, the search
+	// index and the assets.
+	if want := 2*250 + 3 + len(sitegen.SiteAssets().Files); sum.Files != want || len(names) != want || sitegen.FileCount(250) != want {
+		t.Errorf("%d files told, Summary.Files = %d, sitegen.FileCount = %d, want %d", len(names), sum.Files, sitegen.FileCount(250), want)
 	}
-	if names[0] != "index.html" || names[1] != "guides/000/page-00000.html" || names[2] != "guides/000/page-00000.rsc" {
-		t.Errorf("the first files are %v", names[:3])
+	if names[0] != "index.html" || names[1] != "guides/index.html" || names[250] != "index.txt" || names[249] != "topics/topic-250.html" {
+		t.Errorf("the first files are %v, the 250th and 251st %v", names[:2], names[249:251])
 	}
 	var again bytes.Buffer
-	if err := archivetest.WritePages(&again, 250, 1); err != nil {
+	if err := pages.Write(&again); err != nil {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(buf.Bytes(), again.Bytes()) {
-		t.Error("the same pages and seed gave other bytes")
+		t.Error("the same site gave other bytes")
 	}
 }

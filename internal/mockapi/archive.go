@@ -2,14 +2,11 @@ package mockapi
 
 import (
 	"archive/tar"
-	"compress/gzip"
-	"encoding/binary"
-	"errors"
 	"io"
-	"math/rand/v2"
 	"strings"
 	"sync"
-	"time"
+
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/sitegen"
 )
 
 // ArchiveKind is what a job's download serves: its site, or one of the
@@ -47,10 +44,6 @@ const (
 	ArchiveBomb
 )
 
-// archiveModTime is fixed so that a job's archive has the same bytes at
-// every download.
-var archiveModTime = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-
 // jobArchive is what a job's download serves, generated anew at each
 // download (never held whole in memory) and measured once by a dry run.
 type jobArchive struct {
@@ -75,7 +68,7 @@ func (c *countWriter) Write(p []byte) (int, error) {
 
 // archiveFor returns the archive of kind for a job's site, padded with
 // poorly compressible bytes so that its files hold size bytes in all.
-func archiveFor(kind ArchiveKind, site func() []siteFile, size int64, seed int64) *jobArchive {
+func archiveFor(kind ArchiveKind, site func() []sitegen.File, size int64, seed uint64) *jobArchive {
 	raw := map[ArchiveKind]string{
 		ArchiveHTML: "<!DOCTYPE html>\n<html><head><title>503 Service Unavailable</title></head><body><h1>Service Unavailable</h1></body></html>\n",
 		ArchiveZip:  "PK\x05\x06" + strings.Repeat("\x00", 18), // an empty zip: its end record alone
@@ -99,30 +92,17 @@ var badEntries = map[ArchiveKind]*tar.Header{
 	ArchiveSymlinkOut:   {Typeflag: tar.TypeSymlink, Name: "assets/shared", Linkname: "../../../etc"},
 }
 
-// writeSite writes the site's files as a gzip'd tar of kind, then when they
-// hold less than size bytes a padding file of pseudo-random bytes from seed
-// up to size. A padded archive is stored uncompressed: random bytes do not
-// compress, and it streams at once. A truncated or corrupt archive breaks off
-// or is damaged after half the site's files.
-func writeSite(w io.Writer, kind ArchiveKind, site []siteFile, size int64, seed int64) error {
-	level := gzip.BestCompression
-	if size > 0 {
-		level = gzip.NoCompression
-	}
-	gz, _ := gzip.NewWriterLevel(w, level) // a valid level: no error
-	gz.ModTime, gz.Name = archiveModTime, "bundle.tar"
-	tw := tar.NewWriter(gz)
-	add := func(hdr *tar.Header, body io.Reader) error {
-		hdr.Mode, hdr.ModTime = 0o644, archiveModTime
-		if err := tw.WriteHeader(hdr); err != nil {
-			return err
-		}
-		_, err := io.CopyN(tw, body, hdr.Size)
+// writeSite writes the site's files as a bundle of kind, padded to size as
+// sitegen.Archive.Size says. A truncated or corrupt archive breaks off or is
+// damaged after half the site's files.
+func writeSite(w io.Writer, kind ArchiveKind, site []sitegen.File, size int64, seed uint64) error {
+	aw, err := sitegen.NewWriter(w, size, seed)
+	if err != nil {
 		return err
 	}
 	for i, f := range site {
 		if i == len(site)/2 && (kind == ArchiveTruncated || kind == ArchiveCorrupt) {
-			if err := errors.Join(tw.Flush(), gz.Flush()); err != nil || kind == ArchiveTruncated {
+			if err := aw.Flush(); err != nil || kind == ArchiveTruncated {
 				return err // the stream ends without its last block and trailer
 			}
 			// A reserved deflate block type where the next block starts.
@@ -131,30 +111,22 @@ func writeSite(w io.Writer, kind ArchiveKind, site []siteFile, size int64, seed 
 			}
 		}
 		if kind == ArchiveNoIndex {
-			f.name = "site/" + f.name
+			f.Name = "site/" + f.Name
 		}
-		if err := add(&tar.Header{Typeflag: tar.TypeReg, Name: f.name, Size: int64(len(f.body))}, strings.NewReader(f.body)); err != nil {
+		if err := aw.AddFile(f.Name, f.Body); err != nil {
 			return err
 		}
-		size -= int64(len(f.body))
 	}
 	if bad, ok := badEntries[kind]; ok {
-		hdr := *bad // add fills in the header
-		if err := add(&hdr, strings.NewReader("")); err != nil {
+		hdr := *bad // Add fills in the header
+		if err := aw.Add(&hdr, strings.NewReader("")); err != nil {
 			return err
 		}
 	}
 	if kind == ArchiveBomb {
-		if err := add(&tar.Header{Typeflag: tar.TypeReg, Name: "assets/zeros.bin", Size: bombBytes}, zeros{}); err != nil {
+		if err := aw.Add(&tar.Header{Typeflag: tar.TypeReg, Name: "assets/zeros.bin", Size: bombBytes}, zeros{}); err != nil {
 			return err
 		}
 	}
-	if size > 0 {
-		var key [32]byte
-		binary.LittleEndian.PutUint64(key[:], uint64(seed))
-		if err := add(&tar.Header{Typeflag: tar.TypeReg, Name: "assets/padding.bin", Size: size}, rand.NewChaCha8(key)); err != nil {
-			return err
-		}
-	}
-	return errors.Join(tw.Close(), gz.Close())
+	return aw.Close()
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/archive"
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/sitegen"
 )
 
 // download GETs a fresh link of a completed job and verifies what it serves.
@@ -63,7 +64,7 @@ func TestSizedArchive(t *testing.T) {
 	if sum.UnpackedBytes != size || sum.Size != n || n < size {
 		t.Fatalf("asked for %d bytes of files: %+v, %d bytes served", size, sum, n)
 	}
-	if pages := int(getJob(t, s, id)["pageCount"].(float64)); sum.Files != SiteFileCount(pages)+1 { // and the padding
+	if pages := int(getJob(t, s, id)["pageCount"].(float64)); sum.Files != sitegen.FileCount(pages)+1 { // and the padding
 		t.Fatalf("%d files for %d pages", sum.Files, pages)
 	}
 	_, again, _ := download(t, s, id)

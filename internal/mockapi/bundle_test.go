@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/clock/clocktest"
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/sitegen"
 )
 
 // completedJob starts an export and moves the clock past its end.
@@ -70,20 +71,20 @@ func TestBundleLinkShapeAndDownload(t *testing.T) {
 		t.Fatalf("sizeBytes = %v, archive is %d bytes", size, len(r.body))
 	}
 	names, contents := tarFiles(t, r.body)
-	want := sitePaths(append(slices.Clone(defaultPages), generatedTopics(len(defaultPages)+1, DefaultPageCount)...))
+	want := sitePaths(append(slices.Clone(sitegen.DefaultPages), generatedTopics(len(sitegen.DefaultPages)+1, DefaultPageCount)...))
 	if !slices.Equal(names, want) {
 		t.Fatalf("archive files = %v, want %v", names, want)
 	}
-	a := assets()
+	a := sitegen.SiteAssets()
 	idx := contents["index.html"]
-	for _, link := range []string{`href="guides/getting-started.html"`, `href="guides/index.html"`, `href="/` + a.css + `"`,
-		`src="/` + a.app + `"`, `href="/favicon.ico"`, `<link rel="canonical" href="https://docs.example.com/">`, `src="` + a.hero + `"`} {
+	for _, link := range []string{`href="guides/getting-started.html"`, `href="guides/index.html"`, `href="/` + a.CSS + `"`,
+		`src="/` + a.App + `"`, `href="/favicon.ico"`, `<link rel="canonical" href="https://docs.example.com/">`, `src="` + a.Hero + `"`} {
 		if !strings.Contains(idx, link) {
 			t.Fatalf("index.html lacks %s:\n%s", link, idx)
 		}
 	}
 	g := contents["guides/getting-started.html"]
-	for _, link := range []string{`href="../api/reference/authentication.html"`, `src="../` + a.logo + `"`, `href="/guides/configuration.html"`,
+	for _, link := range []string{`href="../api/reference/authentication.html"`, `src="../` + a.Logo + `"`, `href="/guides/configuration.html"`,
 		`<link rel="canonical" href="https://docs.example.com/guides/getting-started">`} {
 		if !strings.Contains(g, link) {
 			t.Fatalf("nested page lacks %s:\n%s", link, g)
@@ -94,8 +95,8 @@ func TestBundleLinkShapeAndDownload(t *testing.T) {
 			t.Fatalf("sitemap.xml lacks %s:\n%s", loc, contents["sitemap.xml"])
 		}
 	}
-	if !strings.Contains(contents[a.css], "url(fonts/inter-var.") {
-		t.Fatalf("the stylesheet does not load the font:\n%s", contents[a.css])
+	if !strings.Contains(contents[a.CSS], "url(fonts/inter-var.") {
+		t.Fatalf("the stylesheet does not load the font:\n%s", contents[a.CSS])
 	}
 	if s.Downloads() != 1 || s.BundlesGenerated(id) != 2 {
 		t.Fatalf("Downloads/BundlesGenerated = %d/%d", s.Downloads(), s.BundlesGenerated(id))
@@ -225,8 +226,8 @@ func TestOmitExpiresAt(t *testing.T) {
 }
 
 func TestArchiveIsDeterministic(t *testing.T) {
-	site := func(version string) func() []siteFile {
-		return func() []siteFile { return siteFiles("docs.example.com", version, "se_1", nil, DefaultPageCount) }
+	site := func(version string) func() []sitegen.File {
+		return sitegen.Site{Domain: "docs.example.com", Version: version, Build: "se_1", PageCount: DefaultPageCount}.Files
 	}
 	read := func(a *jobArchive) string {
 		var b strings.Builder
@@ -285,8 +286,8 @@ func sitePaths(pages []string) []string {
 		names = append(names, p+".html", p+".txt")
 	}
 	names = append(names, "sitemap.xml", "robots.txt", "search-index.json")
-	for _, f := range assets().files {
-		names = append(names, f.name)
+	for _, f := range sitegen.SiteAssets().Files {
+		names = append(names, f.Name)
 	}
 	slices.Sort(names)
 	return names
@@ -298,4 +299,62 @@ func generatedTopics(from, to int) []string {
 		pages = append(pages, fmt.Sprintf("topics/topic-%02d", n))
 	}
 	return pages
+}
+
+// TestStablePagesChangeOnlyWhatWasEdited: by default every export stamps
+// its job on every page; with StablePages two exports of the same site have
+// the same files, and an edited page changes its HTML file alone, from the
+// next export on.
+func TestStablePagesChangeOnlyWhatWasEdited(t *testing.T) {
+	const edited = "guides/configuration"
+	exportFiles := func(s *Server, clock *clocktest.FakeClock) map[string]string {
+		t.Helper()
+		id := completedJob(t, s, clock, `{"domain":"docs.example.com"}`)
+		r := callKey(t, s, "", "GET", bundle(t, s, id)["bundleUrl"].(string), "")
+		wantStatus(t, r, http.StatusOK)
+		_, contents := tarFiles(t, r.body)
+		return contents
+	}
+	changed := func(a, b map[string]string) []string {
+		var names []string
+		for name, body := range a {
+			if b[name] != body {
+				names = append(names, name)
+			}
+		}
+		if len(a) != len(b) {
+			t.Fatalf("%d files, then %d", len(a), len(b))
+		}
+		slices.Sort(names)
+		return names
+	}
+
+	s, clock := newTestServer(t, Config{})
+	first, second := exportFiles(s, clock), exportFiles(s, clock)
+	if got := changed(first, second); len(got) != 2*DefaultPageCount {
+		t.Errorf("two exports of the same site differ in %d files, want every page and payload (%d)", len(got), 2*DefaultPageCount)
+	}
+
+	s, clock = newTestServer(t, Config{StablePages: true})
+	first, second = exportFiles(s, clock), exportFiles(s, clock)
+	if got := changed(first, second); len(got) != 0 {
+		t.Errorf("with StablePages, two exports of the same site differ in %v", got)
+	}
+	startedBefore := startExport(t, s, `{"domain":"docs.example.com"}`)
+	if rev := s.EditPage("docs.example.com", edited); rev != 1 {
+		t.Errorf("EditPage = %d, want revision 1", rev)
+	}
+	third := exportFiles(s, clock)
+	if got := changed(second, third); !slices.Equal(got, []string{edited + ".html"}) {
+		t.Errorf("after EditPage(%s), the export differs in %v, want its HTML alone", edited, got)
+	}
+	r := callKey(t, s, "", "GET", bundle(t, s, startedBefore)["bundleUrl"].(string), "")
+	wantStatus(t, r, http.StatusOK)
+	if _, before := tarFiles(t, r.body); len(changed(second, before)) != 0 {
+		t.Error("an export started before the edit shows it")
+	}
+	s.EditPage("other.example.com", edited)
+	if got := changed(third, exportFiles(s, clock)); len(got) != 0 {
+		t.Errorf("an edit of another domain's page changed %v", got)
+	}
 }

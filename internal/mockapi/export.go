@@ -13,6 +13,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/sitegen"
 )
 
 // Export job statuses.
@@ -75,8 +77,8 @@ type ExportBehavior struct {
 	Archive ArchiveKind
 	// ArchiveSize pads the site with a file of poorly compressible bytes so
 	// that its files hold this many bytes in all (0: the site alone). Such
-	// an archive is stored uncompressed, generated as it is downloaded and
-	// never held in memory.
+	// an archive is generated as it is downloaded and never held in memory
+	// (sitegen.Archive).
 	ArchiveSize int64
 }
 
@@ -230,7 +232,8 @@ type exportJob struct {
 	behavior ExportBehavior // resolved at creation
 	created  time.Time
 	forcedAt *time.Time
-	site     func() []siteFile // rendered once, on first use
+	site     func() []sitegen.File // rendered once, on first use
+	padding  uint64                // the seed of the padding's bytes
 	archive  *jobArchive
 }
 
@@ -304,7 +307,7 @@ func (s *Server) SetArchive(jobID string, kind ArchiveKind) bool {
 	defer s.mu.Unlock()
 	j, ok := s.jobs[jobID]
 	if ok {
-		j.archive = archiveFor(kind, j.site, j.behavior.ArchiveSize, j.seq)
+		j.archive = archiveFor(kind, j.site, j.behavior.ArchiveSize, j.padding)
 	}
 	return ok
 }
@@ -349,6 +352,21 @@ func (s *Server) CompleteExportJob(jobID string) {
 	if j, ok := s.jobs[jobID]; ok && j.forcedAt == nil {
 		j.forcedAt = &now
 	}
+}
+
+// EditPage publishes a new revision of a page of domain's site (a page
+// path such as "guides/getting-started") and returns it: the exports
+// started from now on render the page's text anew, and with
+// Config.StablePages that page's HTML file is the only one that differs
+// from an earlier export's. Exports already started keep what they had.
+func (s *Server) EditPage(domain, page string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.pageRevisions[domain] == nil {
+		s.pageRevisions[domain] = map[string]int{}
+	}
+	s.pageRevisions[domain][page]++
+	return s.pageRevisions[domain][page]
 }
 
 type startExportRequest struct {
@@ -402,8 +420,14 @@ func (s *Server) handleStartExport(w http.ResponseWriter, r *http.Request) {
 		behavior: b.resolved(),
 		created:  now,
 	}
-	j.site = sync.OnceValue(func() []siteFile { return siteFiles(domain, version, j.id, paths, j.behavior.PageCount) })
-	j.archive = archiveFor(b.Archive, j.site, b.ArchiveSize, j.seq)
+	site := sitegen.Site{Domain: domain, Version: version, Paths: paths, PageCount: j.behavior.PageCount,
+		Build: j.id, Revisions: maps.Clone(s.pageRevisions[domain])}
+	j.padding = uint64(j.seq)
+	if s.cfg.StablePages {
+		site.Build, j.padding = "", 0
+	}
+	j.site = sync.OnceValue(site.Files)
+	j.archive = archiveFor(b.Archive, j.site, b.ArchiveSize, j.padding)
 	s.jobs[j.id] = j
 	s.counts[startsFor(domain)]++
 	snap := j.snapshot(now)

@@ -29,6 +29,8 @@ import (
 	"time"
 
 	"golang.org/x/time/rate"
+
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/sitegen"
 )
 
 // Defaults used when the corresponding Config or ExportBehavior field is zero.
@@ -36,7 +38,7 @@ const (
 	DefaultAPIKey         = "dsa_mock_0123456789abcdef"
 	DefaultExportDuration = 3 * time.Second
 	DefaultLinkTTL        = time.Hour
-	DefaultPageCount      = 42 // the pages of the default site's archive
+	DefaultPageCount      = sitegen.DefaultPageCount // the pages of the default site's archive
 	DefaultFailMessage    = "export failed: rendering error on page guides/intro"
 	// DefaultAgentJobDuration is how long an agent job stays active before
 	// Config.AgentJobOutcome, when that is set.
@@ -81,6 +83,16 @@ type Config struct {
 	// ArchiveSize is ExportBehavior.ArchiveSize for the domains that do not
 	// set it. Default 0: the site alone.
 	ArchiveSize int64
+	// StablePages makes an export's pages depend on the site's content
+	// alone (domain, version, pages and their revisions, see EditPage)
+	// rather than on the export: by default the job's id is stamped on
+	// every page and RSC payload, as a build stamp is, so two exports
+	// differ in every page. With it, two exports of an unchanged site have
+	// the same files, byte for byte (ArchiveSize's padding included), and
+	// after EditPage they differ in the edited page's HTML file alone: the
+	// mock's payloads, sitemap and search index carry no page text, and
+	// assets never change.
+	StablePages bool
 	// AgentJobOutcome is what every agent job created or messaged through
 	// the API becomes AgentJobDuration after that call, in projects without
 	// a script of their own (SetAgentJobScript): AgentCompleted (with a pull
@@ -130,7 +142,8 @@ type Server struct {
 	jobs           map[string]*exportJob
 	jobSeq         int64
 	behaviors      map[string]ExportBehavior
-	counts         map[any]int // keyed by the counter types below
+	pageRevisions  map[string]map[string]int // by domain, then page (EditPage)
+	counts         map[any]int               // keyed by the counter types below
 	rateLimited    int
 	faults         map[Endpoint][]Fault
 	agents         map[agentKey]*agentEntry
@@ -181,6 +194,7 @@ func NewHandler(cfg Config) *Server {
 		secret:         randomBytes(32),
 		jobs:           map[string]*exportJob{},
 		behaviors:      map[string]ExportBehavior{},
+		pageRevisions:  map[string]map[string]int{},
 		counts:         map[any]int{},
 		faults:         map[Endpoint][]Fault{},
 		agents:         map[agentKey]*agentEntry{},

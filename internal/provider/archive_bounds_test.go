@@ -13,8 +13,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
-	"github.com/docsadmin/terraform-provider-docsadmin/internal/archive/archivetest"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/mockapi"
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/sitegen"
 )
 
 // Archives that would make verification work without end are refused by
@@ -85,7 +85,7 @@ func TestAccStaticExport_downloadRedirectCarriesNoReferer(t *testing.T) {
 		mu.Lock()
 		referers = append(referers, r.Header.Get("Referer"))
 		mu.Unlock()
-		_ = archivetest.WriteSite(w, 64<<10, 1)
+		_ = sitegen.Archive{Size: 64 << 10, Seed: 1}.Write(w)
 	}))
 	t.Cleanup(target.Close)
 	mock := newMock(t, mockapi.Config{})

@@ -23,6 +23,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/mockapi"
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/sitegen"
 )
 
 // An explicit renew_before is honoured as written, even when it is more
@@ -159,7 +160,7 @@ func TestAccStaticExport_recordsVerifiedArchiveIdentity(t *testing.T) {
 				Config: exportConfig(mock, `domain = "docs.example.com"`),
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue(exportAddress, tfjsonpath.New("verify_archive"), knownvalue.Bool(true)),
-					statecheck.ExpectKnownValue(exportAddress, tfjsonpath.New("archive_file_count"), knownvalue.Int64Exact(int64(mockapi.SiteFileCount(mockapi.DefaultPageCount)))),
+					statecheck.ExpectKnownValue(exportAddress, tfjsonpath.New("archive_file_count"), knownvalue.Int64Exact(int64(sitegen.FileCount(mockapi.DefaultPageCount)))),
 				},
 				ConfigPlanChecks: resource.ConfigPlanChecks{
 					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},

@@ -16,7 +16,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/docsadmin/terraform-provider-docsadmin/internal/archive/archivetest"
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/sitegen"
 )
 
 // A download larger than the size the API reported stops as soon as it
@@ -24,7 +24,7 @@ import (
 func TestDownloadArchiveStopsPastTheReportedSize(t *testing.T) {
 	var served atomic.Int64
 	server := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		n, _ := io.Copy(w, archivetest.Site(64<<20, 1))
+		n, _ := io.Copy(w, sitegen.Archive{Size: 64 << 20, Seed: 1}.Open())
 		served.Add(n)
 	}))
 	defer server.Close()

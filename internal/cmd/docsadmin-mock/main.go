@@ -7,8 +7,10 @@
 // request (method, path, status) on stderr and stops on SIGINT/SIGTERM.
 // -read-only-key adds a key whose writes answer 403,
 // -agent-job-outcome with -agent-job-duration lets agent jobs finish,
-// -deployment-outcome and -deployment-duration script deployments, and
-// -no-preview-entitlement makes previews answer 403:
+// -deployment-outcome and -deployment-duration script deployments,
+// -no-preview-entitlement makes previews answer 403, and -stable-pages
+// leaves the export's stamp off the pages, so that two exports of the site
+// serve the same files:
 //
 //	go run ./internal/cmd/docsadmin-mock -read-only-key dsa_mock_readonly -agent-job-outcome completed -agent-job-duration 30s
 //	go run ./internal/cmd/docsadmin-mock -deployment-outcome failure -no-preview-entitlement
@@ -57,6 +59,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.Float64Var(&cfg.RateLimit, "rate-limit", 0, "max API requests per second (0 = unlimited)")
 	fs.BoolVar(&cfg.OmitExpiresAt, "omit-expires-at", false, "leave expiresAt out of bundle answers")
 	fs.Int64Var(&cfg.ArchiveSize, "archive-size", 0, "pad every export's site to this many bytes of files with poorly compressible content (0 = the site alone)")
+	fs.BoolVar(&cfg.StablePages, "stable-pages", false, "render pages from the site's content alone, not stamped with their export: two exports of the site serve the same files")
 	fs.Func("read-only-key", "also accept this API key with the read scope only: writes made with it answer 403 (repeatable)", func(k string) error {
 		if strings.TrimSpace(k) == "" || strings.ContainsAny(k, " \t\r\n") {
 			return errors.New("must be a non-empty key without whitespace")

@@ -57,7 +57,7 @@ func TestRunServesAndStops(t *testing.T) {
 	var stderr syncBuffer
 	done := make(chan error, 1)
 	go func() {
-		done <- run(ctx, []string{"-export-duration", "10ms", "-link-ttl", "5m", "-archive-size", "2000000"}, outW, &stderr)
+		done <- run(ctx, []string{"-export-duration", "10ms", "-link-ttl", "5m", "-archive-size", "2000000", "-stable-pages"}, outW, &stderr)
 		outW.Close()
 	}()
 
@@ -107,11 +107,26 @@ func TestRunServesAndStops(t *testing.T) {
 	if size := b["sizeBytes"].(float64); size < 2000000 {
 		t.Fatalf("-archive-size not applied: sizeBytes %v", size)
 	}
-	dl, err := http.Get(link)
-	if err != nil || dl.StatusCode != http.StatusOK {
-		t.Fatalf("download: %v %v", err, dl)
+	download := func(link string) []byte {
+		t.Helper()
+		dl, err := http.Get(link)
+		if err != nil || dl.StatusCode != http.StatusOK {
+			t.Fatalf("download: %v %v", err, dl)
+		}
+		defer dl.Body.Close()
+		body, err := io.ReadAll(dl.Body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return body
 	}
-	dl.Body.Close()
+	first := download(link)
+	_, job = post("/v1/static-export/jobs")
+	time.Sleep(30 * time.Millisecond)
+	_, b = post("/v1/static-export/jobs/" + job["jobId"].(string) + "/bundle")
+	if !bytes.Equal(download(b["bundleUrl"].(string)), first) {
+		t.Fatal("-stable-pages not applied: a second export of the same site served other bytes")
+	}
 
 	cancel()
 	select {

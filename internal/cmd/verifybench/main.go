@@ -8,10 +8,11 @@
 // against the server's.
 //
 //	go run ./internal/cmd/verifybench [-size 1GiB] [-seed 1] [-save] [-provider] [-strict]
-//	go run ./internal/cmd/verifybench -unpack [-pages 10000] [-provider]
+//	go run ./internal/cmd/verifybench -unpack [-pages 5500] [-provider]
 //
 // With -unpack it measures archive.FetchUnpack instead (verify, digest every
-// file, unpack, swap into place) on a site of many small pages, beside
+// file, unpack, swap into place) on a site of many small pages (5,500 pages
+// by default: with their RSC payloads and the rest, 11,010 files), beside
 // curl | tar -xz on the same archive, and with -provider applies one
 // docsadmin_static_site of it and reports the size of terraform.tfstate.
 //
@@ -19,9 +20,10 @@
 // provider against the mock, serving an archive of the same size, and reports
 // the provider process's own peak RSS (Linux: VmHWM from /proc).
 //
-// Page content is pseudo-random from -seed and compresses poorly, so the
-// archive is about as large as -size; it is generated as it is served and
-// never held in memory.
+// The site is the mock API's (internal/sitegen), padded to -size with a file
+// of pseudo-random bytes from -seed that do not compress, so the archive is
+// about as large as -size; it is generated as it is served and never held in
+// memory.
 package main
 
 import (
@@ -44,8 +46,8 @@ import (
 	"time"
 
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/archive"
-	"github.com/docsadmin/terraform-provider-docsadmin/internal/archive/archivetest"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/benchcmd"
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/sitegen"
 )
 
 // targetRSS is the requirement: the verifying process's peak RSS.
@@ -79,12 +81,12 @@ func parseFlags(args []string) (options, error) {
 	size := "1GiB"
 	fs := flag.NewFlagSet("verifybench", flag.ContinueOnError)
 	fs.StringVar(&size, "size", size, "bytes of files in the generated site (suffixes KiB, MiB, GiB)")
-	fs.Uint64Var(&o.seed, "seed", 1, "seed of the pages' pseudo-random content")
+	fs.Uint64Var(&o.seed, "seed", 1, "seed of the padding's pseudo-random bytes")
 	fs.BoolVar(&o.save, "save", false, "also write the archive to a temporary file while verifying, as a resource saving the bundle would")
 	fs.BoolVar(&o.provider, "provider", false, "also apply one export through Terraform with the real provider against the mock, and measure the provider process's peak RSS")
 	fs.BoolVar(&o.strict, "strict", false, "exit with status 1 when the target is missed")
 	fs.BoolVar(&o.unpack, "unpack", false, "instead, unpack a generated site of -pages small pages with archive.FetchUnpack beside curl | tar -xz; with -provider, also apply one docsadmin_static_site of it and report the state's size")
-	fs.IntVar(&o.pages, "pages", 10000, "pages of the site -unpack generates")
+	fs.IntVar(&o.pages, "pages", 5500, "pages of the site -unpack generates (each an HTML file and an RSC payload)")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
@@ -178,7 +180,7 @@ func run(ctx context.Context, o options, out io.Writer) (bool, error) {
 	// and the child's digest can be checked.
 	start := time.Now()
 	h := sha256.New()
-	length, err := io.Copy(h, archivetest.Site(o.size, o.seed))
+	length, err := io.Copy(h, sitegen.Archive{Size: o.size, Seed: o.seed}.Open())
 	if err != nil {
 		return false, err
 	}
@@ -193,7 +195,7 @@ func run(ctx context.Context, o options, out io.Writer) (bool, error) {
 		}
 		w.Header().Set("Content-Type", "application/gzip")
 		w.Header().Set("Content-Length", strconv.FormatInt(length, 10))
-		_ = archivetest.WriteSite(w, o.size, o.seed)
+		_ = sitegen.Archive{Size: o.size, Seed: o.seed}.Write(w)
 	}))
 	defer srv.Close()
 	link := srv.URL + "/bucket/bundle.tar.gz?X-Amz-Date=20261122T080000Z&X-Amz-Expires=3600&X-Amz-Signature=" + signature

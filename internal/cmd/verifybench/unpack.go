@@ -22,8 +22,8 @@ import (
 	"time"
 
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/archive"
-	"github.com/docsadmin/terraform-provider-docsadmin/internal/archive/archivetest"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/site"
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/sitegen"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/tfrunner"
 )
 
@@ -92,7 +92,7 @@ func runUnpack(ctx context.Context, o options, out io.Writer) (bool, error) {
 	}
 	h := sha256.New()
 	start := time.Now()
-	err = archivetest.WritePages(io.MultiWriter(f, h), o.pages, o.seed)
+	err = sitegen.Archive{Site: sitegen.Site{PageCount: o.pages}}.Write(io.MultiWriter(f, h))
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
@@ -104,8 +104,8 @@ func runUnpack(ctx context.Context, o options, out io.Writer) (bool, error) {
 		return false, err
 	}
 	digest := hex.EncodeToString(h.Sum(nil))
-	fmt.Fprintf(out, "unpackbench: a generated site of %d pages (archivetest.WritePages), %s compressed, generated in %s\n\n",
-		o.pages, mib(info.Size()), time.Since(start).Round(time.Millisecond))
+	fmt.Fprintf(out, "unpackbench: a generated site of %d pages, %d files (sitegen), %s compressed, generated in %s\n\n",
+		o.pages, sitegen.FileCount(o.pages), mib(info.Size()), time.Since(start).Round(time.Millisecond))
 
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Query().Get("X-Amz-Signature") != signature {

@@ -1,0 +1,156 @@
+package provider
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"testing"
+
+	tfjson "github.com/hashicorp/terraform-json"
+	"github.com/hashicorp/terraform-plugin-testing/config"
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/mockapi"
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/sitegen"
+)
+
+// handedOver is a configuration variable read when a step writes its
+// configuration, not when the test is defined: the job id a pipeline's
+// export stage hands to its upload stage.
+type handedOver struct{ value *string }
+
+func (v handedOver) MarshalJSON() ([]byte, error) { return json.Marshal(*v.value) }
+
+// uploadsPlanned is a plan check over the uploads of every file of the
+// site: the files named are planned for an update, every other for no
+// change, and there is one upload for each of the site's files.
+type uploadsPlanned struct{ changed []string }
+
+func (c uploadsPlanned) CheckPlan(_ context.Context, req plancheck.CheckPlanRequest, resp *plancheck.CheckPlanResponse) {
+	var changed, unexpected []string
+	uploads := 0
+	for _, rc := range req.Plan.ResourceChanges {
+		if rc.Type != "terraform_data" || rc.Name != "upload" {
+			continue
+		}
+		uploads++
+		key := fmt.Sprint(rc.Index)
+		switch {
+		case rc.Change.Actions.NoOp():
+		case rc.Change.Actions.Update() && slices.Contains(c.changed, key):
+			changed = append(changed, key)
+		default:
+			unexpected = append(unexpected, fmt.Sprintf("%s (%v)", key, rc.Change.Actions))
+		}
+	}
+	if want := sitegen.FileCount(mockapi.DefaultPageCount); uploads != want {
+		resp.Error = fmt.Errorf("%d uploads planned, want one for each of the site's %d files", uploads, want)
+		return
+	}
+	slices.Sort(unexpected)
+	if len(unexpected) > 0 || len(changed) != len(c.changed) {
+		resp.Error = fmt.Errorf("uploads updated: %v; other uploads planned to change: %d %v; want exactly %v updated, every other no-op",
+			changed, len(unexpected), unexpected[:min(len(unexpected), 5)], c.changed)
+	}
+}
+
+// An export in which one page changed re-uploads that page's file alone,
+// when the uploads are keyed by the manifest's digests and the export's
+// pages depend on their content, not on the export. The export stage hands
+// its job id to the upload stage, as the data source's documentation says:
+// a new export's files are unknown while planning the export itself.
+func TestAccStaticSiteManifest_anEditedPageReuploadsOneFile(t *testing.T) {
+	const edited = "guides/getting-started"
+	mock := newMock(t, mockapi.Config{StablePages: true})
+	var jobID string
+	export := func(content string) string {
+		return exportConfig(mock, fmt.Sprintf("  domain   = \"docs.example.com\"\n  triggers = { content = %q }", content))
+	}
+	withUploads := func(content string) string {
+		return export(content) + `
+variable "job_id" {
+  type = string
+}
+
+data "docsadmin_static_site_manifest" "site" {
+  job_id = var.job_id
+}
+
+resource "terraform_data" "upload" {
+  for_each = data.docsadmin_static_site_manifest.site.files
+  input = {
+    key    = each.key
+    sha256 = each.value.sha256
+  }
+}
+`
+	}
+	jobIDVar := config.Variables{"job_id": handedOver{&jobID}}
+	// A state check rather than a Check: the legacy state Check functions
+	// read cannot hold for_each instances.
+	captureJobID := []statecheck.StateCheck{stateCheck(func(s *tfjson.State) error {
+		values, err := valuesOf(s, exportAddress)
+		jobID = text(values["job_id"])
+		return err
+	})}
+	uploadAddress := func(file string) string { return fmt.Sprintf("terraform_data.upload[%q]", file) }
+
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testFactories(Options{}),
+		Steps: []resource.TestStep{
+			{
+				// The export stage.
+				Config:            export("v1"),
+				ConfigStateChecks: captureJobID,
+			},
+			{
+				// The upload stage: every file uploaded once.
+				Config:          withUploads("v1"),
+				ConfigVariables: jobIDVar,
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{
+						plancheck.ExpectResourceAction(uploadAddress("index.html"), plancheck.ResourceActionCreate),
+						plancheck.ExpectResourceAction(uploadAddress(edited+".html"), plancheck.ResourceActionCreate),
+					},
+					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+			},
+			{
+				// A page edited, then exported anew; the uploads still read
+				// the previous export.
+				PreConfig:       func() { mock.EditPage("docs.example.com", edited) },
+				Config:          withUploads("v2"),
+				ConfigVariables: jobIDVar,
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{
+						plancheck.ExpectResourceAction(exportAddress, plancheck.ResourceActionReplace),
+						uploadsPlanned{},
+					},
+				},
+				ConfigStateChecks: captureJobID,
+			},
+			{
+				// The upload stage of the new export: its one changed file.
+				Config:          withUploads("v2"),
+				ConfigVariables: jobIDVar,
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{
+						plancheck.ExpectResourceAction(exportAddress, plancheck.ResourceActionNoop),
+						plancheck.ExpectResourceAction(uploadAddress(edited+".html"), plancheck.ResourceActionUpdate),
+						plancheck.ExpectResourceAction(uploadAddress(edited+".txt"), plancheck.ResourceActionNoop),
+						uploadsPlanned{changed: []string{edited + ".html"}},
+					},
+					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+			},
+			{
+				// Without the uploads again, as the legacy state that the
+				// destroy at the end reads cannot hold for_each instances.
+				Config: export("v2"),
+			},
+		},
+	})
+}
