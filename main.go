@@ -17,6 +17,7 @@ func main() {
 	var debug bool
 	flag.BoolVar(&debug, "debug", false, "run the provider with support for debuggers like delve")
 	flag.Parse()
+	provider.LimitFrameworkLogs()
 
 	err := providerserver.Serve(context.Background(), provider.New(version), providerserver.ServeOpts{
 		Address: "registry.terraform.io/docsadmin/docsadmin",

@@ -1,0 +1,23 @@
+package provider
+
+import "os"
+
+// frameworkLogLevel is the variable that sets the level of the plugin
+// framework's own logs.
+const frameworkLogLevel = "TF_LOG_SDK_FRAMEWORK"
+
+// LimitFrameworkLogs stops the plugin framework's own logs at DEBUG unless
+// TF_LOG_SDK_FRAMEWORK sets their level. Without a level of its own, the
+// framework (1.19) calls its TRACE logger for every value of a resource's
+// state on every read, plan and apply, and each call searches a context
+// that grows by one layer per value: time that grows with the square of the
+// state, minutes for a site of ten thousand files
+// (hashicorp/terraform-plugin-framework#1269, #721). With a level set,
+// those calls return at once. Only the framework's per-value TRACE lines are
+// lost; TF_LOG_SDK_FRAMEWORK=trace brings them back, and the cost with them.
+// The provider's own logs keep Terraform's TF_LOG and TF_LOG_PROVIDER.
+func LimitFrameworkLogs() {
+	if _, set := os.LookupEnv(frameworkLogLevel); !set {
+		_ = os.Setenv(frameworkLogLevel, "DEBUG")
+	}
+}
