@@ -41,68 +41,12 @@ var (
 // backend settings passed to init, and the lock file honoured when present.
 // actionlint and GitLab's schema check them further (make lint-pipelines).
 func TestExamplePipelinesAreAlike(t *testing.T) {
-	root, err := tfrunner.ModuleRoot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	read := func(rel string) string {
-		t.Helper()
-		data, err := os.ReadFile(filepath.Join(root, rel))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return string(data)
-	}
-	pipelines := map[string]string{
-		"github-actions.yml": read("examples/pipelines/ci/github-actions.yml"),
-		"gitlab-ci.yml":      read("examples/pipelines/ci/gitlab-ci.yml"),
-	}
-	readme := read("examples/pipelines/ci/README.md")
-
-	var required []string
-	for _, config := range []string{"examples/pipelines/helm/main.tf", "examples/pipelines/helm/write-only/main.tf"} {
-		for _, m := range topLevelVariable.FindAllStringSubmatch(read(config), -1) {
-			if !regexp.MustCompile(`(?m)^\s+default\s+=`).MatchString(m[2]) && !slices.Contains(required, m[1]) {
-				required = append(required, m[1])
-			}
-		}
-	}
-	if len(required) == 0 {
-		t.Fatal("found no required variable in the Helm configurations")
-	}
-
-	var tfVars map[string]bool
-	for name, content := range pipelines {
-		for _, setting := range pipelineSettings {
-			if !strings.Contains(content, setting) {
-				t.Errorf("%s does not read the setting %s", name, setting)
-			}
-		}
-		set := map[string]bool{}
-		for _, m := range tfVarName.FindAllStringSubmatch(content, -1) {
-			set[m[1]] = true
-		}
-		for _, variable := range required {
-			if !set[variable] {
-				t.Errorf("%s never sets TF_VAR_%s, which the Helm configuration requires", name, variable)
-			}
-		}
-		if tfVars == nil {
-			tfVars = set
-		} else if !maps.Equal(tfVars, set) {
-			t.Errorf("the pipelines set different TF_VAR_ variables: %v and %v", slices.Sorted(maps.Keys(tfVars)), slices.Sorted(maps.Keys(set)))
-		}
-		for _, want := range []string{"-backend-config=", "-lockfile=readonly", "[ -f .terraform.lock.hcl ]", "terraform apply tfplan"} {
-			if !strings.Contains(content, want) {
-				t.Errorf("%s lacks %q", name, want)
-			}
-		}
-	}
-	for _, setting := range pipelineSettings {
-		if !strings.Contains(readme, "`"+setting+"`") {
-			t.Errorf("README.md of the pipelines does not document the setting %s", setting)
-		}
-	}
+	checkPipelinesAlike(t, pipelineFamily{
+		what:      "the Helm configuration",
+		pipelines: []string{"github-actions.yml", "gitlab-ci.yml"},
+		configs:   []string{"examples/pipelines/helm/main.tf", "examples/pipelines/helm/write-only/main.tf"},
+		settings:  pipelineSettings,
+	})
 }
 
 // staticHostSettings are the CI settings the static-host pipelines read, each
@@ -123,6 +67,32 @@ var staticHostSettings = []string{
 // every variable without a default of the two stages they apply set through
 // TF_VAR_ in both.
 func TestStaticHostPipelinesAreAlike(t *testing.T) {
+	checkPipelinesAlike(t, pipelineFamily{
+		what:      "the static-host configurations",
+		pipelines: []string{"static-host-github-actions.yml", "static-host-gitlab-ci.yml"},
+		configs:   []string{"examples/pipelines/static-host/export/main.tf", "examples/pipelines/static-host/s3-cloudfront/main.tf"},
+		settings:  staticHostSettings,
+		steps:     []string{"terraform output -raw job_id"},
+	})
+}
+
+// pipelineFamily is a GitHub Actions and a GitLab CI pipeline (files of
+// examples/pipelines/ci) that apply the same configurations.
+type pipelineFamily struct {
+	what      string   // the configurations, as messages name them
+	pipelines []string // the pipeline files
+	configs   []string // the configurations they apply
+	settings  []string // the CI settings they read
+	steps     []string // what each runs beyond init and apply
+}
+
+// checkPipelinesAlike checks that a family's pipelines read the same CI
+// settings, each documented in the pipelines' README, set through TF_VAR_
+// the same variables, among them every variable of the configurations that
+// has no default, pass backend settings to init, and honour the lock file
+// when it is present.
+func checkPipelinesAlike(t *testing.T, f pipelineFamily) {
+	t.Helper()
 	root, err := tfrunner.ModuleRoot()
 	if err != nil {
 		t.Fatal(err)
@@ -136,18 +106,21 @@ func TestStaticHostPipelinesAreAlike(t *testing.T) {
 		return string(data)
 	}
 	var required []string
-	for _, config := range []string{"examples/pipelines/static-host/export/main.tf", "examples/pipelines/static-host/s3-cloudfront/main.tf"} {
+	for _, config := range f.configs {
 		for _, m := range topLevelVariable.FindAllStringSubmatch(read(config), -1) {
 			if !regexp.MustCompile(`(?m)^\s+default\s+=`).MatchString(m[2]) && !slices.Contains(required, m[1]) {
 				required = append(required, m[1])
 			}
 		}
 	}
-	readme := read("examples/pipelines/ci/README.md")
+	if len(required) == 0 {
+		t.Fatalf("found no required variable in %s", f.what)
+	}
+
 	var tfVars map[string]bool
-	for _, name := range []string{"static-host-github-actions.yml", "static-host-gitlab-ci.yml"} {
+	for _, name := range f.pipelines {
 		content := read("examples/pipelines/ci/" + name)
-		for _, setting := range staticHostSettings {
+		for _, setting := range f.settings {
 			if !strings.Contains(content, setting) {
 				t.Errorf("%s does not read the setting %s", name, setting)
 			}
@@ -158,7 +131,7 @@ func TestStaticHostPipelinesAreAlike(t *testing.T) {
 		}
 		for _, variable := range required {
 			if !set[variable] {
-				t.Errorf("%s never sets TF_VAR_%s, which the static-host configurations require", name, variable)
+				t.Errorf("%s never sets TF_VAR_%s, which %s requires", name, variable, f.what)
 			}
 		}
 		if tfVars == nil {
@@ -166,13 +139,14 @@ func TestStaticHostPipelinesAreAlike(t *testing.T) {
 		} else if !maps.Equal(tfVars, set) {
 			t.Errorf("the pipelines set different TF_VAR_ variables: %v and %v", slices.Sorted(maps.Keys(tfVars)), slices.Sorted(maps.Keys(set)))
 		}
-		for _, want := range []string{"-backend-config=", "-lockfile=readonly", "[ -f .terraform.lock.hcl ]", "terraform apply tfplan", "terraform output -raw job_id"} {
+		for _, want := range append([]string{"-backend-config=", "-lockfile=readonly", "[ -f .terraform.lock.hcl ]", "terraform apply tfplan"}, f.steps...) {
 			if !strings.Contains(content, want) {
 				t.Errorf("%s lacks %q", name, want)
 			}
 		}
 	}
-	for _, setting := range staticHostSettings {
+	readme := read("examples/pipelines/ci/README.md")
+	for _, setting := range f.settings {
 		if !strings.Contains(readme, "`"+setting+"`") {
 			t.Errorf("README.md of the pipelines does not document the setting %s", setting)
 		}
