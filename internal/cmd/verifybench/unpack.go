@@ -17,7 +17,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
-	"sync/atomic"
 	"text/tabwriter"
 	"time"
 
@@ -268,18 +267,9 @@ output "file_count" { value = docsadmin_static_site.site.file_count }
 	if err != nil {
 		return false, err
 	}
-	var peak atomic.Int64
-	sampling, stopSampling := context.WithCancel(ctx)
-	sampled := make(chan struct{})
-	go func() { defer close(sampled); samplePeakRSS(sampling, &peak) }()
-	start := time.Now()
-	transcript := tfrunner.Record(tf)
-	err = tf.Apply(ctx)
-	applyWall := time.Since(start)
-	stopSampling()
-	<-sampled
+	applyWall, rss, transcript, err := applyWatchingRSS(ctx, tf)
 	if err != nil {
-		return false, fmt.Errorf("terraform apply: %w\n%s", err, transcript)
+		return false, err
 	}
 	state, err := os.Stat(filepath.Join(module, "terraform.tfstate"))
 	if err != nil {
@@ -291,14 +281,14 @@ output "file_count" { value = docsadmin_static_site.site.file_count }
 	if _, err := tfrunner.Outputs(ctx, tf, &outputs); err != nil {
 		return false, err
 	}
-	start = time.Now()
+	start := time.Now()
 	changes, err := tf.Plan(ctx)
 	planWall := time.Since(start)
 	if err != nil {
 		return false, fmt.Errorf("terraform plan: %w\n%s", err, transcript)
 	}
 	fmt.Fprintf(out, "apply: %d files unpacked in %s\n", outputs.Files, applyWall.Round(time.Millisecond))
-	if rss := peak.Load(); rss > 0 {
+	if rss > 0 {
 		fmt.Fprintf(out, "provider peak RSS (VmHWM): %s\n", mib(rss))
 	}
 	fmt.Fprintf(out, "terraform.tfstate: %d bytes (%s), %.0f bytes per file\n", state.Size(), mib(state.Size()), float64(state.Size())/float64(max(outputs.Files, 1)))
