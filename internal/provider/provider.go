@@ -224,6 +224,7 @@ func (p *docsadminProvider) Configure(ctx context.Context, req provider.Configur
 		clock:     p.options.Clock,
 		policy:    p.options.PollPolicy,
 		resume:    p.resume,
+		sites:     &siteClaims{},
 		apiKey:    apiKey,
 		baseURL:   baseURL,
 	}
@@ -299,6 +300,7 @@ type providerData struct {
 	limits    archive.Limits // for every download of an archive
 	policy    poll.Policy
 	resume    *resumeRegistry
+	sites     *siteClaims // the served paths of this run's static sites
 	apiKey    string
 	baseURL   string
 }

@@ -56,16 +56,22 @@ type siteManifestModel struct {
 	Routes        types.Map
 }
 
-// siteCollector builds a manifest from the files a verifying pass tells.
+// siteCollector builds a manifest from the files a verifying pass tells,
+// refusing a name no host serves alike and more files than maxFiles.
 type siteCollector struct {
 	manifest *site.Manifest
+	maxFiles int
 }
 
-func newSiteCollector() *siteCollector { return &siteCollector{manifest: site.NewManifest()} }
+func newSiteCollector(maxFiles int) *siteCollector {
+	return &siteCollector{manifest: site.NewManifest(), maxFiles: maxFiles}
+}
 
 func (c *siteCollector) add(f archive.File) error {
-	c.manifest.Add(f.Name, f.Size, f.SHA256, f.MD5)
-	return nil
+	if c.manifest.Len() >= c.maxFiles {
+		return &maxFilesError{limit: c.maxFiles}
+	}
+	return c.manifest.Add(f.Name, f.Size, f.SHA256, f.MD5)
 }
 
 // model turns the manifest and the archive's digest into attribute values.

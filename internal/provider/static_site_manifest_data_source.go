@@ -2,6 +2,9 @@ package provider
 
 import (
 	"context"
+	"fmt"
+
+	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
@@ -26,6 +29,7 @@ type staticSiteManifestDataSource struct {
 
 type staticSiteManifestDataModel struct {
 	JobID         types.String `tfsdk:"job_id"`
+	MaxFiles      types.Int64  `tfsdk:"max_files"`
 	ArchiveSHA256 types.String `tfsdk:"archive_sha256"`
 	FileCount     types.Int64  `tfsdk:"file_count"`
 	SizeBytes     types.Int64  `tfsdk:"size_bytes"`
@@ -51,6 +55,12 @@ func (d *staticSiteManifestDataSource) Schema(_ context.Context, _ datasource.Sc
 				MarkdownDescription: "Identifier of a completed export job, such as `se_3f9a2c1b8e7d4a06`.",
 				Required:            true,
 				Validators:          []validator.String{notBlankValidator()},
+			},
+			"max_files": schema.Int64Attribute{
+				MarkdownDescription: fmt.Sprintf("Most files the site may hold, counted while the archive streams in: an archive with more is "+
+					"refused. Every file is an entry of `files`, which the plans of the uploads read. Default: `%d`.", defaultSiteMaxFiles),
+				Optional:   true,
+				Validators: []validator.Int64{int64validator.Between(1, maxSiteMaxFiles)},
 			},
 			"archive_sha256": str("Lower-case hex SHA-256 of the archive."),
 			"file_count":     schema.Int64Attribute{MarkdownDescription: "Number of files in the site.", Computed: true},
@@ -88,7 +98,11 @@ func (d *staticSiteManifestDataSource) Read(ctx context.Context, req datasource.
 	if link == nil {
 		return
 	}
-	collector := newSiteCollector()
+	maxFiles := int64(defaultSiteMaxFiles)
+	if !cfg.MaxFiles.IsNull() {
+		maxFiles = cfg.MaxFiles.ValueInt64()
+	}
+	collector := newSiteCollector(int(maxFiles))
 	sum, err := d.data.limits.FetchFiles(ctx, nil, link.BundleURL, collector.add)
 	if err != nil {
 		resp.Diagnostics.AddError("Cannot read the static site's manifest", siteDownloadProblem(jobID, link.BundleURL, "Reading", defaultSiteTimeout, "", err))

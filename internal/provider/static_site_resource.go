@@ -2,22 +2,19 @@ package provider
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
-	"io/fs"
-	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
+	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64default"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/mapplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
@@ -26,6 +23,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/archive"
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/publish"
 )
 
 var (
@@ -37,31 +35,33 @@ var (
 // NewStaticSiteResource is the docsadmin_static_site resource.
 func NewStaticSiteResource() resource.Resource { return &staticSiteResource{} }
 
-// staticSiteResource unpacks an export's archive into a directory, for
-// static hosts that serve files rather than an archive, and records the
-// manifest of its files. Unlike docsadmin_static_export_file, Read never
-// forgets it: the manifest stays in state, known at plan on a runner whose
-// disk is empty, and a damaged or missing tree plans an in-place restore.
+// staticSiteResource publishes an export's site at a directory for static
+// hosts that serve files: each export is unpacked and verified into a
+// release of its own, and the directory, a symbolic link, switches to it in
+// one step (internal/publish). The manifest stays in state, known at plan
+// on a runner whose disk is empty; a damaged or missing tree plans an
+// in-place restore.
 type staticSiteResource struct {
 	data *providerData
 }
 
 type staticSiteModel struct {
-	ID             types.String   `tfsdk:"id"`
-	JobID          types.String   `tfsdk:"job_id"`
-	Directory      types.String   `tfsdk:"directory"`
-	ExpectedSHA256 types.String   `tfsdk:"expected_sha256"`
-	ArchiveSHA256  types.String   `tfsdk:"archive_sha256"`
-	FileCount      types.Int64    `tfsdk:"file_count"`
-	SizeBytes      types.Int64    `tfsdk:"size_bytes"`
-	Files          types.Map      `tfsdk:"files"`
-	Routes         types.Map      `tfsdk:"routes"`
-	TreeIntact     types.Bool     `tfsdk:"tree_intact"`
-	Timeouts       timeouts.Value `tfsdk:"timeouts"`
+	ID               types.String   `tfsdk:"id"`
+	JobID            types.String   `tfsdk:"job_id"`
+	Directory        types.String   `tfsdk:"directory"`
+	ExpectedSHA256   types.String   `tfsdk:"expected_sha256"`
+	MaxFiles         types.Int64    `tfsdk:"max_files"`
+	ArchiveSHA256    types.String   `tfsdk:"archive_sha256"`
+	FileCount        types.Int64    `tfsdk:"file_count"`
+	SizeBytes        types.Int64    `tfsdk:"size_bytes"`
+	Files            types.Map      `tfsdk:"files"`
+	Routes           types.Map      `tfsdk:"routes"`
+	ReleaseDirectory types.String   `tfsdk:"release_directory"`
+	TreeIntact       types.Bool     `tfsdk:"tree_intact"`
+	Timeouts         timeouts.Value `tfsdk:"timeouts"`
 }
 
 func (m *staticSiteModel) setManifest(s siteManifestModel) {
-	m.ID = s.ArchiveSHA256
 	m.ArchiveSHA256 = s.ArchiveSHA256
 	m.FileCount = s.FileCount
 	m.SizeBytes = s.SizeBytes
@@ -69,49 +69,82 @@ func (m *staticSiteModel) setManifest(s siteManifestModel) {
 	m.Routes = s.Routes
 }
 
+// privateOwnerKey holds the site's id in private state, which Terraform
+// hands to the plan of a replacement (-replace, replace_triggered_by): the
+// replacement inherits the publication instead of colliding with it.
+const privateOwnerKey = "site_owner"
+
 func (r *staticSiteResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
 	resp.TypeName = req.ProviderTypeName + "_static_site"
 }
 
 func (r *staticSiteResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
-	keepString := func() []planmodifier.String {
-		return []planmodifier.String{expectedDigestPlan{}, stringplanmodifier.UseStateForUnknown()}
+	keep := func() []planmodifier.String { return []planmodifier.String{stringplanmodifier.UseStateForUnknown()} }
+	keptInt := func(description string) schema.Int64Attribute {
+		return schema.Int64Attribute{MarkdownDescription: description, Computed: true, PlanModifiers: []planmodifier.Int64{int64planmodifier.UseStateForUnknown()}}
 	}
 	resp.Schema = schema.Schema{
-		MarkdownDescription: "Unpacks the archive of a completed static export into a directory, verified, for static hosts that serve files: " +
-			"an object store bucket, a CDN origin, a web server's root. Apply generates a fresh link itself, streams the archive into a new " +
-			"directory next to `directory` while checking it as `docsadmin_static_export` does, and only then swaps it into place whole. " +
-			"`files` lists every file with its digests, content type and cache policy, and `routes` the extensionless URL of every page, both " +
-			"recorded in state so that they are known at plan time, also on a fresh runner. Refresh checks the tree on disk without any request; " +
-			"when a file is missing, changed or added, `tree_intact` turns false and the next apply restores the tree in place with one download " +
-			"and no new export, while `files` and `routes` stay as they were. Destroy removes the directory. Import is not supported: the " +
-			"manifest comes from the download that writes the tree, so importing would download just as creating does.",
+		MarkdownDescription: "Publishes the site of a completed static export at a directory, verified, for static hosts that serve files: a " +
+			"web server's root, a CDN origin, a tree to sync to an object store. `directory` is a symbolic link that the provider makes and " +
+			"switches: each export is downloaded, verified and unpacked into a release directory of its own beside it, in " +
+			"`.<name>.docsadmin/releases/`, and only once it is complete does the link switch to it, in one atomic rename. A server reading " +
+			"`directory` sees the previous site or the new one, never neither nor a mix. A new `job_id` updates the site in place; the " +
+			"previous release is kept until the next switch, for requests in flight, and older ones are removed.\n\n" +
+			"The provider deletes only what it wrote: the link, and the `.<name>.docsadmin` directory, whose `site.json` records the " +
+			"publication. A `directory` that holds anything else (a directory, a file, a link it did not make) is refused and left " +
+			"untouched, as are the working directory, the home directory, the directories above them and directories that hold a " +
+			"Terraform configuration or state (at plan when the path is known). Two sites whose directories are the same or nested are " +
+			"refused.\n\n" +
+			"`files` lists every file with its digests, content type and cache policy, and `routes` the extensionless URL of every page, " +
+			"both recorded in state so that they are known at plan time, also on a fresh runner. Refresh checks the release on disk without " +
+			"any request: when files are missing, changed or added, the plan says which, and the apply publishes a fresh copy of the same " +
+			"archive (one download, no new export). Import is not supported: the manifest comes from the download that writes the tree.",
 		Attributes: map[string]schema.Attribute{
 			"id": schema.StringAttribute{
-				MarkdownDescription: "The archive's SHA-256, as `archive_sha256`.",
-				Computed:            true,
-				PlanModifiers:       keepString(),
+				MarkdownDescription: "Identifies this site's publication at `directory`, as recorded in `.<name>.docsadmin/site.json`. It stays " +
+					"the same across new exports, and a replacement of this resource (`-replace`, `replace_triggered_by`) takes it over.",
+				Computed:      true,
+				PlanModifiers: keep(),
 			},
-			"job_id": completedJobIDAttribute("Changing it unpacks the new export's site."),
+			"job_id": schema.StringAttribute{
+				MarkdownDescription: "Identifier of a completed export job, such as `se_3f9a2c1b8e7d4a06`, for example " +
+					"`docsadmin_static_export.docs.job_id`. Changing it publishes the new export's site in place: one switch of `directory`.",
+				Required:   true,
+				Validators: []validator.String{notBlankValidator()},
+			},
 			"directory": schema.StringAttribute{
-				MarkdownDescription: "The directory the site is unpacked into, such as `\"${path.module}/dist/site\"`; a relative path is relative to " +
-					"the directory Terraform runs in. It is replaced whole, and removed on destroy: give the site a directory of its own. An " +
-					"existing directory that holds files but no `index.html` is refused, so that a mistyped path never replaces other files. " +
-					"Changing it unpacks into the new directory and removes the old one.",
+				MarkdownDescription: "The path the site is served from, such as `\"${path.module}/dist/site\"`; a relative path is relative to " +
+					"the directory Terraform runs in. The provider makes it a symbolic link to the current release: point the web server " +
+					"or the sync step at it. It must not exist yet, or be this provider's link. Changing it publishes at the new path and " +
+					"removes the old link and its releases.",
 				Required:      true,
-				Validators:    []validator.String{stringCheck{summary: "Invalid directory", description: "must name a directory of its own", check: siteDirectoryProblem}},
+				Validators:    []validator.String{stringCheck{summary: "Invalid directory", description: "must be a path of the site's own", check: siteDirectoryProblem}},
 				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
 			},
-			"expected_sha256": expectedSHA256Attribute("SHA-256 the archive must have, as 64 hexadecimal digits, typically `docsadmin_static_export.docs.archive_sha256`. " +
-				"An archive with another digest is refused and nothing is written. When set, `id` and `archive_sha256` are known at plan time. " +
-				"Default: no comparison (the archive is still verified)."),
-			"archive_sha256": schema.StringAttribute{
-				MarkdownDescription: "Lower-case hex SHA-256 of the archive the tree was unpacked from. A restore must download the same archive.",
-				Computed:            true,
-				PlanModifiers:       keepString(),
+			"expected_sha256": schema.StringAttribute{
+				MarkdownDescription: "SHA-256 the archive must have, as 64 hexadecimal digits, typically `docsadmin_static_export.docs.archive_sha256`. " +
+					"An archive with another digest is refused and nothing is switched. When set, `archive_sha256` is known at plan time. " +
+					"Default: no comparison (the archive is still verified).",
+				Optional:   true,
+				Validators: []validator.String{stringCheck{summary: "Invalid SHA-256", description: "must be 64 hexadecimal digits", check: sha256Problem}},
 			},
-			"file_count": keptInt64Attribute("Number of files in the site (hard links in the archive count as the copies they are unpacked as)."),
-			"size_bytes": keptInt64Attribute("Sum of the files' sizes, in bytes."),
+			"max_files": schema.Int64Attribute{
+				MarkdownDescription: fmt.Sprintf("Most files the site may hold, counted while the archive streams in: an archive with more is "+
+					"refused before it is published. Every file is an entry of `files` in state, which every plan reads (about %d KiB of "+
+					"memory per file): the default keeps an unchanged plan within seconds. For larger sites, raise it or use the manifest-free "+
+					"sync step. Default: `%d`.", siteMemoryPerFileKiB, defaultSiteMaxFiles),
+				Optional:   true,
+				Computed:   true,
+				Default:    int64default.StaticInt64(defaultSiteMaxFiles),
+				Validators: []validator.Int64{int64validator.Between(1, maxSiteMaxFiles)},
+			},
+			"archive_sha256": schema.StringAttribute{
+				MarkdownDescription: "Lower-case hex SHA-256 of the archive the site was unpacked from. A restore must download the same archive.",
+				Computed:            true,
+				PlanModifiers:       keep(),
+			},
+			"file_count": keptInt("Number of files in the site (hard links in the archive count as the copies they are unpacked as)."),
+			"size_bytes": keptInt("Sum of the files' sizes, in bytes."),
 			// A map of objects, which for_each takes as it is. The framework
 			// visits each of its values on every read, plan and apply: in
 			// time that grows linearly only with its TRACE logs off
@@ -128,10 +161,16 @@ func (r *staticSiteResource) Schema(ctx context.Context, _ resource.SchemaReques
 				Computed:            true,
 				PlanModifiers:       []planmodifier.Map{mapplanmodifier.UseStateForUnknown()},
 			},
+			"release_directory": schema.StringAttribute{
+				MarkdownDescription: "Absolute path of the release `directory` points to now. It changes with every switch: serve `directory`, " +
+					"not this, unless a host cannot follow symbolic links.",
+				Computed:      true,
+				PlanModifiers: keep(),
+			},
 			"tree_intact": schema.BoolAttribute{
-				MarkdownDescription: "Whether the last refresh found the tree on disk exactly as `files` lists it: every file present with its size and " +
-					"SHA-256, and no other file. False on a fresh runner or after a change on disk; a plan then restores the tree in place and plans " +
-					"`true`.",
+				MarkdownDescription: "Whether the last refresh found the site on disk exactly as `files` lists it: `directory` is the provider's " +
+					"link, and its release holds every file with its size and SHA-256, and no other file. False on a fresh runner or after " +
+					"a change on disk; a plan then publishes a fresh copy in place and plans `true`.",
 				Computed: true,
 			},
 		},
@@ -139,8 +178,8 @@ func (r *staticSiteResource) Schema(ctx context.Context, _ resource.SchemaReques
 			"timeouts": timeouts.Block(ctx, timeouts.Opts{
 				Create:            true,
 				Update:            true,
-				CreateDescription: "Longest time for generating the link, downloading and unpacking the site, as a duration such as `45m`. Default: `30m`.",
-				UpdateDescription: "Longest time for restoring the tree (a fresh link and one download). Default: `30m`.",
+				CreateDescription: "Longest time for generating the link, downloading, unpacking and publishing the site, as a duration such as `45m`. Default: `30m`.",
+				UpdateDescription: "Longest time for publishing a new export's site or restoring the site (a fresh link and one download). Default: `30m`.",
 			}),
 		},
 	}
@@ -155,104 +194,243 @@ func (r *staticSiteResource) Configure(_ context.Context, req resource.Configure
 	r.data = providerDataFrom(req.ProviderData, &resp.Diagnostics)
 }
 
-// ModifyPlan plans tree_intact = true: a create makes the tree, and a tree
-// that the refresh found damaged is restored in place, every other
-// computed value kept from state.
+// ModifyPlan checks a new directory on disk, plans what a new export
+// changes, and plans tree_intact = true: a create publishes the site, and a
+// site that the refresh found damaged is published again in place.
 func (r *staticSiteResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	if req.Plan.Raw.IsNull() {
 		return
 	}
-	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("tree_intact"), types.BoolValue(true))...)
+	var plan staticSiteModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	if req.State.Raw.IsNull() {
+		// The plan of a replacement receives the private state of the
+		// object it replaces: at the same directory, it takes its
+		// publication over.
+		if owner := privateSiteOwner(ctx, req.Private); owner.ID != "" && !plan.Directory.IsUnknown() && sameSitePath(owner.Directory, plan.Directory.ValueString()) {
+			plan.ID = types.StringValue(owner.ID)
+		}
+		if !plan.Directory.IsUnknown() {
+			r.checkNewDirectory(plan, &resp.Diagnostics)
+		}
+		if known := plannedDigest(plan.ExpectedSHA256); !known.IsUnknown() {
+			plan.ArchiveSHA256 = known
+		}
+		plan.TreeIntact = types.BoolValue(true)
+		resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+		return
+	}
+	var state staticSiteModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	switch {
+	case !plan.JobID.Equal(state.JobID) || !plan.ExpectedSHA256.Equal(state.ExpectedSHA256) || !plan.MaxFiles.Equal(state.MaxFiles):
+		// Another export (or other checks of it): its files are known
+		// once it is downloaded.
+		plan.ArchiveSHA256 = plannedDigest(plan.ExpectedSHA256)
+		plan.FileCount = types.Int64Unknown()
+		plan.SizeBytes = types.Int64Unknown()
+		plan.Files = types.MapUnknown(siteFileType)
+		plan.Routes = types.MapUnknown(types.StringType)
+		plan.ReleaseDirectory = types.StringUnknown()
+	case !state.TreeIntact.ValueBool():
+		plan.ReleaseDirectory = types.StringUnknown()
+	}
+	plan.TreeIntact = types.BoolValue(true)
+	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+}
+
+// plannedDigest is the archive's SHA-256 as a plan knows it: the expected
+// one when set and well formed, else unknown.
+func plannedDigest(expected types.String) types.String {
+	if expected.IsNull() || expected.IsUnknown() || sha256Problem(expected.ValueString()) != "" {
+		return types.StringUnknown()
+	}
+	return types.StringValue(normalizeSHA256(expected.ValueString()))
+}
+
+// checkNewDirectory refuses at plan a directory that holds what the
+// provider did not write, or that another site of this run claims.
+func (r *staticSiteResource) checkNewDirectory(plan staticSiteModel, diags *diag.Diagnostics) {
+	site, err := publish.Locate(plan.Directory.ValueString())
+	if err != nil {
+		return // the validator words it
+	}
+	found, err := site.Inspect()
+	if err != nil {
+		diags.AddAttributeError(path.Root("directory"), "Cannot publish the site at this directory", err.Error())
+		return
+	}
+	if found.Foreign != "" {
+		diags.AddAttributeError(path.Root("directory"), "Cannot publish the site at this directory", foreignProblem(site, found.Foreign))
+		return
+	}
+	if r.data == nil {
+		return
+	}
+	if problem := r.data.sites.overlap(site, plan.ID.ValueString(), plan.JobID.ValueString()); problem != "" {
+		diags.AddAttributeError(path.Root("directory"), "Cannot publish the site at this directory", problem)
+	}
 }
 
 func (r *staticSiteResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	var plan staticSiteModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	ctx, limit, ok := beginOperation(ctx, r.data, "the site cannot be unpacked", plan.Timeouts.Create, defaultSiteTimeout, &resp.Diagnostics)
+	ctx, limit, ok := beginOperation(ctx, r.data, "the site cannot be published", plan.Timeouts.Create, defaultSiteTimeout, &resp.Diagnostics)
 	if !ok {
 		return
 	}
 	ctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
-
-	dir := plan.Directory.ValueString()
-	if problem := siteDirectoryInUse(dir); problem != "" {
-		resp.Diagnostics.AddAttributeError(path.Root("directory"), "Cannot unpack the site into this directory", problem)
+	if plan.ID.IsUnknown() || plan.ID.IsNull() {
+		plan.ID = types.StringValue(newSiteOwner())
+	}
+	if !r.publish(ctx, &plan, plan.ExpectedSHA256.ValueString(), "timeouts.create", limit, "Cannot publish the static site", &resp.Diagnostics) {
 		return
 	}
-	manifest, ok := r.unpack(ctx, plan.JobID.ValueString(), dir, plan.ExpectedSHA256.ValueString(), "timeouts.create", limit, "Cannot unpack the static site", &resp.Diagnostics)
-	if !ok {
-		return
-	}
-	plan.setManifest(manifest)
-	plan.TreeIntact = types.BoolValue(true)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	resp.Diagnostics.Append(setPrivateSiteOwner(ctx, resp.Private, plan)...)
 }
 
-// unpack asks a fresh link for the job and unpacks its archive into dir,
-// refusing one whose SHA-256 is not expected (when set).
-func (r *staticSiteResource) unpack(ctx context.Context, jobID, dir, expected, timeoutName string, limit time.Duration, summary string, diags *diag.Diagnostics) (siteManifestModel, bool) {
+// publish asks a fresh link for the plan's job, unpacks its archive into a
+// new release of the plan's directory and switches the directory to it,
+// recording the manifest and the release in the plan. An archive whose
+// SHA-256 is not expected (when set) is refused.
+func (r *staticSiteResource) publish(ctx context.Context, plan *staticSiteModel, expected, timeoutName string, limit time.Duration, summary string, diags *diag.Diagnostics) bool {
+	jobID, owner := plan.JobID.ValueString(), plan.ID.ValueString()
+	site, err := publish.Locate(plan.Directory.ValueString())
+	if err != nil {
+		diags.AddAttributeError(path.Root("directory"), summary, err.Error())
+		return false
+	}
+	if problem := r.data.sites.claim(site, owner, jobID); problem != "" {
+		diags.AddAttributeError(path.Root("directory"), summary, problem)
+		return false
+	}
+	if problem := publish.PathProblem(site.Dir); problem != "" {
+		diags.AddAttributeError(path.Root("directory"), summary, problem+". "+siteDirectoryAccepted)
+		return false
+	}
+	// Claimed before the download, so that a directory that cannot be
+	// published costs no download.
+	staged, err := site.Stage(owner)
+	if err != nil {
+		diags.AddAttributeError(path.Root("directory"), summary, publishProblem(site, err))
+		return false
+	}
+	published := false
+	defer func() {
+		if !published {
+			_ = site.Abandon(owner)
+		}
+	}()
 	// Always a fresh link: one kept in state may have expired long ago.
 	link := r.data.completedExportLink(ctx, jobID, diags)
 	if link == nil {
-		return siteManifestModel{}, false
+		return false
 	}
-	collector := newSiteCollector()
+	collector := newSiteCollector(int(plan.MaxFiles.ValueInt64()))
 	opts := archive.UnpackOptions{File: collector.add}
 	if expected != "" {
 		opts.Accept = func(sum archive.Summary) error { return archive.CheckSHA256(sum, expected) }
 	}
 	// nil: archive.DownloadClient, which honours HTTPS_PROXY, NO_PROXY and
 	// SSL_CERT_FILE, sends no Referer and refuses https to http redirects.
-	sum, err := r.data.limits.FetchUnpack(ctx, nil, link.BundleURL, dir, opts)
+	sum, err := r.data.limits.FetchUnpack(ctx, nil, link.BundleURL, staged, opts)
 	if err != nil {
-		diags.AddError(summary, siteDownloadProblem(jobID, link.BundleURL, "Unpacking into "+dir+" from", limit, timeoutName, err))
-		return siteManifestModel{}, false
+		diags.AddError(summary, siteDownloadProblem(jobID, link.BundleURL, "Unpacking into "+site.Dir+" from", limit, timeoutName, err))
+		return false
 	}
 	manifest, d := collector.model(sum)
 	diags.Append(d...)
 	if d.HasError() {
-		return siteManifestModel{}, false
+		return false
 	}
-	tflog.Info(ctx, "unpacked the export's site", map[string]any{
-		"job_id": jobID, "directory": dir, "sha256": sum.SHA256, "files": manifest.FileCount.ValueInt64(), "size_bytes": manifest.SizeBytes.ValueInt64(),
+	release, err := site.Switch(staged, owner, jobID)
+	if err != nil && release == "" {
+		diags.AddAttributeError(path.Root("directory"), summary, publishProblem(site, err))
+		return false
+	}
+	if err != nil {
+		// Published; only the removal of an old release failed.
+		diags.AddWarning("An old release of the static site was not removed", fmt.Sprintf("%s serves the new site; removing an old release in %s failed: %s",
+			site.Dir, site.Store, err))
+	}
+	published = true
+	plan.setManifest(manifest)
+	plan.ReleaseDirectory = types.StringValue(site.Release(release))
+	plan.TreeIntact = types.BoolValue(true)
+	tflog.Info(ctx, "published the export's site", map[string]any{
+		"job_id": jobID, "directory": site.Dir, "release": release, "sha256": sum.SHA256, "files": manifest.FileCount.ValueInt64(),
 	})
-	return manifest, true
+	return true
 }
 
-// Read checks the tree on disk against the manifest in state, without any
-// request, and records the verdict in tree_intact. It never removes the
-// resource: the manifest stays known for plans on a runner without the tree.
+// Read checks the site on disk against the manifest in state, without any
+// request, and records the verdict in tree_intact; a difference is shown as
+// a warning that names the files. It never removes the resource: the
+// manifest stays known for plans on a runner without the site.
 func (r *staticSiteResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
 	var state staticSiteModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	site, err := publish.Locate(state.Directory.ValueString())
+	if err != nil {
+		resp.Diagnostics.AddError("Cannot check the static site on disk", err.Error())
+		return
+	}
+	if r.data != nil {
+		r.data.sites.remember(site, state.ID.ValueString(), state.JobID.ValueString())
+	}
 	want, err := siteWantFrom(state)
 	if err != nil {
 		resp.Diagnostics.AddError("Cannot read the static site's manifest", err.Error())
 		return
 	}
-	dir := state.Directory.ValueString()
-	problem, err := siteTreeProblem(ctx, dir, want)
+	found, err := site.Inspect()
 	if err != nil {
-		resp.Diagnostics.AddError("Cannot check the static site on disk",
-			fmt.Sprintf("Reading %s to compare it with the site of export job %s failed: %s", dir, state.JobID.ValueString(), err))
+		resp.Diagnostics.AddError("Cannot check the static site on disk", err.Error())
 		return
 	}
-	if problem != "" {
-		tflog.Info(ctx, "the site on disk is not intact ("+problem+"); the next apply restores it", map[string]any{
-			"job_id": state.JobID.ValueString(), "directory": dir,
-		})
+	if m := found.Marker; m != nil && m.Owner != state.ID.ValueString() {
+		resp.Diagnostics.AddAttributeError(path.Root("directory"), "Another static site publishes at this directory",
+			(&publish.ConflictError{Site: site, Other: *m}).Error()+". This resource (export job "+state.JobID.ValueString()+
+				") no longer owns it and will not publish there. Give each docsadmin_static_site a directory of its own, or remove this "+
+				"one from the configuration: destroying it leaves the other's site in place.")
+		return
 	}
-	state.TreeIntact = types.BoolValue(problem == "")
+	var drift siteDrift
+	switch {
+	case found.Foreign != "":
+		drift.whole = foreignProblem(site, found.Foreign)
+	case found.Current == "":
+		drift.whole = fmt.Sprintf("%s does not exist on this machine (a fresh runner, or it was removed)", site.Dir)
+	default:
+		state.ReleaseDirectory = types.StringValue(site.Release(found.Current))
+		drift, err = compareSiteTree(ctx, site.Release(found.Current), want)
+		if err != nil {
+			resp.Diagnostics.AddError("Cannot check the static site on disk",
+				fmt.Sprintf("Reading %s to compare it with the site of export job %s failed: %s", site.Dir, state.JobID.ValueString(), err))
+			return
+		}
+	}
+	if !drift.none() {
+		resp.Diagnostics.AddWarning("The static site on disk differs from its manifest", drift.String(site.Dir, state.JobID.ValueString()))
+	}
+	state.TreeIntact = types.BoolValue(drift.none())
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 }
 
-// Update restores a tree that refresh found damaged: a fresh link, one
-// download of the same archive (its SHA-256 must be the one in state), the
-// same atomic swap. A change of timeouts alone only records them.
+// Update publishes a new export's site, or a fresh copy of a site that
+// refresh found damaged: a fresh link, one download, one switch. A change
+// of timeouts alone only records them.
 func (r *staticSiteResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
 	var plan, state staticSiteModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
@@ -260,78 +438,104 @@ func (r *staticSiteResource) Update(ctx context.Context, req resource.UpdateRequ
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	plan.setManifest(siteManifestModel{
-		ArchiveSHA256: state.ArchiveSHA256, FileCount: state.FileCount, SizeBytes: state.SizeBytes, Files: state.Files, Routes: state.Routes,
-	})
-	if state.TreeIntact.ValueBool() {
+	plan.ID = state.ID
+	newExport := !plan.JobID.Equal(state.JobID) || !plan.ExpectedSHA256.Equal(state.ExpectedSHA256) || !plan.MaxFiles.Equal(state.MaxFiles)
+	if !newExport && state.TreeIntact.ValueBool() {
+		plan.setManifest(siteManifestModel{ArchiveSHA256: state.ArchiveSHA256, FileCount: state.FileCount, SizeBytes: state.SizeBytes, Files: state.Files, Routes: state.Routes})
+		plan.ReleaseDirectory = state.ReleaseDirectory
 		plan.TreeIntact = types.BoolValue(true)
 		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 		return
 	}
-	ctx, limit, ok := beginOperation(ctx, r.data, "the site cannot be restored", plan.Timeouts.Update, defaultSiteTimeout, &resp.Diagnostics)
+	ctx, limit, ok := beginOperation(ctx, r.data, "the site cannot be published", plan.Timeouts.Update, defaultSiteTimeout, &resp.Diagnostics)
 	if !ok {
 		return
 	}
 	ctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
-	manifest, ok := r.unpack(ctx, state.JobID.ValueString(), state.Directory.ValueString(), state.ArchiveSHA256.ValueString(),
-		"timeouts.update", limit, "Cannot restore the static site", &resp.Diagnostics)
-	if !ok {
+	summary, expected := "Cannot publish the static site", plan.ExpectedSHA256.ValueString()
+	if !newExport {
+		// A restore publishes the same archive again.
+		summary, expected = "Cannot restore the static site", state.ArchiveSHA256.ValueString()
+	}
+	if !r.publish(ctx, &plan, expected, "timeouts.update", limit, summary, &resp.Diagnostics) {
 		return
 	}
-	if !manifest.Files.Equal(state.Files) {
-		// The same archive gives the same files: only a change of the
-		// provider's tables could tell them otherwise.
-		tflog.Warn(ctx, "the restored site's manifest differs from the one in state", map[string]any{"job_id": state.JobID.ValueString()})
+	if !newExport {
+		if !plan.Files.Equal(state.Files) {
+			// The same archive gives the same files: only a change of the
+			// provider's tables could tell them otherwise.
+			tflog.Warn(ctx, "the restored site's manifest differs from the one in state", map[string]any{"job_id": state.JobID.ValueString()})
+		}
 	}
-	plan.setManifest(manifest)
-	plan.TreeIntact = types.BoolValue(true)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	resp.Diagnostics.Append(setPrivateSiteOwner(ctx, resp.Private, plan)...)
 }
 
+// Delete removes the link and the store this site published with, and
+// nothing else: a directory another site took over, or that holds what the
+// provider did not write, stays.
 func (r *staticSiteResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
 	var state staticSiteModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	dir := state.Directory.ValueString()
-	info, err := os.Lstat(dir)
-	if errors.Is(err, fs.ErrNotExist) {
-		return
-	}
-	if err == nil && !info.IsDir() {
-		resp.Diagnostics.AddError("Cannot remove the static site",
-			fmt.Sprintf("%s is no longer a directory, so it is not the site unpacked there; it is left as it is. Remove it yourself if it is not needed.", dir))
-		return
-	}
-	if err == nil && siteReplacedBy(dir, state) {
-		// Another site took the directory over, such as the replacement
-		// of this one under create_before_destroy: it stays.
-		resp.Diagnostics.AddWarning("The static site's directory was left in place",
-			fmt.Sprintf("%s holds another site now (its index.html is not the one export job %s unpacked), so destroying this resource leaves it.",
-				dir, state.JobID.ValueString()))
-		return
-	}
-	if err == nil {
-		err = os.RemoveAll(dir)
-	}
+	site, err := publish.Locate(state.Directory.ValueString())
 	if err != nil {
-		resp.Diagnostics.AddError("Cannot remove the static site", fmt.Sprintf("Removing %s failed: %s", dir, err))
+		resp.Diagnostics.AddError("Cannot remove the static site", err.Error())
+		return
+	}
+	found, err := site.Inspect()
+	if err != nil {
+		resp.Diagnostics.AddError("Cannot remove the static site", err.Error())
+		return
+	}
+	removed, err := site.Withdraw(state.ID.ValueString())
+	if err != nil {
+		resp.Diagnostics.AddError("Cannot remove the static site", fmt.Sprintf("Removing %s and %s failed: %s", site.Dir, site.Store, err))
+		return
+	}
+	switch {
+	case !removed && found.Marker != nil:
+		resp.Diagnostics.AddWarning("The static site's directory was left in place",
+			(&publish.ConflictError{Site: site, Other: *found.Marker}).Error()+"; destroying this resource (export job "+
+				state.JobID.ValueString()+") leaves that site as it is.")
+	case found.Foreign != "":
+		resp.Diagnostics.AddWarning("The static site's directory was left in place",
+			fmt.Sprintf("%s holds %s, which the provider did not write; it is left as it is.", site.Dir, found.Foreign))
 	}
 }
 
-// siteReplacedBy reports whether dir holds an index.html other than the one
-// in state: another site's, not this one damaged (a missing or unreadable
-// index.html does not count).
-func siteReplacedBy(dir string, state staticSiteModel) bool {
-	want, err := siteWantFrom(state)
-	index, ok := want["index.html"]
-	if err != nil || !ok {
-		return false
+// siteOwner is what private state keeps of a site, for its replacement.
+type siteOwner struct {
+	ID        string `json:"id"`
+	Directory string `json:"directory"`
+}
+
+func setPrivateSiteOwner(ctx context.Context, private privateSetter, m staticSiteModel) diag.Diagnostics {
+	site, err := publish.Locate(m.Directory.ValueString())
+	if err != nil {
+		return nil
 	}
-	digest, err := diskSHA256(filepath.Join(dir, "index.html"))
-	return err == nil && digest != index.sha256
+	return setPrivateJSON(ctx, private, privateOwnerKey, siteOwner{ID: m.ID.ValueString(), Directory: site.Dir})
+}
+
+func privateSiteOwner(ctx context.Context, private privateGetter) siteOwner {
+	var owner siteOwner
+	getPrivateJSON(ctx, private, privateOwnerKey, &owner)
+	return owner
+}
+
+// sameSitePath reports whether the paths a and b name the same served path.
+func sameSitePath(a, b string) bool {
+	sa, errA := publish.Locate(a)
+	sb, errB := publish.Locate(b)
+	return errA == nil && errB == nil && sa.Dir == sb.Dir
+}
+
+func newSiteOwner() string {
+	return "site-" + randomHex(8)
 }
 
 // siteWant is what the manifest in state says of one file.
@@ -362,131 +566,46 @@ func siteWantFrom(m staticSiteModel) (map[string]siteWant, error) {
 	return want, nil
 }
 
-// errTreeDiffers stops a walk at the first difference.
-var errTreeDiffers = errors.New("the tree differs")
+const siteDirectoryAccepted = "Accepted: a path of the site's own that does not exist yet, such as \"${path.module}/dist/site\", " +
+	"or one this provider published; the provider makes it a symbolic link to the current release."
 
-// siteTreeProblem says how the tree in dir differs from want ("missing",
-// "guides/x.html changed on disk", ...), or "" when it holds exactly the
-// files of want with their sizes and SHA-256. Directories are not compared:
-// a host serves files. Sizes are compared first, so that a common change
-// costs no hashing.
-func siteTreeProblem(ctx context.Context, dir string, want map[string]siteWant) (string, error) {
-	info, err := os.Lstat(dir)
-	if errors.Is(err, fs.ErrNotExist) {
-		return "the directory is missing", nil
-	}
-	if err != nil {
-		return "", err
-	}
-	if !info.IsDir() {
-		return "it is not a directory", nil
-	}
-	var problem string
-	var toHash []string
-	found := 0
-	err = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		if d.IsDir() {
-			return nil
-		}
-		rel, _ := filepath.Rel(dir, p)
-		rel = filepath.ToSlash(rel)
-		w, ok := want[rel]
-		if !ok {
-			problem = fmt.Sprintf("%s is not a file of the site", rel)
-			return errTreeDiffers
-		}
-		if !d.Type().IsRegular() {
-			problem = fmt.Sprintf("%s is no longer a regular file", rel)
-			return errTreeDiffers
-		}
-		fi, err := d.Info()
-		if err != nil {
-			return err
-		}
-		if fi.Size() != w.size {
-			problem = fmt.Sprintf("%s changed on disk (another size)", rel)
-			return errTreeDiffers
-		}
-		found++
-		toHash = append(toHash, rel)
-		return nil
-	})
-	if errors.Is(err, errTreeDiffers) {
-		return problem, nil
-	}
-	if err != nil {
-		return "", err
-	}
-	if found != len(want) {
-		return fmt.Sprintf("%d of its %d files are missing", len(want)-found, len(want)), nil
-	}
-	for _, rel := range toHash {
-		if err := ctx.Err(); err != nil {
-			return "", err
-		}
-		digest, err := diskSHA256(filepath.Join(dir, filepath.FromSlash(rel)))
-		if err != nil {
-			return "", err
-		}
-		if digest != want[rel].sha256 {
-			return fmt.Sprintf("%s changed on disk (another SHA-256)", rel), nil
-		}
-	}
-	return "", nil
-}
-
-func diskSHA256(name string) (string, error) {
-	f, err := os.Open(name)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", err
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
-}
-
-// siteDirectoryProblem refuses a directory that is surely not a site's own.
+// siteDirectoryProblem refuses at plan a path that can never be the site's
+// own.
 func siteDirectoryProblem(s string) string {
-	const accepted = "Accepted: a directory of the site's own, such as \"${path.module}/dist/site\"; it is replaced whole and removed on destroy."
-	if strings.TrimSpace(s) == "" {
-		return "The directory is empty. " + accepted
-	}
-	clean := filepath.Clean(s)
-	if clean == "." || clean == ".." || strings.HasSuffix(clean, string(filepath.Separator)+"..") || clean == filepath.VolumeName(clean)+string(filepath.Separator) {
-		return fmt.Sprintf("%q is the current, the parent or the root directory. %s", s, accepted)
-	}
-	if home, err := os.UserHomeDir(); err == nil && home != "" && clean == filepath.Clean(home) {
-		return fmt.Sprintf("%q is the home directory. %s", s, accepted)
+	if problem := publish.PathProblem(s); problem != "" {
+		return fmt.Sprintf("%q: %s. %s", s, problem, siteDirectoryAccepted)
 	}
 	return ""
 }
 
-// siteDirectoryInUse refuses to replace an existing directory that holds
-// files but no index.html: not a site, so likely a mistyped path.
-func siteDirectoryInUse(dir string) string {
-	entries, err := os.ReadDir(dir)
-	if errors.Is(err, fs.ErrNotExist) || (err == nil && len(entries) == 0) {
-		return ""
+// foreignProblem words a served path that holds what the provider did not
+// write.
+func foreignProblem(site publish.Site, found string) string {
+	return fmt.Sprintf("%s holds %s. The provider publishes only at a path that does not exist yet or that it published itself, and "+
+		"never replaces or deletes anything else. Move it away or choose another directory. %s", site.Dir, found, siteDirectoryAccepted)
+}
+
+// publishProblem words a refusal of Stage or Switch.
+func publishProblem(site publish.Site, err error) string {
+	var foreign *publish.ForeignError
+	var conflict *publish.ConflictError
+	switch {
+	case errors.As(err, &foreign):
+		return foreignProblem(site, foreign.Found)
+	case errors.As(err, &conflict):
+		return conflict.Error() + ". Give each docsadmin_static_site a directory of its own. If that site was this resource before a " +
+			"`terraform taint` with create_before_destroy, replace it with `terraform apply -replace=ADDRESS` instead, which hands the " +
+			"directory over; if no resource publishes there any more (it was removed from state), delete " + site.Dir + " and " +
+			filepath.Base(site.Store) + " beside it."
 	}
-	if err != nil {
-		info, serr := os.Lstat(dir)
-		if serr == nil && !info.IsDir() {
-			return fmt.Sprintf("%s exists and is not a directory. Accepted: a new or empty directory, or one that holds a site (an index.html at its root).", dir)
-		}
-		return fmt.Sprintf("%s cannot be read: %s", dir, err)
-	}
-	if info, err := os.Lstat(filepath.Join(dir, "index.html")); err == nil && info.Mode().IsRegular() {
-		return ""
-	}
-	return fmt.Sprintf("%s holds %d entries but no index.html, so it is not a site; unpacking would replace it whole. "+
-		"Accepted: a new or empty directory, or one that holds a site (an index.html at its root).", dir, len(entries))
+	return fmt.Sprintf("Publishing at %s failed: %s", site.Dir, err)
+}
+
+// maxFilesError is the refusal of an archive with more files than
+// max_files.
+type maxFilesError struct{ limit int }
+
+func (e *maxFilesError) Error() string {
+	return fmt.Sprintf("the archive holds more than max_files = %d files; nothing was published. Raise max_files (each file costs about "+
+		"%d KiB of memory at every plan), or publish large sites with the sync step", e.limit, siteMemoryPerFileKiB)
 }

@@ -6,7 +6,6 @@ import (
 	"compress/gzip"
 	"context"
 	"crypto/md5"
-	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
 	"errors"
@@ -29,7 +28,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
-	"github.com/docsadmin/terraform-provider-docsadmin/internal/archive"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/mockapi"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/site"
 )
@@ -548,35 +546,4 @@ func TestAccStaticSite_badInputFailsAtPlanTime(t *testing.T) {
 		}, want: []string{"job_id", "empty or blank"}},
 	}
 	runSubtests(t, cases, func(tc badInput) string { return tc.name }, runBadInput)
-}
-
-// Destroy leaves a directory that another site took over, and removes this
-// one's, damaged or not.
-func TestSiteReplacedBy(t *testing.T) {
-	dir := t.TempDir()
-	collector := newSiteCollector()
-	if err := collector.add(archive.File{Name: "index.html", Size: 4, SHA256: sha256.Sum256([]byte("mine"))}); err != nil {
-		t.Fatal(err)
-	}
-	manifest, diags := collector.model(archive.Summary{SHA256: strings.Repeat("a", 64)})
-	if diags.HasError() {
-		t.Fatal(diags)
-	}
-	var state staticSiteModel
-	state.setManifest(manifest)
-	index := filepath.Join(dir, "index.html")
-	for _, c := range []struct {
-		content  string // "" for no index.html
-		replaced bool
-	}{{"", false}, {"mine", false}, {"theirs", true}} {
-		_ = os.Remove(index)
-		if c.content != "" {
-			if err := os.WriteFile(index, []byte(c.content), 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
-		if got := siteReplacedBy(dir, state); got != c.replaced {
-			t.Errorf("index.html %q: siteReplacedBy = %v, want %v", c.content, got, c.replaced)
-		}
-	}
 }

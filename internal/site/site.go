@@ -8,10 +8,14 @@ package site
 import (
 	"encoding/base64"
 	"encoding/hex"
+	"fmt"
 	"maps"
 	"path"
 	"sort"
 	"strings"
+	"unicode"
+
+	"golang.org/x/text/unicode/norm"
 )
 
 // DefaultContentType is the type of a file whose extension the table does
@@ -174,18 +178,82 @@ type File struct {
 
 // Manifest lists a site's regular files.
 type Manifest struct {
-	files map[string]File
-	size  int64
+	files  map[string]File
+	folded map[string]string // FoldedName → path, to find collisions
+	size   int64
 }
 
 // NewManifest returns an empty manifest.
 func NewManifest() *Manifest {
-	return &Manifest{files: map[string]File{}}
+	return &Manifest{files: map[string]File{}, folded: map[string]string{}}
+}
+
+// WellKnown is the one folder whose name starts with a dot that a site may
+// hold: RFC 8615's /.well-known/ (security.txt, assetlinks.json).
+const WellKnown = ".well-known"
+
+// NameProblem says why a host could not serve the file at p (slash-separated,
+// relative to the root) as the same file everywhere, or "" when it can: an
+// empty, "." or ".." segment (hosts and CDNs normalise them away, and a page
+// ...html would answer at the route ".."); a segment that starts with a dot
+// outside /.well-known/ (.git/ exposes a repository and runs its hooks,
+// .htaccess reconfigures Apache, other dotfiles are hidden by hosts and
+// sync tools); a backslash (a separator on Windows and to some CDNs); a
+// control, format or bidirectional character (they hide or reorder what a
+// name shows).
+func NameProblem(p string) string {
+	segments := strings.Split(p, "/")
+	for i, seg := range segments {
+		switch {
+		case seg == "" || seg == "." || seg == "..":
+			return "an empty, \".\" or \"..\" path segment, which hosts and CDNs resolve away"
+		case strings.HasPrefix(seg, ".") && !(i == 0 && seg == WellKnown && len(segments) > 1):
+			return "a name that starts with a dot: a docs site holds no dotfiles (.git/ would expose a repository and run its hooks, " +
+				".htaccess would reconfigure the server); only files under " + WellKnown + "/ are accepted"
+		}
+	}
+	for _, r := range p {
+		switch {
+		case r == '\\':
+			return "a backslash, which Windows and some CDNs read as a path separator"
+		case unicode.IsControl(r) || unicode.Is(unicode.Cf, r) || unicode.Is(unicode.Bidi_Control, r) || r == '\uFFFD':
+			return fmt.Sprintf("the character %U, a control, format or bidirectional character or an invalid byte", r)
+		}
+	}
+	return ""
+}
+
+// FoldedName is p as case-insensitive file systems and hosts compare names
+// (macOS, Windows, some object store front ends): Unicode NFC, then
+// case-folded. Two files whose folded names are equal collide there.
+func FoldedName(p string) string {
+	return strings.ToLower(norm.NFC.String(p))
+}
+
+// NameError is a file a host cannot serve as named.
+type NameError struct {
+	Path   string
+	Reason string
+}
+
+func (e *NameError) Error() string {
+	return fmt.Sprintf("%q cannot be served as named: %s", e.Path, e.Reason)
 }
 
 // Add records the file at p (slash-separated, relative to the root) with
 // its size and digests; a second Add of the same path replaces the first.
-func (m *Manifest) Add(p string, size int64, sha256 [32]byte, md5 [16]byte) {
+// A name NameProblem refuses, or one that collides with an earlier file
+// once normalised and case-folded, is a *NameError and is not recorded.
+func (m *Manifest) Add(p string, size int64, sha256 [32]byte, md5 [16]byte) error {
+	if reason := NameProblem(p); reason != "" {
+		return &NameError{Path: p, Reason: reason}
+	}
+	folded := FoldedName(p)
+	if other, ok := m.folded[folded]; ok && other != p {
+		return &NameError{Path: p, Reason: fmt.Sprintf("it is the same name as %q on case-insensitive or Unicode-normalising systems "+
+			"(macOS, Windows, some hosts), where one would overwrite the other", other)}
+	}
+	m.folded[folded] = p
 	if old, ok := m.files[p]; ok {
 		m.size -= old.Size
 	}
@@ -199,6 +267,7 @@ func (m *Manifest) Add(p string, size int64, sha256 [32]byte, md5 [16]byte) {
 		CacheControl: CacheControl(p),
 	}
 	m.size += size
+	return nil
 }
 
 // Len is the number of files.

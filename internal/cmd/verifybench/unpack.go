@@ -53,8 +53,7 @@ func childUnpack(args []string, stdout, stderr io.Writer) int {
 	start := time.Now()
 	sum, err := archive.Limits{}.FetchUnpack(context.Background(), client, *link, *dir, archive.UnpackOptions{
 		File: func(f archive.File) error {
-			manifest.Add(f.Name, f.Size, f.SHA256, f.MD5)
-			return nil
+			return manifest.Add(f.Name, f.Size, f.SHA256, f.MD5)
 		},
 		Accept: func(s archive.Summary) error { return archive.CheckSHA256(s, *want) },
 	})

@@ -1,0 +1,265 @@
+package provider
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"io/fs"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/publish"
+)
+
+const (
+	// defaultSiteMaxFiles keeps an unchanged plan of a site within 15 s
+	// and the provider under 300 MiB on a 2-core runner (the performance
+	// guide has the figures).
+	defaultSiteMaxFiles = 10_000
+	maxSiteMaxFiles     = 1_000_000
+	// siteMemoryPerFileKiB is the provider's memory per file of files at
+	// plan, as measured (performance guide).
+	siteMemoryPerFileKiB = 17
+	// driftShown is how many files of each kind a drift report names.
+	driftShown = 5
+)
+
+// siteDrift is how a release on disk differs from the manifest in state.
+type siteDrift struct {
+	whole                   string // the site as a whole is not there
+	missing, changed, extra []string
+	missingN, changedN      int
+	extraN                  int
+}
+
+func (d siteDrift) none() bool {
+	return d.whole == "" && d.missingN == 0 && d.changedN == 0 && d.extraN == 0
+}
+
+// String says what differs, naming the first files of each kind, and what
+// the apply will do.
+func (d siteDrift) String(dir, jobID string) string {
+	var b strings.Builder
+	if d.whole != "" {
+		b.WriteString(d.whole)
+	} else {
+		fmt.Fprintf(&b, "The release %s serves differs from the site of export job %s:", dir, jobID)
+		list := func(kind string, names []string, n int) {
+			if n == 0 {
+				return
+			}
+			fmt.Fprintf(&b, "\n  %d %s: %s", n, kind, strings.Join(names, ", "))
+			if n > len(names) {
+				fmt.Fprintf(&b, ", and %d more", n-len(names))
+			}
+		}
+		list("missing", d.missing, d.missingN)
+		list("changed", d.changed, d.changedN)
+		list("extra (not in the export)", d.extra, d.extraN)
+	}
+	b.WriteString("\nThe next apply downloads the same archive once (no new export) and publishes a fresh copy in a new release, in one " +
+		"switch. Files added inside a release are not published: the damaged release is kept as the previous one until the switch after, " +
+		"then removed with everything in it.")
+	return b.String()
+}
+
+func (d *siteDrift) add(list *[]string, n *int, name string) {
+	*n++
+	if len(*list) < driftShown {
+		*list = append(*list, quoteSiteName(name))
+	}
+}
+
+// quoteSiteName shows a name from disk, which may hold any byte.
+func quoteSiteName(name string) string {
+	q := fmt.Sprintf("%q", name)
+	if len(q) > 120 {
+		q = q[:117] + "...\""
+	}
+	return q
+}
+
+// compareSiteTree compares the tree at root with want: sizes first, so
+// that a common change costs no hashing, then the SHA-256 of every file.
+// Only regular files are opened, never a FIFO or a device; directories
+// are not compared, since hosts serve files.
+func compareSiteTree(ctx context.Context, root string, want map[string]siteWant) (siteDrift, error) {
+	var d siteDrift
+	seen := make(map[string]bool, len(want))
+	var toHash []string
+	err := filepath.WalkDir(root, func(p string, e fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if e.IsDir() {
+			return nil
+		}
+		rel, _ := filepath.Rel(root, p)
+		rel = filepath.ToSlash(rel)
+		w, ok := want[rel]
+		switch {
+		case !ok:
+			d.add(&d.extra, &d.extraN, rel)
+			return nil
+		case !e.Type().IsRegular():
+			d.add(&d.changed, &d.changedN, rel+" (no longer a regular file)")
+		default:
+			info, err := e.Info()
+			if err != nil {
+				return err
+			}
+			if info.Size() != w.size {
+				d.add(&d.changed, &d.changedN, rel)
+			} else {
+				toHash = append(toHash, rel)
+			}
+		}
+		seen[rel] = true
+		return nil
+	})
+	if err != nil {
+		return d, err
+	}
+	for _, rel := range toHash {
+		if err := ctx.Err(); err != nil {
+			return d, err
+		}
+		digest, err := regularFileSHA256(filepath.Join(root, filepath.FromSlash(rel)))
+		if err != nil {
+			return d, err
+		}
+		if digest != want[rel].sha256 {
+			d.add(&d.changed, &d.changedN, rel)
+		}
+	}
+	if len(seen) < len(want) {
+		missing := make([]string, 0, len(want)-len(seen))
+		for p := range want {
+			if !seen[p] {
+				missing = append(missing, p)
+			}
+		}
+		sort.Strings(missing)
+		for _, p := range missing {
+			d.add(&d.missing, &d.missingN, p)
+		}
+	}
+	return d, nil
+}
+
+// regularFileSHA256 hashes a regular file, refusing anything else.
+func regularFileSHA256(name string) (string, error) {
+	f, err := publish.OpenRegular(name)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// siteClaims are the served paths the sites of one provider instance (one
+// plan or one apply) publish at, so that two sites whose paths are the
+// same or nested are refused before either writes.
+type siteClaims struct {
+	mu     sync.Mutex
+	claims []siteClaim
+}
+
+type siteClaim struct {
+	site  publish.Site
+	owner string // "" while planned
+	jobID string
+	fresh bool // a create of this run, not a site already in state
+}
+
+// overlap says how a planned new site collides with the sites this run has
+// seen, or "". A site already in state at the same path is not a collision
+// at plan: it may be the one this replaces (a tainted site); the apply
+// tells them apart by the owner recorded on disk.
+func (c *siteClaims) overlap(site publish.Site, owner, jobID string) string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, other := range c.claims {
+		if (owner != "" && other.owner == owner) || (other.fresh && other.site.Dir == site.Dir && other.jobID == jobID && other.owner == owner) {
+			continue // itself, planned again
+		}
+		how := publish.Overlap(site, other.site)
+		if how == "" || (!other.fresh && site.Dir == other.site.Dir) {
+			continue
+		}
+		return fmt.Sprintf("%s is %s of another docsadmin_static_site (%s, the site of export job %s). Give each site a directory of its own, "+
+			"outside the others'.", site.Dir, how, other.site.Dir, other.jobID)
+	}
+	c.claims = append(c.claims, siteClaim{site: site, owner: owner, jobID: jobID, fresh: true})
+	return ""
+}
+
+// claim records a site that this run publishes, refusing one that collides
+// with another owner's.
+func (c *siteClaims) claim(site publish.Site, owner, jobID string) string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, other := range c.claims {
+		if other.owner == owner || other.owner == "" {
+			continue
+		}
+		if how := publish.Overlap(site, other.site); how != "" && site.Dir != other.site.Dir {
+			return fmt.Sprintf("%s is %s of another docsadmin_static_site (%s, the site of export job %s). Give each site a directory of its "+
+				"own, outside the others'.", site.Dir, how, other.site.Dir, other.jobID)
+		}
+	}
+	c.claims = append(c.claims, siteClaim{site: site, owner: owner, jobID: jobID, fresh: true})
+	return ""
+}
+
+// remember records a site in state, as its refresh finds it.
+func (c *siteClaims) remember(site publish.Site, owner, jobID string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.claims = append(c.claims, siteClaim{site: site, owner: owner, jobID: jobID})
+}
+
+func setPrivateJSON(ctx context.Context, private privateSetter, key string, v any) diag.Diagnostics {
+	if private == nil {
+		return nil
+	}
+	data, err := json.Marshal(v)
+	if err != nil {
+		var diags diag.Diagnostics
+		diags.AddError("Cannot record private state", err.Error())
+		return diags
+	}
+	return private.SetKey(ctx, key, data)
+}
+
+func getPrivateJSON(ctx context.Context, private privateGetter, key string, v any) {
+	if private == nil {
+		return
+	}
+	if raw, _ := private.GetKey(ctx, key); len(raw) > 0 {
+		_ = json.Unmarshal(raw, v)
+	}
+}
+
+func randomHex(n int) string {
+	b := make([]byte, n)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+func normalizeSHA256(s string) string { return strings.ToLower(s) }

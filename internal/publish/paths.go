@@ -1,0 +1,87 @@
+package publish
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// PathProblem says why dir can never be a served path, or "": the root,
+// the working directory, the home directory or any directory above them, a
+// directory inside a store, inside another published site, or one that
+// holds a Terraform configuration or state. It reads only the directories
+// on the way to dir, and dir's own entries.
+func PathProblem(dir string) string {
+	s, err := Locate(dir)
+	if err != nil {
+		return err.Error()
+	}
+	if wd, err := os.Getwd(); err == nil && within(wd, s.Dir) {
+		return fmt.Sprintf("%s is the directory Terraform runs in, or a directory above it", s.Dir)
+	}
+	if home, err := os.UserHomeDir(); err == nil && home != "" && within(home, s.Dir) {
+		return fmt.Sprintf("%s is the home directory, or a directory above it", s.Dir)
+	}
+	for p := filepath.Dir(s.Dir); ; p = filepath.Dir(p) {
+		if strings.HasSuffix(filepath.Base(p), storeSuffix) && exists(filepath.Join(p, markerName)) {
+			return fmt.Sprintf("%s is inside %s, where the provider keeps a site's releases", s.Dir, p)
+		}
+		if other, err := Locate(p); err == nil && exists(filepath.Join(other.Store, markerName)) {
+			return fmt.Sprintf("%s is inside %s, a site that a docsadmin_static_site publishes", s.Dir, p)
+		}
+		if filepath.Dir(p) == p {
+			break
+		}
+	}
+	// The first existing directory on the way, with its links resolved: a
+	// path through a link into a store writes into a release.
+	for p := filepath.Dir(s.Dir); ; p = filepath.Dir(p) {
+		if resolved, err := filepath.EvalSymlinks(p); err == nil {
+			for q := resolved; filepath.Dir(q) != q; q = filepath.Dir(q) {
+				if strings.HasSuffix(filepath.Base(q), storeSuffix) && exists(filepath.Join(q, markerName)) {
+					return fmt.Sprintf("%s leads into %s, where the provider keeps a site's releases", s.Dir, q)
+				}
+			}
+			break
+		}
+		if filepath.Dir(p) == p {
+			break
+		}
+	}
+	if info, err := os.Lstat(s.Dir); err == nil && info.IsDir() {
+		if entries, err := os.ReadDir(s.Dir); err == nil {
+			if tf := TerraformFiles(entries); len(tf) > 0 {
+				return fmt.Sprintf("%s holds a Terraform configuration or state (%s)", s.Dir, strings.Join(tf, ", "))
+			}
+		}
+	}
+	return ""
+}
+
+// Overlap says how the served paths a and b collide: the same path, or one
+// inside the other (or inside its store); "" when they do not.
+func Overlap(a, b Site) string {
+	switch {
+	case a.Dir == b.Dir:
+		return "the same directory"
+	case within(a.Dir, b.Dir) || within(a.Dir, b.Store):
+		return "a directory inside the other's"
+	case within(b.Dir, a.Dir) || within(b.Dir, a.Store):
+		return "a directory that holds the other's"
+	}
+	return ""
+}
+
+// within reports whether p is dir or inside it.
+func within(p, dir string) bool {
+	rel, err := filepath.Rel(dir, p)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
+}
+
+func exists(p string) bool {
+	_, err := os.Lstat(p)
+	return err == nil || !errors.Is(err, fs.ErrNotExist)
+}

@@ -1,0 +1,448 @@
+// Package publish serves a tree of files at a path that switches from one
+// complete tree to the next in a single step, and keeps a record of what it
+// wrote, so that it never deletes or replaces anything else.
+//
+// The served path, dir, is a symbolic link into a store beside it,
+// ".<name>.docsadmin", which holds the releases (one complete tree each), a
+// staging area for the tree being written, and a marker, site.json, that
+// names the path the store serves and the owner that publishes there. A
+// switch creates the new link under a temporary name inside the store and
+// renames it over dir: rename(2) replaces a link atomically, so every lookup
+// of dir resolves to the old tree or to the new one, never to neither or to a
+// mix. The previous release is kept until the next switch, for servers that
+// resolved the old link a moment before; older ones are removed then.
+//
+// Nothing outside the store and the link at dir is ever written or removed:
+// a dir that holds anything the store does not account for is refused.
+package publish
+
+import (
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+const (
+	storeSuffix = ".docsadmin"
+	markerName  = "site.json"
+	releasesDir = "releases"
+	stagingDir  = "staging"
+	nameMax     = 255 // NAME_MAX on Linux and macOS
+	markerMax   = 64 << 10
+)
+
+// Marker is the store's record of its publication.
+type Marker struct {
+	// Directory is the served path, absolute.
+	Directory string `json:"directory"`
+	// Owner identifies the resource that publishes there.
+	Owner string `json:"owner"`
+	// JobID is the export whose tree is current.
+	JobID string `json:"job_id,omitempty"`
+	// Current is the release dir points to; Previous the one before,
+	// kept until the next switch.
+	Current  string `json:"current,omitempty"`
+	Previous string `json:"previous,omitempty"`
+	// Published is when Current was switched in.
+	Published time.Time `json:"published"`
+}
+
+// Site is one served path and the store beside it.
+type Site struct {
+	// Dir is the served path: absolute and clean.
+	Dir string
+	// Store is the provider's directory beside Dir.
+	Store string
+}
+
+// Locate names the store of the served path dir, relative to the working
+// directory when not absolute. Nothing is read.
+func Locate(dir string) (Site, error) {
+	if strings.TrimSpace(dir) == "" {
+		return Site{}, errors.New("the directory is empty")
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return Site{}, err
+	}
+	parent, base := filepath.Split(abs)
+	if base == "" {
+		return Site{}, fmt.Errorf("%s is the root directory", abs)
+	}
+	return Site{Dir: abs, Store: filepath.Join(parent, storeName(base))}, nil
+}
+
+// storeName is ".<base>.docsadmin", shortened with a digest of base where
+// that would be longer than a name may be, so that any served name works.
+func storeName(base string) string {
+	name := "." + base + storeSuffix
+	if len(name) <= nameMax {
+		return name
+	}
+	sum := sha256.Sum256([]byte(base))
+	keep := base[:180]
+	for !utf8.ValidString(keep) {
+		keep = keep[:len(keep)-1]
+	}
+	return "." + keep + "-" + hex.EncodeToString(sum[:6]) + storeSuffix
+}
+
+// Release is the path of the release name inside the store.
+func (s Site) Release(name string) string {
+	return filepath.Join(s.Store, releasesDir, name)
+}
+
+// linkTarget is what the link at Dir holds for the release name: relative,
+// so that the parent directory can be moved or mounted elsewhere whole.
+func (s Site) linkTarget(name string) string {
+	return filepath.Join(filepath.Base(s.Store), releasesDir, name)
+}
+
+// Found is what Inspect found at a site's path.
+type Found struct {
+	// Marker is the store's record, nil when there is no store.
+	Marker *Marker
+	// Current is the release the link at Dir points to, "" when Dir does
+	// not exist or is not the store's link.
+	Current string
+	// Foreign describes what Dir holds when the provider did not write it
+	// ("a directory with 3 entries: a.txt, b, c"), "" otherwise.
+	Foreign string
+}
+
+// Inspect reads the store's marker and what is at Dir, without following
+// anything but the marker's own file and without opening special files.
+func (s Site) Inspect() (Found, error) {
+	var f Found
+	m, err := s.readMarker()
+	if err != nil {
+		return f, err
+	}
+	f.Marker = m
+	info, err := os.Lstat(s.Dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return f, nil
+	case err != nil:
+		return f, err
+	}
+	if info.Mode()&fs.ModeSymlink != 0 {
+		target, err := os.Readlink(s.Dir)
+		if err != nil {
+			return f, err
+		}
+		prefix := filepath.Join(filepath.Base(s.Store), releasesDir) + string(filepath.Separator)
+		name, ok := strings.CutPrefix(target, prefix)
+		if ok && m != nil && name != "" && !strings.ContainsAny(name, `/\`) {
+			f.Current = name
+			return f, nil
+		}
+		f.Foreign = fmt.Sprintf("a symbolic link to %q that the provider did not make", target)
+		return f, nil
+	}
+	f.Foreign = Describe(s.Dir, info)
+	return f, nil
+}
+
+// Describe says what is at p, which the provider did not write: a file, a
+// special file, or a directory and a few of its entries, naming Terraform's
+// own files first.
+func Describe(p string, info fs.FileInfo) string {
+	switch {
+	case info.Mode().IsRegular():
+		return fmt.Sprintf("a file of %d bytes", info.Size())
+	case !info.IsDir():
+		return "a special file (" + info.Mode().Type().String() + ")"
+	}
+	entries, err := os.ReadDir(p)
+	if err != nil {
+		return "a directory that cannot be read (" + err.Error() + ")"
+	}
+	if len(entries) == 0 {
+		return "an empty directory that the provider did not make"
+	}
+	if tf := TerraformFiles(entries); len(tf) > 0 {
+		return fmt.Sprintf("a directory of a Terraform configuration or state (%s)", strings.Join(tf, ", "))
+	}
+	names := make([]string, 0, 3)
+	for _, e := range entries[:min(3, len(entries))] {
+		names = append(names, e.Name())
+	}
+	more := ""
+	if len(entries) > len(names) {
+		more = ", ..."
+	}
+	return fmt.Sprintf("a directory that the provider did not make, with %d entries (%s%s)", len(entries), strings.Join(names, ", "), more)
+}
+
+// TerraformFiles names the entries that belong to a Terraform
+// configuration, its working directory or its state.
+func TerraformFiles(entries []fs.DirEntry) []string {
+	var out []string
+	for _, e := range entries {
+		n := e.Name()
+		switch {
+		case n == ".terraform", n == ".terraform.lock.hcl", strings.HasPrefix(n, "terraform.tfstate"),
+			strings.HasSuffix(n, ".tf"), strings.HasSuffix(n, ".tf.json"), strings.HasSuffix(n, ".tofu"), strings.HasSuffix(n, ".tftest.hcl"):
+			out = append(out, n)
+		}
+		if len(out) == 3 {
+			break
+		}
+	}
+	return out
+}
+
+func (s Site) readMarker() (*Marker, error) {
+	info, err := os.Lstat(s.Store)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if !info.IsDir() {
+		return nil, fmt.Errorf("%s, where the provider keeps the site's releases, is %s", s.Store, Describe(s.Store, info))
+	}
+	data, err := readRegular(filepath.Join(s.Store, markerName), markerMax)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("%s has no %s: it was not made by the provider, or it was damaged; move it away", s.Store, markerName)
+	}
+	if err != nil {
+		return nil, err
+	}
+	var m Marker
+	if err := json.Unmarshal(data, &m); err != nil || m.Owner == "" {
+		return nil, fmt.Errorf("%s in %s cannot be read (%v); move the directory away", markerName, s.Store, err)
+	}
+	return &m, nil
+}
+
+// readRegular reads a regular file of at most limit bytes; it never opens
+// a FIFO or a device.
+func readRegular(p string, limit int64) ([]byte, error) {
+	f, err := OpenRegular(p)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err == nil && int64(len(data)) > limit {
+		err = fmt.Errorf("%s is larger than %d bytes", p, limit)
+	}
+	return data, err
+}
+
+func (s Site) writeMarker(m Marker) error {
+	data, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return err
+	}
+	tmp := filepath.Join(s.Store, "."+markerName+"-"+randomName())
+	if err := os.WriteFile(tmp, append(data, '\n'), 0o644); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp, filepath.Join(s.Store, markerName)); err != nil {
+		_ = os.Remove(tmp)
+		return err
+	}
+	return nil
+}
+
+// ConflictError is a store that another owner publishes with.
+type ConflictError struct {
+	Site  Site
+	Other Marker
+}
+
+func (e *ConflictError) Error() string {
+	job := ""
+	if e.Other.JobID != "" {
+		job = " the site of export job " + e.Other.JobID
+	}
+	return fmt.Sprintf("%s is published by another docsadmin_static_site (%s, publishing%s since %s); two sites cannot share a directory",
+		e.Site.Dir, e.Other.Owner, job, e.Other.Published.UTC().Format(time.RFC3339))
+}
+
+// ForeignError is a served path that holds what the provider did not write.
+type ForeignError struct {
+	Site  Site
+	Found string
+}
+
+func (e *ForeignError) Error() string {
+	return fmt.Sprintf("%s holds %s; the provider replaces only what it wrote itself", e.Site.Dir, e.Found)
+}
+
+// Stage claims the site for owner and returns a path inside the store where
+// the next tree is to be written: it does not exist yet. Trees that a killed
+// run left in the staging area are removed first. A Dir that holds anything
+// the provider did not write, or a store another owner publishes with, is
+// refused with a *ForeignError or a *ConflictError, and nothing is written.
+func (s Site) Stage(owner string) (string, error) {
+	found, err := s.Inspect()
+	if err != nil {
+		return "", err
+	}
+	if found.Foreign != "" {
+		return "", &ForeignError{Site: s, Found: found.Foreign}
+	}
+	if m := found.Marker; m != nil && m.Owner != owner {
+		return "", &ConflictError{Site: s, Other: *m}
+	}
+	if found.Marker == nil {
+		if err := os.MkdirAll(filepath.Dir(s.Store), 0o755); err != nil {
+			return "", err
+		}
+		if err := os.Mkdir(s.Store, 0o755); err != nil {
+			return "", err
+		}
+		if err := s.writeMarker(Marker{Directory: s.Dir, Owner: owner}); err != nil {
+			return "", err
+		}
+	}
+	staging := filepath.Join(s.Store, stagingDir)
+	if err := os.RemoveAll(staging); err != nil {
+		return "", err
+	}
+	if err := os.MkdirAll(filepath.Join(s.Store, releasesDir), 0o755); err != nil {
+		return "", err
+	}
+	if err := os.Mkdir(staging, 0o755); err != nil {
+		return "", err
+	}
+	return filepath.Join(staging, "tree"), nil
+}
+
+// Switch moves the complete tree at staged (from Stage) into the releases
+// and points Dir at it in one rename. The release that was current stays as
+// the previous one; every older release is removed. It returns the new
+// release's name.
+func (s Site) Switch(staged, owner, jobID string) (string, error) {
+	found, err := s.Inspect()
+	if err != nil {
+		return "", err
+	}
+	if found.Foreign != "" {
+		return "", &ForeignError{Site: s, Found: found.Foreign}
+	}
+	if found.Marker == nil {
+		return "", fmt.Errorf("%s disappeared while the site was written", s.Store)
+	}
+	if found.Marker.Owner != owner {
+		return "", &ConflictError{Site: s, Other: *found.Marker}
+	}
+	name := time.Now().UTC().Format("20060102T150405Z") + "-" + randomName()[:8]
+	if err := os.Rename(staged, s.Release(name)); err != nil {
+		return "", err
+	}
+	link := filepath.Join(s.Store, ".link-"+randomName())
+	if err := os.Symlink(s.linkTarget(name), link); err != nil {
+		_ = os.RemoveAll(s.Release(name))
+		return "", fmt.Errorf("creating the symbolic link that serves the site: %w", err)
+	}
+	if err := replaceLink(link, s.Dir); err != nil {
+		_ = os.Remove(link)
+		_ = os.RemoveAll(s.Release(name))
+		return "", fmt.Errorf("switching %s to the new tree: %w", s.Dir, err)
+	}
+	syncDir(filepath.Dir(s.Dir))
+	m := *found.Marker
+	if found.Current != "" && found.Current != name {
+		m.Previous = found.Current
+	}
+	m.Directory, m.Current, m.JobID, m.Published = s.Dir, name, jobID, time.Now().UTC()
+	if err := s.writeMarker(m); err != nil {
+		return name, err
+	}
+	_ = os.RemoveAll(filepath.Join(s.Store, stagingDir))
+	return name, s.prune(m.Current, m.Previous)
+}
+
+// prune removes every release but keep.
+func (s Site) prune(keep ...string) error {
+	entries, err := os.ReadDir(filepath.Join(s.Store, releasesDir))
+	if err != nil {
+		return err
+	}
+	var errs []error
+	for _, e := range entries {
+		if !contains(keep, e.Name()) {
+			errs = append(errs, os.RemoveAll(s.Release(e.Name())))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func contains(list []string, s string) bool {
+	for _, v := range list {
+		if v != "" && v == s {
+			return true
+		}
+	}
+	return false
+}
+
+// Withdraw removes what owner published at Dir: the link, when it is the
+// store's, and the store. It returns false, and removes nothing, when the
+// store belongs to another owner or does not exist; a Dir that is not the
+// store's link is left in place.
+func (s Site) Withdraw(owner string) (bool, error) {
+	found, err := s.Inspect()
+	if err != nil || found.Marker == nil || found.Marker.Owner != owner {
+		return false, err
+	}
+	if found.Current != "" {
+		if err := os.Remove(s.Dir); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return false, err
+		}
+	}
+	return true, os.RemoveAll(s.Store)
+}
+
+// Abandon undoes a Stage that was never switched in: the staging area goes,
+// and the store too when nothing was ever published from it.
+func (s Site) Abandon(owner string) error {
+	m, err := s.readMarker()
+	if err != nil || m == nil || m.Owner != owner {
+		return err
+	}
+	if m.Current == "" {
+		return os.RemoveAll(s.Store)
+	}
+	return os.RemoveAll(filepath.Join(s.Store, stagingDir))
+}
+
+// Releases lists the releases in the store, oldest first.
+func (s Site) Releases() ([]string, error) {
+	entries, err := os.ReadDir(filepath.Join(s.Store, releasesDir))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	out := make([]string, 0, len(entries))
+	for _, e := range entries {
+		out = append(out, e.Name())
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+func randomName() string {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
