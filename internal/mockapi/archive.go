@@ -2,6 +2,7 @@ package mockapi
 
 import (
 	"archive/tar"
+	"fmt"
 	"io"
 	"strings"
 	"sync"
@@ -42,7 +43,22 @@ const (
 	// compresses to a few dozen KiB: it unpacks beyond a small
 	// max_unpacked_bytes.
 	ArchiveBomb
+	// ArchiveManyFiles is the site with ManyFiles more empty files: a few
+	// hundred KiB that would fill state.
+	ArchiveManyFiles
+	// ArchiveDotfiles is the site with .git/config (whose core.fsmonitor
+	// runs a command in any git call there) and .htaccess.
+	ArchiveDotfiles
+	// ArchiveDotRoute is the site with "...html", a page whose route would
+	// be "..".
+	ArchiveDotRoute
+	// ArchiveCaseCollision is the site with Changelog.html beside
+	// changelog.html: one file on case-insensitive systems.
+	ArchiveCaseCollision
 )
+
+// ManyFiles is the number of empty files ArchiveManyFiles adds.
+const ManyFiles = 60_000
 
 // jobArchive is what a job's download serves, generated anew at each
 // download (never held whole in memory) and measured once by a dry run.
@@ -92,6 +108,25 @@ var badEntries = map[ArchiveKind]*tar.Header{
 	ArchiveSymlinkOut:   {Typeflag: tar.TypeSymlink, Name: "assets/shared", Linkname: "../../../etc"},
 }
 
+// extraNames are the empty files an archive of kind adds to the site.
+func extraNames(kind ArchiveKind) []string {
+	switch kind {
+	case ArchiveManyFiles:
+		names := make([]string, ManyFiles)
+		for i := range names {
+			names[i] = fmt.Sprintf("assets/many/%03d/%05d.txt", i/1000, i)
+		}
+		return names
+	case ArchiveDotfiles:
+		return []string{".git/config", ".htaccess"}
+	case ArchiveDotRoute:
+		return []string{"...html"}
+	case ArchiveCaseCollision:
+		return []string{"Changelog.html"}
+	}
+	return nil
+}
+
 // writeSite writes the site's files as a bundle of kind, padded to size as
 // sitegen.Archive.Size says. A truncated or corrupt archive breaks off or is
 // damaged after half the site's files.
@@ -120,6 +155,11 @@ func writeSite(w io.Writer, kind ArchiveKind, site []sitegen.File, size int64, s
 	if bad, ok := badEntries[kind]; ok {
 		hdr := *bad // Add fills in the header
 		if err := aw.Add(&hdr, strings.NewReader("")); err != nil {
+			return err
+		}
+	}
+	for _, name := range extraNames(kind) {
+		if err := aw.Add(&tar.Header{Typeflag: tar.TypeReg, Name: name, Mode: 0o644}, strings.NewReader("")); err != nil {
 			return err
 		}
 	}

@@ -241,6 +241,11 @@ func (r *staticSiteResource) ModifyPlan(ctx context.Context, req resource.Modify
 	case !state.TreeIntact.ValueBool():
 		plan.ReleaseDirectory = types.StringUnknown()
 	}
+	if plan.ReleaseDirectory.IsUnknown() {
+		// A switch is planned: what is at the directory must still be
+		// the provider's.
+		r.checkNewDirectory(plan, &resp.Diagnostics)
+	}
 	plan.TreeIntact = types.BoolValue(true)
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
 }

@@ -90,7 +90,11 @@ func archiveFiles(data []byte) (map[string][]byte, error) {
 // but directories.
 func siteTreeFiles(dir string) (map[string][]byte, error) {
 	out := map[string][]byte{}
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+	dir, err := filepath.EvalSymlinks(dir) // the release the link serves
+	if err != nil {
+		return nil, err
+	}
+	err = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
 		}
@@ -228,18 +232,33 @@ func keys[V any](m map[string]V) []string {
 	return out
 }
 
-// onlySite fails when anything but the site's directory is beside it: a
-// temporary tree or the previous one left behind.
+// onlySite fails when anything but the site's link and its store is beside
+// it, when the link is not a symbolic link, or when the store holds more
+// than the current and the previous release, or a staging area.
 func onlySite(dir string) func(*terraform.State) error {
 	return func(*terraform.State) error {
 		entries, err := os.ReadDir(filepath.Dir(dir))
 		if err != nil {
 			return err
 		}
+		store := "." + filepath.Base(dir) + ".docsadmin"
 		for _, e := range entries {
-			if e.Name() != filepath.Base(dir) {
+			if e.Name() != filepath.Base(dir) && e.Name() != store {
 				return fmt.Errorf("%s was left beside %s", e.Name(), filepath.Base(dir))
 			}
+		}
+		if info, err := os.Lstat(dir); err == nil && info.Mode()&fs.ModeSymlink == 0 {
+			return fmt.Errorf("%s is not a symbolic link but %s", dir, info.Mode())
+		}
+		releases, err := os.ReadDir(filepath.Join(filepath.Dir(dir), store, "releases"))
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+		if len(releases) > 2 {
+			return fmt.Errorf("the store holds %d releases, more than the current and the previous one", len(releases))
+		}
+		if _, err := os.Lstat(filepath.Join(filepath.Dir(dir), store, "staging")); err == nil {
+			return fmt.Errorf("a staging area was left in %s", store)
 		}
 		return nil
 	}
@@ -290,8 +309,8 @@ func TestAccStaticSite_lifecycle(t *testing.T) {
 				Config:    siteConfig(mock, dir, ""),
 				ConfigPlanChecks: resource.ConfigPlanChecks{
 					PreApply: []plancheck.PlanCheck{
-						// expected_sha256 is known: so is the site's id.
-						plancheck.ExpectKnownValue(siteAddress, tfjsonpath.New("id"), knownvalue.StringRegexp(hexDigest)),
+						// expected_sha256 is known: so is the archive's digest.
+						plancheck.ExpectKnownValue(siteAddress, tfjsonpath.New("archive_sha256"), knownvalue.StringRegexp(hexDigest)),
 						plancheck.ExpectKnownValue(siteAddress, tfjsonpath.New("tree_intact"), knownvalue.Bool(true)),
 						plancheck.ExpectUnknownValue(siteAddress, tfjsonpath.New("files")),
 					},
@@ -314,7 +333,7 @@ func TestAccStaticSite_lifecycle(t *testing.T) {
 					siteMatchesArchive(mock, siteAddress, dir),
 				},
 				Check: resource.ComposeTestCheckFunc(
-					resource.TestCheckResourceAttrPair(siteAddress, "id", exportAddress, "archive_sha256"),
+					resource.TestCheckResourceAttrPair(siteAddress, "archive_sha256", exportAddress, "archive_sha256"),
 					traffic.expect(1, 1, 1),
 					onlySite(dir),
 				),
@@ -513,7 +532,7 @@ func TestAccStaticSite_refusesADirectoryThatIsNotASite(t *testing.T) {
 		Steps: []resource.TestStep{
 			{
 				Config:      siteConfig(mock, dir, ""),
-				ExpectError: regexp.MustCompile(`(?s)directory.*holds\s+1\s+entries\s+but\s+no\s+index\.html.*Accepted:\s+a\s+new\s+or\s+empty`),
+				ExpectError: regexp.MustCompile(`(?s)directory.*holds\s+a\s+directory\s+that\s+the\s+provider\s+did\s+not\s+make,\s+with\s+1\s+entries\s+\(notes\.txt\).*Accepted:`),
 			},
 		},
 		CheckDestroy: func(*terraform.State) error {
@@ -533,10 +552,10 @@ func TestAccStaticSite_badInputFailsAtPlanTime(t *testing.T) {
 	}
 	const job = `job_id = "se_3f9a2c1b8e7d4a06"`
 	cases := []badInput{
-		{name: "empty directory", config: siteBlock(job + "\ndirectory = \"\""), want: []string{"directory", "The directory is empty", "Accepted: a directory"}},
-		{name: "current directory", config: siteBlock(job + "\ndirectory = \".\""), want: []string{"directory", `"." is the current`}},
+		{name: "empty directory", config: siteBlock(job + "\ndirectory = \"\""), want: []string{"directory", "the directory is empty", "Accepted: a path"}},
+		{name: "current directory", config: siteBlock(job + "\ndirectory = \".\""), want: []string{"directory", `".": `, "is the directory Terraform runs in"}},
 		{name: "root directory", config: siteBlock(job + "\ndirectory = \"/\""), want: []string{"directory", "root directory"}},
-		{name: "parent directory", config: siteBlock(job + "\ndirectory = \"site/../..\""), want: []string{"directory", "parent"}},
+		{name: "parent directory", config: siteBlock(job + "\ndirectory = \"site/../..\""), want: []string{"directory", "or a directory above it"}},
 		{name: "blank job_id", config: siteBlock("job_id = \" \"\ndirectory = \"site\""), want: []string{"job_id", "empty or blank"}},
 		{name: "short digest", config: siteBlock(job + "\ndirectory = \"site\"\nexpected_sha256 = \"abc123\""),
 			want: []string{"expected_sha256", `"abc123" is not a SHA-256`, "64 hexadecimal digits"}},

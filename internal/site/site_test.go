@@ -4,6 +4,7 @@ import (
 	"crypto/md5"
 	"crypto/sha256"
 	"maps"
+	"strings"
 	"testing"
 )
 
@@ -212,4 +213,48 @@ func base64String(b []byte) string {
 		out = append(out, alphabet[n>>18&63], alphabet[n>>12&63], alphabet[n>>6&63], '=')
 	}
 	return string(out)
+}
+
+func TestNameProblemAndCollisions(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		ok   bool
+	}{
+		{"index.html", true},
+		{"guides/getting-started.html", true},
+		{".well-known/security.txt", true},
+		{".well-known", false},
+		{"...html", false},
+		{"guides/..html", false},
+		{".git/config", false},
+		{".htaccess", false},
+		{"guides/.env", false},
+		{"a\\b.html", false},
+		{"a\x1bb.html", false},
+		{"a\u202eb.html", false},
+		{"a//b.html", false},
+		{"a/./b.html", false},
+	} {
+		if got := NameProblem(c.name); (got == "") != c.ok {
+			t.Errorf("NameProblem(%q) = %q, want ok=%v", c.name, got, c.ok)
+		}
+	}
+	m := NewManifest()
+	var zero32 [32]byte
+	var zero16 [16]byte
+	if err := m.Add("changelog.html", 1, zero32, zero16); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Add("Changelog.html", 1, zero32, zero16); err == nil || !strings.Contains(err.Error(), "changelog.html") {
+		t.Errorf("a case collision was accepted: %v", err)
+	}
+	if err := m.Add("caf\u00e9.html", 1, zero32, zero16); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Add("cafe\u0301.html", 1, zero32, zero16); err == nil {
+		t.Error("a Unicode normalisation collision was accepted")
+	}
+	if m.Len() != 2 {
+		t.Errorf("the manifest holds %d files, want 2", m.Len())
+	}
 }

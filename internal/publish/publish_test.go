@@ -1,0 +1,176 @@
+package publish
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func writeTree(t *testing.T, dir, index string) {
+	t.Helper()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "index.html"), []byte(index), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func publishTree(t *testing.T, s Site, owner, index string) string {
+	t.Helper()
+	staged, err := s.Stage(owner)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeTree(t, staged, index)
+	name, err := s.Switch(staged, owner, "se_1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return name
+}
+
+func served(t *testing.T, s Site) string {
+	t.Helper()
+	body, err := os.ReadFile(filepath.Join(s.Dir, "index.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(body)
+}
+
+// Each switch serves the new tree, keeps the previous release, removes
+// older ones, and withdrawing removes the link and the store only.
+func TestSwitchKeepsThePreviousReleaseOnly(t *testing.T) {
+	parent := t.TempDir()
+	s, err := Locate(filepath.Join(parent, "site"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(parent, "mine.txt"), []byte("mine"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, index := range []string{"one", "two", "three"} {
+		names = append(names, publishTree(t, s, "site-a", index))
+		if got := served(t, s); got != index {
+			t.Fatalf("serves %q, want %q", got, index)
+		}
+	}
+	releases, err := s.Releases()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(releases) != 2 || !strings.Contains(strings.Join(releases, " "), names[1]) || !strings.Contains(strings.Join(releases, " "), names[2]) {
+		t.Errorf("releases %v, want the last two of %v", releases, names)
+	}
+	// Another owner may neither publish nor withdraw.
+	if _, err := s.Stage("site-b"); !errors.As(err, new(*ConflictError)) {
+		t.Errorf("Stage by another owner = %v, want a ConflictError", err)
+	}
+	if removed, err := s.Withdraw("site-b"); removed || err != nil {
+		t.Errorf("Withdraw by another owner = %v, %v", removed, err)
+	}
+	if removed, err := s.Withdraw("site-a"); !removed || err != nil {
+		t.Fatalf("Withdraw = %v, %v", removed, err)
+	}
+	entries, _ := os.ReadDir(parent)
+	if len(entries) != 1 || entries[0].Name() != "mine.txt" {
+		t.Errorf("after Withdraw the parent holds %v", entries)
+	}
+}
+
+// What the provider did not write is refused and left as it is.
+func TestStageRefusesWhatItDidNotWrite(t *testing.T) {
+	parent := t.TempDir()
+	s, _ := Locate(filepath.Join(parent, "site"))
+	writeTree(t, s.Dir, "mine")
+	if _, err := s.Stage("site-a"); !errors.As(err, new(*ForeignError)) || !strings.Contains(err.Error(), "did not make") {
+		t.Errorf("Stage over a user's directory = %v", err)
+	}
+	if got := served(t, s); got != "mine" {
+		t.Errorf("the user's directory now serves %q", got)
+	}
+	if _, err := os.Lstat(s.Store); err == nil {
+		t.Error("a refused Stage made a store")
+	}
+	// A link the provider did not make.
+	other := t.TempDir()
+	link, _ := Locate(filepath.Join(parent, "link"))
+	if err := os.Symlink(other, link.Dir); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := link.Stage("site-a"); !errors.As(err, new(*ForeignError)) {
+		t.Errorf("Stage over a foreign link = %v", err)
+	}
+}
+
+// A killed run's staging area goes at the next Stage; Abandon removes a
+// store that never published.
+func TestStageCleansWhatAKilledRunLeft(t *testing.T) {
+	parent := t.TempDir()
+	s, _ := Locate(filepath.Join(parent, "site"))
+	staged, err := s.Stage("site-a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeTree(t, staged, "half")
+	if _, err := s.Stage("site-a"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Lstat(staged); err == nil {
+		t.Error("the staged tree of an earlier run is still there")
+	}
+	if err := s.Abandon("site-a"); err != nil {
+		t.Fatal(err)
+	}
+	if entries, _ := os.ReadDir(parent); len(entries) != 0 {
+		t.Errorf("Abandon left %v", entries)
+	}
+}
+
+// Served names of any length work: the store's name is shortened.
+func TestLongNames(t *testing.T) {
+	parent := t.TempDir()
+	s, err := Locate(filepath.Join(parent, strings.Repeat("d", 250)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(filepath.Base(s.Store)) > nameMax {
+		t.Fatalf("store name of %d bytes", len(filepath.Base(s.Store)))
+	}
+	publishTree(t, s, "site-a", "long")
+	if got := served(t, s); got != "long" {
+		t.Errorf("serves %q", got)
+	}
+}
+
+func TestPathProblem(t *testing.T) {
+	wd, _ := os.Getwd()
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	tf := t.TempDir()
+	if err := os.WriteFile(filepath.Join(tf, "main.tf"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	parent := t.TempDir()
+	s, _ := Locate(filepath.Join(parent, "site"))
+	publishTree(t, s, "site-a", "x")
+	for _, c := range []struct{ dir, want string }{
+		{"/", "root"},
+		{wd, "runs in"},
+		{filepath.Dir(wd), "runs in"},
+		{home, "home directory"},
+		{tf, "Terraform configuration"},
+		{filepath.Join(s.Dir, "sub"), "inside"},
+		{filepath.Join(s.Store, "releases", "x"), "inside"},
+		{filepath.Join(parent, "other"), ""},
+	} {
+		got := PathProblem(c.dir)
+		if (c.want == "") != (got == "") || !strings.Contains(got, c.want) {
+			t.Errorf("PathProblem(%q) = %q, want %q", c.dir, got, c.want)
+		}
+	}
+}
