@@ -145,13 +145,7 @@ func (e *staticExportBundleEphemeralResource) Open(ctx context.Context, req ephe
 // Reading the job first turns "not finished" and "failed" into errors that
 // say what to do, instead of the bundle endpoint's bare 409.
 func (d *providerData) completedExportLink(ctx context.Context, jobID string, diags *diag.Diagnostics) *client.StaticExportLink {
-	job, err := d.client.GetStaticExport(ctx, jobID)
-	if err != nil {
-		diags.AddError(bundleErrorSummary(err), bundleJobReadError(jobID, err))
-		return nil
-	}
-	if problem := notBundleable(job); problem != "" {
-		diags.AddError("Static export not ready for a bundle link", problem)
+	if !d.completedExport(ctx, jobID, diags) {
 		return nil
 	}
 
@@ -169,6 +163,21 @@ func (d *providerData) completedExportLink(ctx context.Context, jobID string, di
 	}
 	diags.Append(plainHTTPLinkWarning(bundle.BundleURL)...)
 	return bundle
+}
+
+// completedExport reads the job (read scope is enough) and reports whether
+// it completed, with an error that says why not.
+func (d *providerData) completedExport(ctx context.Context, jobID string, diags *diag.Diagnostics) bool {
+	job, err := d.client.GetStaticExport(ctx, jobID)
+	if err != nil {
+		diags.AddError(bundleErrorSummary(err), bundleJobReadError(jobID, err))
+		return false
+	}
+	if problem := notBundleable(job); problem != "" {
+		diags.AddError("Static export not ready for a bundle link", problem)
+		return false
+	}
+	return true
 }
 
 // Renew is called by Terraform at RenewAt, shortly before the link expires,

@@ -5,12 +5,14 @@ import (
 	"fmt"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
-
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
+
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/archive"
 )
 
 var _ datasource.DataSourceWithConfigure = (*staticSiteManifestDataSource)(nil)
@@ -28,13 +30,14 @@ type staticSiteManifestDataSource struct {
 }
 
 type staticSiteManifestDataModel struct {
-	JobID         types.String `tfsdk:"job_id"`
-	MaxFiles      types.Int64  `tfsdk:"max_files"`
-	ArchiveSHA256 types.String `tfsdk:"archive_sha256"`
-	FileCount     types.Int64  `tfsdk:"file_count"`
-	SizeBytes     types.Int64  `tfsdk:"size_bytes"`
-	Files         types.Map    `tfsdk:"files"`
-	Routes        types.Map    `tfsdk:"routes"`
+	JobID          types.String `tfsdk:"job_id"`
+	MaxFiles       types.Int64  `tfsdk:"max_files"`
+	CacheDirectory types.String `tfsdk:"cache_directory"`
+	ArchiveSHA256  types.String `tfsdk:"archive_sha256"`
+	FileCount      types.Int64  `tfsdk:"file_count"`
+	SizeBytes      types.Int64  `tfsdk:"size_bytes"`
+	Files          types.Map    `tfsdk:"files"`
+	Routes         types.Map    `tfsdk:"routes"`
 }
 
 func (d *staticSiteManifestDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
@@ -46,10 +49,12 @@ func (d *staticSiteManifestDataSource) Schema(_ context.Context, _ datasource.Sc
 		return schema.StringAttribute{MarkdownDescription: desc, Computed: true}
 	}
 	resp.Schema = schema.Schema{
-		MarkdownDescription: "Lists the files of a completed static export's site, as `docsadmin_static_site` would unpack them, by downloading " +
-			"and verifying its archive once per read; nothing is written to disk. A new export's files cannot be known while planning the " +
+		MarkdownDescription: "Lists the files of a completed static export's site, as `docsadmin_static_site` would publish them. The first " +
+			"read of an export downloads and verifies its archive once (a key with the write scope, which generates links); the manifest is then " +
+			"kept in `cache_directory`, and every later read only checks that the job still exists and completed (a read-scoped key is " +
+			"enough): no link, no download. The site itself is not written. A new export's files cannot be known while planning the " +
 			"configuration that creates it, so a second configuration (or a later stage) reads the completed export by `job_id`, known at plan, " +
-			"and plans `for_each` over `files`. Needs a key that may generate links (write scope), as every read generates a fresh one.",
+			"and plans `for_each` over `files`.",
 		Attributes: map[string]schema.Attribute{
 			"job_id": schema.StringAttribute{
 				MarkdownDescription: "Identifier of a completed export job, such as `se_3f9a2c1b8e7d4a06`.",
@@ -61,6 +66,16 @@ func (d *staticSiteManifestDataSource) Schema(_ context.Context, _ datasource.Sc
 					"refused. Every file is an entry of `files`, which the plans of the uploads read. Default: `%d`.", defaultSiteMaxFiles),
 				Optional:   true,
 				Validators: []validator.Int64{int64validator.Between(1, maxSiteMaxFiles)},
+			},
+			"cache_directory": schema.StringAttribute{
+				MarkdownDescription: "Where the manifest of each export read is kept, so that later plans read it without a link or a download: " +
+					"an export's files never change. Each entry carries the SHA-256 of its content and names its API and job; one that does " +
+					"not match is ignored and downloaded again. Whoever can write it can change what a plan uploads, as with Terraform's " +
+					"own plugin cache: keep it private to the runner. Keep it between runs to plan with a read-scoped key; entries unused for 30 days are " +
+					"removed. Default: `terraform-provider-docsadmin/manifests` in the user's cache directory (`$XDG_CACHE_HOME` or `~/.cache` " +
+					"on Linux, `~/Library/Caches` on macOS, `%LocalAppData%` on Windows).",
+				Optional:   true,
+				Validators: []validator.String{notBlankValidator()},
 			},
 			"archive_sha256": str("Lower-case hex SHA-256 of the archive."),
 			"file_count":     schema.Int64Attribute{MarkdownDescription: "Number of files in the site.", Computed: true},
@@ -83,6 +98,21 @@ func (d *staticSiteManifestDataSource) Configure(_ context.Context, req datasour
 	d.data = providerDataFrom(req.ProviderData, &resp.Diagnostics)
 }
 
+// cached is the manifest of jobID from the cache, when it holds one that
+// can be trusted.
+func (d *staticSiteManifestDataSource) cached(ctx context.Context, cache *manifestCache, jobID string, maxFiles int, diags *diag.Diagnostics) (*siteCollector, archive.Summary, bool) {
+	m, sha, ok, err := cache.load(jobID, maxFiles)
+	if err != nil {
+		diags.AddError("Cannot read the static site's manifest", fmt.Sprintf("The site of export job %s: %s", jobID, err))
+		return nil, archive.Summary{}, false
+	}
+	if !ok {
+		return nil, archive.Summary{}, false
+	}
+	tflog.Debug(ctx, "the site's manifest comes from the cache: no link, no download", map[string]any{"job_id": jobID})
+	return &siteCollector{manifest: m, maxFiles: maxFiles}, archive.Summary{SHA256: sha}, true
+}
+
 func (d *staticSiteManifestDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
 	var cfg staticSiteManifestDataModel
 	resp.Diagnostics.Append(req.Config.Get(ctx, &cfg)...)
@@ -94,26 +124,47 @@ func (d *staticSiteManifestDataSource) Read(ctx context.Context, req datasource.
 	defer cancel()
 
 	jobID := cfg.JobID.ValueString()
-	link := d.data.completedExportLink(ctx, jobID, &resp.Diagnostics)
-	if link == nil {
-		return
-	}
 	maxFiles := int64(defaultSiteMaxFiles)
 	if !cfg.MaxFiles.IsNull() {
 		maxFiles = cfg.MaxFiles.ValueInt64()
 	}
-	collector := newSiteCollector(int(maxFiles))
-	sum, err := d.data.limits.FetchFiles(ctx, nil, link.BundleURL, collector.add)
-	if err != nil {
-		resp.Diagnostics.AddError("Cannot read the static site's manifest", siteDownloadProblem(jobID, link.BundleURL, "Reading", defaultSiteTimeout, "", err))
+	cacheDir := defaultManifestCacheDir()
+	if !cfg.CacheDirectory.IsNull() {
+		cacheDir = cfg.CacheDirectory.ValueString()
+	}
+	// The job is read every time: one that is gone or failed is said so,
+	// whatever the cache holds.
+	if !d.data.completedExport(ctx, jobID, &resp.Diagnostics) {
 		return
+	}
+	cache := newManifestCache(cacheDir, d.data.baseURL)
+	collector, sum, ok := d.cached(ctx, cache, jobID, int(maxFiles), &resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	if !ok {
+		link := d.data.completedExportLink(ctx, jobID, &resp.Diagnostics)
+		if link == nil {
+			return
+		}
+		collector = newSiteCollector(int(maxFiles))
+		var err error
+		sum, err = d.data.limits.FetchFiles(ctx, nil, link.BundleURL, collector.add)
+		if err != nil {
+			resp.Diagnostics.AddError("Cannot read the static site's manifest", siteDownloadProblem(jobID, link.BundleURL, "Reading", defaultSiteTimeout, "", err))
+			return
+		}
+		if err := cache.store(jobID, sum.SHA256, collector.manifest); err != nil {
+			resp.Diagnostics.AddWarning("The site's manifest was not cached", fmt.Sprintf(
+				"Writing the manifest of export job %s to %s failed, so the next plan downloads the archive again: %s", jobID, cacheDir, err))
+		}
 	}
 	manifest, diags := collector.model(sum)
 	resp.Diagnostics.Append(diags...)
 	if diags.HasError() {
 		return
 	}
-	tflog.Debug(ctx, "read the export's site manifest", map[string]any{"job_id": jobID, "sha256": sum.SHA256, "files": manifest.FileCount.ValueInt64()})
+	tflog.Debug(ctx, "read the export's site manifest", map[string]any{"job_id": jobID, "sha256": sum.SHA256, "files": manifest.FileCount.ValueInt64(), "cached": ok})
 	cfg.ArchiveSHA256 = manifest.ArchiveSHA256
 	cfg.FileCount = manifest.FileCount
 	cfg.SizeBytes = manifest.SizeBytes

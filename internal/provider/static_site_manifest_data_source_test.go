@@ -4,7 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	tfjson "github.com/hashicorp/terraform-json"
@@ -153,4 +156,80 @@ resource "terraform_data" "upload" {
 			},
 		},
 	})
+}
+
+// An export's files never change: after one download, the manifest data
+// source plans from its cache with no link and no download, also with a
+// read-scoped key; a damaged cache entry is downloaded again.
+func TestAccStaticSiteManifest_unchangedPlansDownloadNothing(t *testing.T) {
+	const readOnly = "dak_readonly_0123456789"
+	mock := newMock(t, mockapi.Config{ReadOnlyAPIKeys: []string{readOnly}})
+	cache := t.TempDir()
+	traffic := &linkTraffic{mock: mock}
+	config := func(key string) string {
+		return fmt.Sprintf(`
+provider "docsadmin" {
+  base_url = %q
+  api_key  = %q
+}
+
+resource "docsadmin_static_export" "site" {
+  domain = "docs.example.com"
+}
+
+data "docsadmin_static_site_manifest" "site" {
+  job_id          = docsadmin_static_export.site.job_id
+  cache_directory = %q
+}
+`, mock.URL, key, cache)
+	}
+	damage := func() {
+		entries, err := os.ReadDir(cache)
+		if err != nil || len(entries) != 1 {
+			t.Fatalf("the cache holds %v (%v), want one entry", entries, err)
+		}
+		name := filepath.Join(cache, entries[0].Name())
+		body, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// One file's size changed: the entry's own digest no longer matches.
+		damaged := strings.Replace(string(body), `"s":`, `"s":1`, 1)
+		if damaged == string(body) {
+			t.Fatal("nothing to damage in the cache entry")
+		}
+		if err := os.WriteFile(name, []byte(damaged), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		traffic.reset()
+	}
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testFactories(Options{}),
+		Steps: []resource.TestStep{
+			{
+				// The export's verification and the data source's first
+				// read download once each.
+				PreConfig: traffic.reset,
+				Config:    config(mock.APIKey),
+				Check:     traffic.expect(2, 2, 0),
+			},
+			{
+				// Every later plan and refresh: no link, no download, and a
+				// key that may not generate links is enough.
+				Config: config(readOnly),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+				Check: traffic.expect(0, 0, 0),
+			},
+			{
+				PreConfig: damage,
+				Config:    config(mock.APIKey),
+				Check:     traffic.expect(1, 1, 0),
+			},
+		},
+	})
+	if got := mock.ExportsStarted("docs.example.com"); got != 1 {
+		t.Errorf("%d exports, want 1", got)
+	}
 }

@@ -1,0 +1,176 @@
+package provider
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/archive"
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/publish"
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/site"
+)
+
+// The files of an export never change, so the manifest data source keeps
+// what one download told it and later plans read it from disk, with no
+// link and no download (a read-scoped key is enough). The cache is trusted
+// as Terraform's plugin cache is, by whoever owns the runner: an entry carries the SHA-256 of its content, so a damaged or
+// truncated one, or one written for another API origin or job, is ignored
+// and the archive downloaded again; its names and max_files are checked
+// again on every read.
+
+// manifestCacheVersion changes when the entry's shape or meaning does.
+const manifestCacheVersion = 1
+
+// manifestCacheMax bounds what is read of an entry: more than the largest
+// manifest max_files allows.
+const manifestCacheMax = 256 << 20
+
+type manifestCacheEntry struct {
+	Version       int                 `json:"version"`
+	BaseURL       string              `json:"base_url"`
+	JobID         string              `json:"job_id"`
+	ArchiveSHA256 string              `json:"archive_sha256"`
+	Files         []manifestCacheFile `json:"files"`
+	Digest        string              `json:"sha256,omitempty"`
+}
+
+// manifestCacheFile is what the cache keeps of a file; its type and cache
+// policy come from the provider's tables when it is read.
+type manifestCacheFile struct {
+	Path   string `json:"p"`
+	Size   int64  `json:"s"`
+	SHA256 string `json:"h"`
+	MD5    string `json:"m"`
+}
+
+// manifestCache is the cache directory of one provider configuration.
+type manifestCache struct {
+	dir     string
+	baseURL string
+}
+
+// defaultManifestCacheDir is in the user's cache directory ($XDG_CACHE_HOME
+// or ~/.cache on Linux, ~/Library/Caches on macOS, %LocalAppData% on
+// Windows), shared by every configuration on the machine and kept by
+// pipelines that cache it.
+func defaultManifestCacheDir() string {
+	dir, err := os.UserCacheDir()
+	if err != nil {
+		dir = os.TempDir()
+	}
+	return filepath.Join(dir, "terraform-provider-docsadmin", "manifests")
+}
+
+// manifestCacheTTL is how long an entry no read has used is kept.
+const manifestCacheTTL = 30 * 24 * time.Hour
+
+func newManifestCache(dir, baseURL string) *manifestCache {
+	return &manifestCache{dir: dir, baseURL: baseURL}
+}
+
+func (c *manifestCache) path(jobID string) string {
+	sum := sha256.Sum256([]byte(c.baseURL + "\x00" + jobID))
+	return filepath.Join(c.dir, hex.EncodeToString(sum[:16])+".json")
+}
+
+// digest is the SHA-256 of the entry without its digest.
+func digest(e manifestCacheEntry) string {
+	e.Digest = ""
+	data, _ := json.Marshal(e)
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:])
+}
+
+// load returns the sealed manifest of jobID, or false when there is none
+// that can be trusted.
+func (c *manifestCache) load(jobID string, maxFiles int) (*site.Manifest, string, bool, error) {
+	f, err := publish.OpenRegular(c.path(jobID))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, "", false, nil
+	}
+	if err != nil {
+		return nil, "", false, nil // not a regular file: ignored, rewritten
+	}
+	defer f.Close()
+	var e manifestCacheEntry
+	if err := json.NewDecoder(io.LimitReader(f, manifestCacheMax)).Decode(&e); err != nil {
+		return nil, "", false, nil
+	}
+	if e.Version != manifestCacheVersion || e.JobID != jobID || e.BaseURL != c.baseURL || e.Digest != digest(e) {
+		return nil, "", false, nil
+	}
+	now := time.Now()
+	_ = os.Chtimes(c.path(jobID), now, now) // used: kept another TTL
+	collector := newSiteCollector(maxFiles)
+	for _, cf := range e.Files {
+		file := archive.File{Name: cf.Path, Size: cf.Size}
+		if !decodeHex(cf.SHA256, file.SHA256[:]) || !decodeHex(cf.MD5, file.MD5[:]) {
+			return nil, "", false, nil
+		}
+		if err := collector.add(file); err != nil {
+			return nil, "", false, err // max_files lower than the site: said as a download would
+		}
+	}
+	return collector.manifest, e.ArchiveSHA256, true, nil
+}
+
+// store seals and writes the manifest of jobID, replacing any entry whole.
+func (c *manifestCache) store(jobID, archiveSHA256 string, m *site.Manifest) error {
+	e := manifestCacheEntry{Version: manifestCacheVersion, BaseURL: c.baseURL, JobID: jobID, ArchiveSHA256: archiveSHA256}
+	files := m.Files()
+	for _, p := range m.Paths() {
+		f := files[p]
+		e.Files = append(e.Files, manifestCacheFile{Path: p, Size: f.Size, SHA256: f.SHA256, MD5: f.MD5})
+	}
+	e.Digest = digest(e)
+	data, err := json.Marshal(e)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(c.dir, 0o755); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(c.dir, ".manifest-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp.Name(), c.path(jobID)); err != nil {
+		return fmt.Errorf("writing the manifest cache: %w", err)
+	}
+	c.prune(time.Now().Add(-manifestCacheTTL))
+	return nil
+}
+
+// prune removes the entries that no read has used since before; best
+// effort.
+func (c *manifestCache) prune(before time.Time) {
+	entries, err := os.ReadDir(c.dir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		if info, err := e.Info(); err == nil && info.Mode().IsRegular() && info.ModTime().Before(before) {
+			_ = os.Remove(filepath.Join(c.dir, e.Name()))
+		}
+	}
+}
+
+func decodeHex(s string, dst []byte) bool {
+	n, err := hex.Decode(dst, []byte(s))
+	return err == nil && n == len(dst)
+}
