@@ -118,8 +118,9 @@ func (r *staticExportFileResource) Schema(ctx context.Context, _ resource.Schema
 			},
 			"md5": schema.StringAttribute{
 				MarkdownDescription: "Lower-case hex MD5 of the file, the value `filemd5(filename)` would give, but known without reading the file " +
-					"at plan time (where, on a fresh runner, it does not exist yet). For checksum arguments that want an MD5, such as " +
-					"`content_md5` of `azurerm_storage_blob` or `source_md5hash` of `google_storage_bucket_object`.",
+					"at plan time (where, on a fresh runner, it does not exist yet). For arguments that take an MD5 in hex, such as " +
+					"`content_md5` of `azurerm_storage_blob`; `source_md5hash` of `google_storage_bucket_object` is documented as base64: " +
+					"use the export's `archive_md5_base64` there.",
 				Computed:      true,
 				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
 			},

@@ -171,14 +171,14 @@ func (r *staticExportResource) Schema(ctx context.Context, _ resource.SchemaRequ
 			},
 			"archive_md5": schema.StringAttribute{
 				MarkdownDescription: "MD5 (lower-case hex) of the archive as served, recorded by the same verifying download as `archive_sha256`, and " +
-					"kept and cleared with it: for stores that check an upload against an MD5, such as `source_md5hash` of " +
-					"`google_storage_bucket_object`. Null when not verified.",
+					"kept and cleared with it: for arguments that take an MD5 in hex, such as `content_md5` of `azurerm_storage_blob` " +
+					"(which converts it to base64 for the `Content-MD5` header). Null when not verified.",
 				Computed:      true,
 				PlanModifiers: keep(),
 			},
 			"archive_md5_base64": schema.StringAttribute{
-				MarkdownDescription: "The same MD5 in base64, as the `Content-MD5` header and `content_md5` of `azurerm_storage_blob` carry it. " +
-					"Null when not verified.",
+				MarkdownDescription: "The same MD5 in base64, as the `Content-MD5` header carries it and as `source_md5hash` of " +
+					"`google_storage_bucket_object` is documented to take it (Cloud Storage's own `md5hash` is base64). Null when not verified.",
 				Computed:      true,
 				PlanModifiers: keep(),
 			},

@@ -34,7 +34,8 @@ var siteFileType = types.ObjectType{AttrTypes: siteFileAttrTypes}
 // the data source.
 const (
 	siteFilesDescription = "Every regular file of the site, by its path relative to the site's root (such as `guides/getting-started.html`): " +
-		"`size` in bytes, `sha256` and `md5` (lower-case hex), `md5_base64` (as `Content-MD5` carries it), `content_type` and `cache_control` " +
+		"`size` in bytes, `sha256` and `md5` (lower-case hex: `content_md5` of `azurerm_storage_blob` takes it), `md5_base64` (as the " +
+		"`Content-MD5` header carries it, and as `source_md5hash` of `google_storage_bucket_object` is documented), `content_type` and `cache_control` " +
 		"from a table fixed in the provider, the same on every system. `content_type`: `.html` `text/html; charset=utf-8`, `.css`, `.js`/`.mjs`, " +
 		"`.txt` with `charset=utf-8`, `.json` and `.map` `application/json`, `.rsc` `text/x-component`, `.ico` `image/x-icon`, images, fonts " +
 		"(`font/woff2`...), `.pdf`, `.wasm`, `.webmanifest`; anything else `application/octet-stream`. `cache_control`: pages and their RSC payloads (`.html`, `.txt`, `.rsc`: " +

@@ -7,32 +7,29 @@ resource "docsadmin_static_export" "docs" {
   triggers = { docs_commit = var.docs_commit }
 }
 
-# The export's site, verified and unpacked into a directory of its own.
-# Refresh checks the tree on disk; a fresh runner or a changed file plans an
-# in-place restore (one download, no new export) and files stays known.
+# The export's site, verified and published at dist/site: a symbolic link
+# that switches to each new export's release in one step, so a server of
+# dist/site never sees a missing or half-written site. A new docs_commit
+# updates the site in place. Refresh checks the release on disk; a fresh
+# runner or a changed file plans an in-place restore (one download, no new
+# export).
 resource "docsadmin_static_site" "docs" {
   job_id          = docsadmin_static_export.docs.job_id
   directory       = "${path.module}/dist/site"
   expected_sha256 = docsadmin_static_export.docs.archive_sha256
 }
 
-# One upload per file, planned from the manifest in state: replace
-# terraform_data with your store's object resource (key, source, content
-# type, cache control and checksum come from each.key and each.value).
-resource "terraform_data" "upload" {
-  for_each = docsadmin_static_site.docs.files
-
-  input = {
-    key           = each.key
-    source        = "${docsadmin_static_site.docs.directory}/${each.key}"
-    content_type  = each.value.content_type
-    cache_control = each.value.cache_control
-    content_md5   = each.value.md5_base64
+# Serve or sync the directory itself: web servers resolve the link on each
+# request. A sync that reads the tree for a while (aws s3 sync, rsync)
+# reads release_directory, which never changes under it.
+output "site" {
+  value = {
+    directory = docsadmin_static_site.docs.directory
+    release   = docsadmin_static_site.docs.release_directory
+    files     = docsadmin_static_site.docs.file_count
   }
 }
 
-# Hosts that do not resolve extensionless URLs: one copy of each page under
-# its route (the root, "", is the index document).
-output "routes" {
-  value = docsadmin_static_site.docs.routes
-}
+# Per-file uploads need the files at plan time: a new export's are known
+# only after apply, so plan them in a second configuration from
+# data "docsadmin_static_site_manifest" (see the static hosting guide).
