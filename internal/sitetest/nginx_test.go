@@ -158,9 +158,17 @@ func unpackedExport(t *testing.T) string {
 	t.Helper()
 	mock := mockapi.NewServer(mockapi.Config{ExportDuration: 100 * time.Millisecond})
 	t.Cleanup(mock.Close)
+	return unpackExport(t, mock, `{"domain":"docs.example.com"}`)
+}
+
+// unpackExport starts an export on mock with the request body start (JSON:
+// domain, and optionally version and paths), downloads and verifies its
+// archive as the provider does, and unpacks it with tar.
+func unpackExport(t *testing.T, mock *mockapi.Server, start string) string {
+	t.Helper()
 	call := func(method, path string, out any) {
 		t.Helper()
-		req, _ := http.NewRequestWithContext(t.Context(), method, mock.URL+path, strings.NewReader(`{"domain":"docs.example.com"}`))
+		req, _ := http.NewRequestWithContext(t.Context(), method, mock.URL+path, strings.NewReader(start))
 		req.Header.Set("Authorization", "Bearer "+mock.APIKey)
 		req.Header.Set("Content-Type", "application/json")
 		resp, err := http.DefaultClient.Do(req)

@@ -1,9 +1,9 @@
 # The sync variant, for sites of thousands of files: Terraform exports,
 # downloads, verifies and unpacks the archive, then one step syncs the
-# verified tree to the bucket (sync-s3.sh): assets first, then the files
-# that refer to them, then deletions. Terraform tracks the export and the
-# tree, not each object, so plans stay small and a new export needs no
-# second stage.
+# verified tree to the bucket (sync-s3.sh): assets first, then new pages,
+# then the pages that may link to them, then deletions, stale pages before
+# their assets. Terraform tracks the export and the tree, not each object,
+# so plans stay small and a new export needs no second stage.
 terraform {
   required_version = ">= 1.10"
   required_providers {

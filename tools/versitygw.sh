@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Prints the path of the versitygw pinned in tools/versitygw/go.mod, building
+# it on first use: the S3-compatible server (posix backend) that
+# internal/sitetest syncs the static-host example's site to with
+# examples/pipelines/static-host/sync/sync-s3.sh. The binary is cached outside
+# the repository, next to the goreleaser and Terraform builds, under a name
+# keyed by the tool module's go.mod and go.sum, so a version bump builds
+# afresh; the test looks for it there.
+set -euo pipefail
+
+module_dir="$(cd "$(dirname "$0")/versitygw" && pwd)"
+cache="${DOCSADMIN_TOOLS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/terraform-provider-docsadmin}"
+key=$(cat "$module_dir/go.mod" "$module_dir/go.sum" | sha256sum | cut -c1-16)
+binary="$cache/versitygw-$key/versitygw"
+
+if [[ ! -x "$binary" ]]; then
+  echo "building versitygw from tools/versitygw/go.mod into $binary (first run only)" >&2
+  mkdir -p "$(dirname "$binary")"
+  (cd "$module_dir" && GOWORK=off CGO_ENABLED=0 go build -trimpath -o "$binary.tmp.$$" github.com/versity/versitygw/cmd/versitygw)
+  mv "$binary.tmp.$$" "$binary"
+fi
+echo "$binary"
