@@ -362,8 +362,10 @@ func (r *staticSiteResource) publish(ctx context.Context, plan *staticSiteModel,
 		return false
 	}
 	if err != nil {
-		// Published; only the removal of an old release failed.
-		diags.AddWarning("An old release of the static site was not removed", fmt.Sprintf("%s serves the new site; removing an old release in %s failed: %s",
+		// Published: what failed after the switch is bookkeeping, which the
+		// next switch does again.
+		diags.AddWarning("The static site was published, but its store was not tidied", fmt.Sprintf(
+			"%s serves the new site; recording it in %s or removing an old release there failed, and the next publication tries again: %s",
 			site.Dir, site.Store, err))
 	}
 	published = true

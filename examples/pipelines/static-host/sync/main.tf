@@ -70,8 +70,10 @@ resource "terraform_data" "sync" {
 
   provisioner "local-exec" {
     command = "${path.module}/sync-s3.sh"
+    # The release, not the link: the sync reads a tree that no later
+    # publication can switch under it.
     environment = {
-      SITE     = docsadmin_static_site.docs.directory
+      SITE     = docsadmin_static_site.docs.release_directory
       MANIFEST = local_file.manifest.filename
       BUCKET   = data.aws_s3_bucket.site.id
     }
