@@ -202,11 +202,19 @@ func (c *siteClaims) overlap(site publish.Site, owner, jobID string) string {
 		if how == "" || (!other.fresh && site.Dir == other.site.Dir) {
 			continue
 		}
-		return fmt.Sprintf("%s is %s of another docsadmin_static_site (%s, the site of export job %s). Give each site a directory of its own, "+
-			"outside the others'.", site.Dir, how, other.site.Dir, other.jobID)
+		return overlapProblem(site, how, other)
 	}
 	c.claims = append(c.claims, siteClaim{site: site, owner: owner, jobID: jobID, fresh: true})
 	return ""
+}
+
+func overlapProblem(site publish.Site, how string, other siteClaim) string {
+	job := ""
+	if other.jobID != "" {
+		job = ", the site of export job " + other.jobID
+	}
+	return fmt.Sprintf("%s is %s another docsadmin_static_site (%s%s). Give each site a directory of its own, outside the others'.",
+		site.Dir, how, other.site.Dir, job)
 }
 
 // claim records a site that this run publishes, refusing one that collides
@@ -218,9 +226,8 @@ func (c *siteClaims) claim(site publish.Site, owner, jobID string) string {
 		if other.owner == owner || other.owner == "" {
 			continue
 		}
-		if how := publish.Overlap(site, other.site); how != "" && site.Dir != other.site.Dir {
-			return fmt.Sprintf("%s is %s of another docsadmin_static_site (%s, the site of export job %s). Give each site a directory of its "+
-				"own, outside the others'.", site.Dir, how, other.site.Dir, other.jobID)
+		if how := publish.Overlap(site, other.site); how != "" {
+			return overlapProblem(site, how, other)
 		}
 	}
 	c.claims = append(c.claims, siteClaim{site: site, owner: owner, jobID: jobID, fresh: true})

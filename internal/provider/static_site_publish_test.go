@@ -216,8 +216,8 @@ func TestAccStaticSite_neverReplacesAUsersDirectory(t *testing.T) {
 // Two sites at the same or nested directories are refused.
 func TestAccStaticSite_overlappingDirectoriesRefused(t *testing.T) {
 	for _, c := range []struct{ name, second, want string }{
-		{"same", "site", `same\s+directory`},
-		{"nested", "site/sub", `inside`},
+		{"same", "site", `(same\s+directory\s+as|is\s+published\s+by)\s+another\s+docsadmin_static_site`},
+		{"nested", "site/sub", `(inside\s+the\s+directory\s+of|holds\s+that\s+of)\s+another\s+docsadmin_static_site`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			mock := newMock(t, mockapi.Config{})
@@ -232,7 +232,7 @@ resource "docsadmin_static_site" "other" {
 				ProtoV6ProviderFactories: testFactories(Options{}),
 				Steps: []resource.TestStep{{
 					Config:      config,
-					ExpectError: regexp.MustCompile(`(?s)` + c.want + `.*another\s+docsadmin_static_site`),
+					ExpectError: regexp.MustCompile(`(?s)` + c.want + `.*Give\s+each`),
 				}},
 			})
 		})

@@ -9,6 +9,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
+	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -194,6 +195,31 @@ func (r *staticSiteResource) Configure(_ context.Context, req resource.Configure
 	r.data = providerDataFrom(req.ProviderData, &resp.Diagnostics)
 }
 
+// siteScalars are a site's attributes other than its manifest, read one by
+// one: converting files, thousands of objects, costs a plan more than
+// everything else it does, so ModifyPlan and Read never convert it whole.
+type siteScalars struct {
+	ID, JobID, Directory, ExpectedSHA256 types.String
+	MaxFiles                             types.Int64
+	TreeIntact                           types.Bool
+}
+
+type attributeGetter interface {
+	GetAttribute(ctx context.Context, p path.Path, target interface{}) diag.Diagnostics
+}
+
+func readSiteScalars(ctx context.Context, g attributeGetter) (siteScalars, diag.Diagnostics) {
+	var s siteScalars
+	var diags diag.Diagnostics
+	diags.Append(g.GetAttribute(ctx, path.Root("id"), &s.ID)...)
+	diags.Append(g.GetAttribute(ctx, path.Root("job_id"), &s.JobID)...)
+	diags.Append(g.GetAttribute(ctx, path.Root("directory"), &s.Directory)...)
+	diags.Append(g.GetAttribute(ctx, path.Root("expected_sha256"), &s.ExpectedSHA256)...)
+	diags.Append(g.GetAttribute(ctx, path.Root("max_files"), &s.MaxFiles)...)
+	diags.Append(g.GetAttribute(ctx, path.Root("tree_intact"), &s.TreeIntact)...)
+	return s, diags
+}
+
 // ModifyPlan checks a new directory on disk, plans what a new export
 // changes, and plans tree_intact = true: a create publishes the site, and a
 // site that the refresh found damaged is published again in place.
@@ -201,53 +227,50 @@ func (r *staticSiteResource) ModifyPlan(ctx context.Context, req resource.Modify
 	if req.Plan.Raw.IsNull() {
 		return
 	}
-	var plan staticSiteModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	plan, diags := readSiteScalars(ctx, req.Plan)
+	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	set := func(name string, v attr.Value) {
+		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root(name), v)...)
+	}
+	set("tree_intact", types.BoolValue(true))
 	if req.State.Raw.IsNull() {
 		// The plan of a replacement receives the private state of the
 		// object it replaces: at the same directory, it takes its
 		// publication over.
 		if owner := privateSiteOwner(ctx, req.Private); owner.ID != "" && !plan.Directory.IsUnknown() && sameSitePath(owner.Directory, plan.Directory.ValueString()) {
 			plan.ID = types.StringValue(owner.ID)
+			set("id", plan.ID)
 		}
 		if !plan.Directory.IsUnknown() {
 			r.checkNewDirectory(plan, &resp.Diagnostics)
 		}
-		if known := plannedDigest(plan.ExpectedSHA256); !known.IsUnknown() {
-			plan.ArchiveSHA256 = known
-		}
-		plan.TreeIntact = types.BoolValue(true)
-		resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+		set("archive_sha256", plannedDigest(plan.ExpectedSHA256))
 		return
 	}
-	var state staticSiteModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	state, diags := readSiteScalars(ctx, req.State)
+	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	switch {
-	case !plan.JobID.Equal(state.JobID) || !plan.ExpectedSHA256.Equal(state.ExpectedSHA256) || !plan.MaxFiles.Equal(state.MaxFiles):
+	newExport := !plan.JobID.Equal(state.JobID) || !plan.ExpectedSHA256.Equal(state.ExpectedSHA256) || !plan.MaxFiles.Equal(state.MaxFiles)
+	if newExport {
 		// Another export (or other checks of it): its files are known
 		// once it is downloaded.
-		plan.ArchiveSHA256 = plannedDigest(plan.ExpectedSHA256)
-		plan.FileCount = types.Int64Unknown()
-		plan.SizeBytes = types.Int64Unknown()
-		plan.Files = types.MapUnknown(siteFileType)
-		plan.Routes = types.MapUnknown(types.StringType)
-		plan.ReleaseDirectory = types.StringUnknown()
-	case !state.TreeIntact.ValueBool():
-		plan.ReleaseDirectory = types.StringUnknown()
+		set("archive_sha256", plannedDigest(plan.ExpectedSHA256))
+		set("file_count", types.Int64Unknown())
+		set("size_bytes", types.Int64Unknown())
+		set("files", types.MapUnknown(siteFileType))
+		set("routes", types.MapUnknown(types.StringType))
 	}
-	if plan.ReleaseDirectory.IsUnknown() {
+	if newExport || !state.TreeIntact.ValueBool() {
 		// A switch is planned: what is at the directory must still be
 		// the provider's.
+		set("release_directory", types.StringUnknown())
 		r.checkNewDirectory(plan, &resp.Diagnostics)
 	}
-	plan.TreeIntact = types.BoolValue(true)
-	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
 }
 
 // plannedDigest is the archive's SHA-256 as a plan knows it: the expected
@@ -261,7 +284,7 @@ func plannedDigest(expected types.String) types.String {
 
 // checkNewDirectory refuses at plan a directory that holds what the
 // provider did not write, or that another site of this run claims.
-func (r *staticSiteResource) checkNewDirectory(plan staticSiteModel, diags *diag.Diagnostics) {
+func (r *staticSiteResource) checkNewDirectory(plan siteScalars, diags *diag.Diagnostics) {
 	site, err := publish.Locate(plan.Directory.ValueString())
 	if err != nil {
 		return // the validator words it
@@ -383,8 +406,10 @@ func (r *staticSiteResource) publish(ctx context.Context, plan *staticSiteModel,
 // a warning that names the files. It never removes the resource: the
 // manifest stays known for plans on a runner without the site.
 func (r *staticSiteResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	var state staticSiteModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	state, diags := readSiteScalars(ctx, req.State)
+	resp.Diagnostics.Append(diags...)
+	var files types.Map
+	resp.Diagnostics.Append(req.State.GetAttribute(ctx, path.Root("files"), &files)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -396,7 +421,7 @@ func (r *staticSiteResource) Read(ctx context.Context, req resource.ReadRequest,
 	if r.data != nil {
 		r.data.sites.remember(site, state.ID.ValueString(), state.JobID.ValueString())
 	}
-	want, err := siteWantFrom(state)
+	want, err := siteWantFrom(files)
 	if err != nil {
 		resp.Diagnostics.AddError("Cannot read the static site's manifest", err.Error())
 		return
@@ -420,7 +445,7 @@ func (r *staticSiteResource) Read(ctx context.Context, req resource.ReadRequest,
 	case found.Current == "":
 		drift.whole = fmt.Sprintf("%s does not exist on this machine (a fresh runner, or it was removed)", site.Dir)
 	default:
-		state.ReleaseDirectory = types.StringValue(site.Release(found.Current))
+		resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("release_directory"), types.StringValue(site.Release(found.Current)))...)
 		drift, err = compareSiteTree(ctx, site.Release(found.Current), want)
 		if err != nil {
 			resp.Diagnostics.AddError("Cannot check the static site on disk",
@@ -431,8 +456,7 @@ func (r *staticSiteResource) Read(ctx context.Context, req resource.ReadRequest,
 	if !drift.none() {
 		resp.Diagnostics.AddWarning("The static site on disk differs from its manifest", drift.String(site.Dir, state.JobID.ValueString()))
 	}
-	state.TreeIntact = types.BoolValue(drift.none())
-	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("tree_intact"), types.BoolValue(drift.none()))...)
 }
 
 // Update publishes a new export's site, or a fresh copy of a site that
@@ -552,12 +576,12 @@ type siteWant struct {
 }
 
 // siteWantFrom reads the sizes and digests of the files in state.
-func siteWantFrom(m staticSiteModel) (map[string]siteWant, error) {
+func siteWantFrom(files types.Map) (map[string]siteWant, error) {
 	want := map[string]siteWant{}
-	if m.Files.IsNull() || m.Files.IsUnknown() {
+	if files.IsNull() || files.IsUnknown() {
 		return want, nil
 	}
-	for p, v := range m.Files.Elements() {
+	for p, v := range files.Elements() {
 		obj, ok := v.(types.Object)
 		if !ok {
 			return nil, fmt.Errorf("files[%q] is not an object", p)

@@ -61,16 +61,17 @@ func PathProblem(dir string) string {
 	return ""
 }
 
-// Overlap says how the served paths a and b collide: the same path, or one
-// inside the other (or inside its store); "" when they do not.
+// Overlap says how the served path a collides with b ("the same directory
+// as", "inside the directory of", "a directory that holds that of"), or ""
+// when they do not.
 func Overlap(a, b Site) string {
 	switch {
 	case a.Dir == b.Dir:
-		return "the same directory"
+		return "the same directory as"
 	case within(a.Dir, b.Dir) || within(a.Dir, b.Store):
-		return "a directory inside the other's"
+		return "inside the directory of"
 	case within(b.Dir, a.Dir) || within(b.Dir, a.Store):
-		return "a directory that holds the other's"
+		return "a directory that holds that of"
 	}
 	return ""
 }

@@ -271,8 +271,12 @@ func (e *ConflictError) Error() string {
 	if e.Other.JobID != "" {
 		job = " the site of export job " + e.Other.JobID
 	}
-	return fmt.Sprintf("%s is published by another docsadmin_static_site (%s, publishing%s since %s); two sites cannot share a directory",
-		e.Site.Dir, e.Other.Owner, job, e.Other.Published.UTC().Format(time.RFC3339))
+	since := "publishing its first site now"
+	if e.Other.Current != "" {
+		since = "publishing" + job + " since " + e.Other.Published.UTC().Format(time.RFC3339)
+	}
+	return fmt.Sprintf("%s is published by another docsadmin_static_site (%s, %s); two sites cannot share a directory",
+		e.Site.Dir, e.Other.Owner, since)
 }
 
 // ForeignError is a served path that holds what the provider did not write.

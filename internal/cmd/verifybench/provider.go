@@ -78,20 +78,27 @@ output "archive_size_bytes" { value = docsadmin_static_export.big.archive_size_b
 // long it took and the largest peak RSS of a provider process meanwhile (0
 // without Linux's /proc), with the transcript that later commands add to.
 func applyWatchingRSS(ctx context.Context, tf *tfexec.Terraform) (time.Duration, int64, *tfrunner.Transcript, error) {
+	transcript := tfrunner.Record(tf)
+	wall, peak, err := watchingRSS(ctx, func() error { return tf.Apply(ctx) })
+	if err != nil {
+		return 0, 0, transcript, fmt.Errorf("terraform apply: %w\n%s", err, transcript)
+	}
+	return wall, peak, transcript, nil
+}
+
+// watchingRSS runs a Terraform command and returns how long it took and the
+// provider's peak RSS meanwhile.
+func watchingRSS(ctx context.Context, run func() error) (time.Duration, int64, error) {
 	var peak atomic.Int64
 	sampling, stopSampling := context.WithCancel(ctx)
 	sampled := make(chan struct{})
 	go func() { defer close(sampled); samplePeakRSS(sampling, &peak) }()
 	start := time.Now()
-	transcript := tfrunner.Record(tf)
-	err := tf.Apply(ctx)
+	err := run()
 	wall := time.Since(start)
 	stopSampling()
 	<-sampled
-	if err != nil {
-		return 0, 0, transcript, fmt.Errorf("terraform apply: %w\n%s", err, transcript)
-	}
-	return wall, peak.Load(), transcript, nil
+	return wall, peak.Load(), err
 }
 
 // samplePeakRSS keeps in peak the largest VmHWM of any provider process seen

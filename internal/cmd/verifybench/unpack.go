@@ -17,6 +17,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync/atomic"
 	"text/tabwriter"
 	"time"
 
@@ -105,7 +106,9 @@ func runUnpack(ctx context.Context, o options, out io.Writer) (bool, error) {
 	fmt.Fprintf(out, "unpackbench: a generated site of %d pages, %d files (sitegen), %s compressed, generated in %s\n\n",
 		o.pages, sitegen.FileCount(o.pages), mib(info.Size()), time.Since(start).Round(time.Millisecond))
 
+	var served servedBytes
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w = served.count(w)
 		if r.URL.Query().Get("X-Amz-Signature") != signature {
 			http.Error(w, "<Error><Code>SignatureDoesNotMatch</Code></Error>", http.StatusForbidden)
 			return
@@ -180,7 +183,7 @@ func runUnpack(ctx context.Context, o options, out io.Writer) (bool, error) {
 		return false, fmt.Errorf("the trees differ")
 	}
 	if o.provider {
-		return runSiteProvider(ctx, o.pages, link, digest, out)
+		return runSiteProvider(ctx, o.pages, link, digest, &served, out)
 	}
 	return true, nil
 }
@@ -220,20 +223,42 @@ func sameTrees(a, b string) (bool, error) {
 	return true, nil
 }
 
+// servedBytes counts the archive downloads and their bytes.
+type servedBytes struct{ requests, bytes atomic.Int64 }
+
+func (s *servedBytes) count(w http.ResponseWriter) http.ResponseWriter {
+	s.requests.Add(1)
+	return &countingWriter{ResponseWriter: w, n: &s.bytes}
+}
+
+type countingWriter struct {
+	http.ResponseWriter
+	n *atomic.Int64
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	n, err := c.ResponseWriter.Write(p)
+	c.n.Add(int64(n))
+	return n, err
+}
+
 // runSiteProvider applies one docsadmin_static_site of the served archive
 // through Terraform with the real provider, against a minimal API whose
 // only job is completed and links to it, and reports the apply's time, the
-// provider's peak RSS, the size of terraform.tfstate and how long a plan
-// that checks the tree on disk takes.
-func runSiteProvider(ctx context.Context, pages int, link, digest string, out io.Writer) (bool, error) {
+// provider's peak RSS, the size of terraform.tfstate, an unchanged plan's
+// time and peak RSS, and what an unchanged plan of a second stage (the
+// manifest data source, after its first read) requests and downloads.
+func runSiteProvider(ctx context.Context, pages int, link, digest string, served *servedBytes, out io.Writer) (bool, error) {
 	fmt.Fprintf(out, "\nprovider: terraform apply of one docsadmin_static_site of that site, then a plan\n")
 	const jobID = "se_0123456789abcdef"
+	var linkRequests atomic.Int64
 	api := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		switch {
 		case r.Method == http.MethodGet && r.URL.Path == "/v1/static-export/jobs/"+jobID:
 			fmt.Fprintf(w, `{"jobId":%q,"status":"completed","progress":100,"pageCount":%d}`, jobID, pages)
 		case r.Method == http.MethodPost && r.URL.Path == "/v1/static-export/jobs/"+jobID+"/bundle":
+			linkRequests.Add(1)
 			fmt.Fprintf(w, `{"jobId":%q,"bundleUrl":%q,"expiresAt":%q}`, jobID, link, time.Now().Add(time.Hour).UTC().Format(time.RFC3339))
 		default:
 			http.Error(w, `{"error":"not found"}`, http.StatusNotFound)
@@ -249,6 +274,7 @@ func runSiteProvider(ctx context.Context, pages int, link, digest string, out io
 	if err != nil {
 		return false, err
 	}
+	env := map[string]string{"DOCSADMIN_BASE_URL": api.URL, "DOCSADMIN_API_KEY": "dsa_bench_0123456789abcdef"}
 	module := filepath.Join(tmp, "module")
 	tf, err := runner.Module(module, map[string][]byte{"main.tf": []byte(fmt.Sprintf(`
 terraform {
@@ -262,7 +288,7 @@ resource "docsadmin_static_site" "site" {
   expected_sha256 = %q
 }
 output "file_count" { value = docsadmin_static_site.site.file_count }
-`, jobID, digest))}, map[string]string{"DOCSADMIN_BASE_URL": api.URL, "DOCSADMIN_API_KEY": "dsa_bench_0123456789abcdef"})
+`, jobID, digest))}, env)
 	if err != nil {
 		return false, err
 	}
@@ -280,17 +306,55 @@ output "file_count" { value = docsadmin_static_site.site.file_count }
 	if _, err := tfrunner.Outputs(ctx, tf, &outputs); err != nil {
 		return false, err
 	}
-	start := time.Now()
-	changes, err := tf.Plan(ctx)
-	planWall := time.Since(start)
+	var changes bool
+	planWall, planRSS, err := watchingRSS(ctx, func() error {
+		var err error
+		changes, err = tf.Plan(ctx)
+		return err
+	})
 	if err != nil {
 		return false, fmt.Errorf("terraform plan: %w\n%s", err, transcript)
 	}
-	fmt.Fprintf(out, "apply: %d files unpacked in %s\n", outputs.Files, applyWall.Round(time.Millisecond))
+	fmt.Fprintf(out, "apply: %d files unpacked and published in %s\n", outputs.Files, applyWall.Round(time.Millisecond))
 	if rss > 0 {
-		fmt.Fprintf(out, "provider peak RSS (VmHWM): %s\n", mib(rss))
+		fmt.Fprintf(out, "provider peak RSS at apply (VmHWM): %s\n", mib(rss))
 	}
 	fmt.Fprintf(out, "terraform.tfstate: %d bytes (%s), %.0f bytes per file\n", state.Size(), mib(state.Size()), float64(state.Size())/float64(max(outputs.Files, 1)))
-	fmt.Fprintf(out, "plan after apply (refresh hashes every file on disk): %s, changes planned: %v\n", planWall.Round(time.Millisecond), changes)
+	fmt.Fprintf(out, "unchanged plan (refresh hashes every file on disk): %s, provider peak RSS %s, changes planned: %v\n",
+		planWall.Round(time.Millisecond), mib(planRSS), changes)
+
+	// The second stage: a configuration that reads the manifest data
+	// source, as one that plans uploads from it does (without the uploads,
+	// whose cost is Terraform's and the store provider's). Its first plan
+	// downloads once; later ones read the manifest from the cache.
+	stage2, err := runner.Module(filepath.Join(tmp, "stage2"), map[string][]byte{"main.tf": []byte(fmt.Sprintf(`
+terraform {
+  required_providers {
+    docsadmin = { source = "docsadmin/docsadmin" }
+  }
+}
+data "docsadmin_static_site_manifest" "site" {
+  job_id          = %q
+  cache_directory = "${path.module}/manifests"
+}
+output "files" {
+  value = length(data.docsadmin_static_site_manifest.site.files)
+}
+`, jobID))}, env)
+	if err != nil {
+		return false, err
+	}
+	for i, what := range []string{"first plan of the second stage (downloads once)", "unchanged plan of the second stage"} {
+		links, downloads, bytes := linkRequests.Load(), served.requests.Load(), served.bytes.Load()
+		wall, peak, err := watchingRSS(ctx, func() error { _, err := stage2.Plan(ctx); return err })
+		if err != nil {
+			return false, fmt.Errorf("terraform plan of the second stage: %w", err)
+		}
+		fmt.Fprintf(out, "%s: %s, provider peak RSS %s, link requests %d, downloads %d, bytes downloaded %d\n", what,
+			wall.Round(time.Millisecond), mib(peak), linkRequests.Load()-links, served.requests.Load()-downloads, served.bytes.Load()-bytes)
+		if i == 1 && served.bytes.Load() != bytes {
+			changes = true // a miss: reported as a failed run
+		}
+	}
 	return !changes, nil
 }
