@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/bundlelink"
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/redirect"
 )
 
 // Fetch downloads the archive behind link with the default Limits. See
@@ -117,18 +118,16 @@ func fetchFailure(ctx context.Context, host string, idle time.Duration, err erro
 // is abandoned.
 const DefaultIdleTimeout = 60 * time.Second
 
-// maxRedirects is as many redirects as Go's default client follows.
-const maxRedirects = 10
-
 var defaultClient = DownloadClient(nil)
 
 // DownloadClient returns the HTTP client for archive downloads: transport
 // (Go's default transport when nil, which honours HTTPS_PROXY, NO_PROXY and
-// SSL_CERT_FILE) and a redirect policy fit for presigned links. A redirect
-// carries no Referer header, which would hand the link and its signature to
-// the next server, and one from https to http is refused: the archive would
-// travel unprotected. Whole downloads are bounded by their context and
-// IdleTimeout, not by a fixed timeout.
+// SSL_CERT_FILE) and the redirect rule of every client of the provider
+// (internal/redirect): up to 10 redirects, none from https to http (the
+// archive would travel unprotected), none that changes the method, and
+// none carrying a Referer header, which would hand the link and its
+// signature to the next server. Whole downloads are bounded by their
+// context and IdleTimeout, not by a fixed timeout.
 func DownloadClient(transport http.RoundTripper) *http.Client {
 	if transport == nil {
 		transport = http.DefaultTransport
@@ -136,18 +135,7 @@ func DownloadClient(transport http.RoundTripper) *http.Client {
 			transport = t.Clone()
 		}
 	}
-	return &http.Client{Transport: transport, CheckRedirect: checkRedirect}
-}
-
-func checkRedirect(req *http.Request, via []*http.Request) error {
-	req.Header.Del("Referer")
-	if len(via) >= maxRedirects {
-		return fmt.Errorf("stopped after %d redirects", maxRedirects)
-	}
-	if via[0].URL.Scheme == "https" && req.URL.Scheme != "https" {
-		return fmt.Errorf("refused a redirect from https to %s://%s: the archive would travel unencrypted", req.URL.Scheme, req.URL.Host)
-	}
-	return nil
+	return &http.Client{Transport: transport, CheckRedirect: redirect.Check(redirect.Limit, "")}
 }
 
 // withoutURL drops the *url.Error layer, whose message quotes the whole link

@@ -13,10 +13,12 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/clock"
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/redirect"
 )
 
 // Defaults for Config fields left at their zero value.
@@ -41,8 +43,13 @@ type Config struct {
 	APIKey    string
 	UserAgent string
 
-	HTTPClient       *http.Client
-	RequestTimeout   time.Duration // per attempt
+	// HTTPClient sends the requests; its CheckRedirect is replaced by the
+	// API's redirect rule (none is followed).
+	HTTPClient *http.Client
+	// RequestTimeout bounds one attempt, from sending to the last byte of
+	// the answer: a server that trickles its answer fails the attempt.
+	RequestTimeout time.Duration
+	// MaxResponseBytes bounds the size of one answer.
 	MaxResponseBytes int64
 
 	// MaxRetries bounds the retries of one call: nil for the default, 0 (or
@@ -71,6 +78,7 @@ type Client struct {
 	userAgent     string
 	http          *http.Client
 	maxBody       int64
+	timeout       time.Duration
 	maxRetries    int
 	maxRetryAfter time.Duration
 	backoff       clock.Backoff
@@ -94,6 +102,7 @@ func New(cfg Config) (*Client, error) {
 		userAgent:     cmp.Or(cfg.UserAgent, DefaultUserAgent),
 		http:          cfg.HTTPClient,
 		maxBody:       cmp.Or(max(cfg.MaxResponseBytes, 0), DefaultMaxResponseBytes),
+		timeout:       cmp.Or(max(cfg.RequestTimeout, 0), DefaultRequestTimeout),
 		maxRetries:    DefaultMaxRetries,
 		maxRetryAfter: cmp.Or(max(cfg.MaxRetryAfter, 0), DefaultMaxRetryAfter),
 		backoff:       cfg.Backoff,
@@ -101,19 +110,26 @@ func New(cfg Config) (*Client, error) {
 		logger:        cfg.Logger,
 	}
 	if c.http == nil {
-		timeout := cmp.Or(max(cfg.RequestTimeout, 0), DefaultRequestTimeout)
 		// Keep a connection for every request that may be in flight: the
 		// default keeps two, so a burst would open (and, over TLS, shake
-		// hands for) new connections again and again.
+		// hands for) new connections again and again. The time of an
+		// attempt is bounded by its context (send), which says so.
 		transport, _ := http.DefaultTransport.(*http.Transport)
 		if transport != nil {
 			transport = transport.Clone()
 			transport.MaxIdleConnsPerHost = max(cfg.MaxConcurrentRequests, DefaultMaxConcurrentRequests)
-			c.http = &http.Client{Timeout: timeout, Transport: transport}
+			c.http = &http.Client{Transport: transport}
 		} else {
-			c.http = &http.Client{Timeout: timeout}
+			c.http = &http.Client{}
 		}
+	} else {
+		copied := *c.http
+		c.http = &copied
 	}
+	// The API is spoken to at its own address only: a redirect would carry
+	// the key elsewhere (Go keeps it on a redirect to the same host name,
+	// https to http included) or turn a POST into a GET.
+	c.http.CheckRedirect = redirect.Check(0, "the API is not expected to redirect; something in front of it answered, or the API's URL is not its own")
 	if cfg.MaxRetries != nil {
 		c.maxRetries = max(*cfg.MaxRetries, 0)
 	}
@@ -202,11 +218,17 @@ func (c *Client) attempt(ctx context.Context, ep endpoint, payload []byte, out a
 	return started, c.send(ctx, ep, payload, out, attempt, started)
 }
 
+// errAttemptTimeout is the cause of an attempt that outlived RequestTimeout.
+var errAttemptTimeout = errors.New("the attempt's time ran out")
+
 func (c *Client) send(ctx context.Context, ep endpoint, payload []byte, out any, attempt int, started time.Time) error {
 	var reqBody io.Reader
 	if payload != nil {
 		reqBody = bytes.NewReader(payload)
 	}
+	callCtx := ctx
+	ctx, cancel := context.WithTimeoutCause(ctx, c.timeout, errAttemptTimeout)
+	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, ep.method, c.baseURL+ep.path, reqBody)
 	if err != nil {
 		return fmt.Errorf("%s: building request: %w", ep, err)
@@ -217,14 +239,26 @@ func (c *Client) send(ctx context.Context, ep endpoint, payload []byte, out any,
 	if payload != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
+	// ranOut reports an attempt ended by RequestTimeout, not by the caller.
+	ranOut := func() bool { return callCtx.Err() == nil && errors.Is(context.Cause(ctx), errAttemptTimeout) }
 
 	resp, err := c.http.Do(req)
 	if err != nil {
+		var refused *redirect.Error
+		switch {
+		case errors.As(err, &refused):
+			// A 303 answers a request that was acted on ("see the result
+			// there"); the other redirects say it was not handled here.
+			return &RequestError{Endpoint: ep.String(), Err: refused, MaybeProcessed: refused.Status == http.StatusSeeOther}
+		case ranOut() && !notSent(err):
+			err = &SlowAnswerError{Limit: c.timeout, Headers: false}
+		}
 		return &RequestError{Endpoint: ep.String(), Err: scrubURLError(err), MaybeProcessed: !notSent(err)}
 	}
 	defer resp.Body.Close()
 
-	data, readErr := io.ReadAll(io.LimitReader(resp.Body, c.maxBody+1))
+	body := &countingReader{r: resp.Body}
+	data, readErr := io.ReadAll(io.LimitReader(body, c.maxBody+1))
 	c.logger.Debug(ctx, "API request", map[string]any{
 		"endpoint":    ep.String(),
 		"status":      resp.StatusCode,
@@ -232,19 +266,24 @@ func (c *Client) send(ctx context.Context, ep endpoint, payload []byte, out any,
 		"duration_ms": c.clock.Now().Sub(started).Milliseconds(),
 	})
 	if readErr != nil {
+		if ranOut() {
+			readErr = &SlowAnswerError{Limit: c.timeout, Headers: true, Received: body.n}
+		}
 		return &RequestError{Endpoint: ep.String(), Err: fmt.Errorf("reading the HTTP %d answer: %w", resp.StatusCode, scrubURLError(readErr)), MaybeProcessed: true}
 	}
 	if int64(len(data)) > c.maxBody {
-		return &APIError{Endpoint: ep.String(), StatusCode: resp.StatusCode, Message: fmt.Sprintf("the answer is larger than the %d-byte limit", c.maxBody)}
+		return &APIError{Endpoint: ep.String(), StatusCode: resp.StatusCode, Message: fmt.Sprintf("the answer is larger than the %d-byte limit of an answer; it was not read further", c.maxBody)}
 	}
 
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		message, own := errorMessage(resp, data)
 		return &APIError{
 			Endpoint:   ep.String(),
 			StatusCode: resp.StatusCode,
-			Message:    errorMessage(resp, data),
+			Message:    message,
 			RetryAfter: parseRetryAfterHeader(resp.Header.Get("Retry-After"), c.clock.Now()),
 			collection: ep.collection,
+			apiSaid:    own,
 		}
 	}
 	if out == nil {
@@ -260,33 +299,69 @@ func (c *Client) send(ctx context.Context, ep endpoint, payload []byte, out any,
 }
 
 // errorMessage extracts the API's {"error": "..."} message, or describes a body
-// that is not one (a proxy's HTML page, for instance) without echoing it.
-func errorMessage(resp *http.Response, data []byte) string {
+// that is not one (a proxy's HTML page, for instance) without echoing it. It
+// reports whether the message is the API's own: an error object with a
+// message of its own, not a router's or a gateway's generic answer such as
+// {"error": "Not Found"} or "Cannot GET /path".
+func errorMessage(resp *http.Response, data []byte) (string, bool) {
 	var body struct {
 		Error   any    `json:"error"`
 		Message string `json:"message"`
 	}
 	if json.Unmarshal(data, &body) == nil {
+		var said string
 		switch v := body.Error.(type) {
 		case string:
-			if v != "" {
-				return v
-			}
+			said = v
 		case map[string]any:
-			if m, ok := v["message"].(string); ok && m != "" {
-				return m
-			}
+			said, _ = v["message"].(string)
 		}
-		if body.Message != "" {
-			return body.Message
+		switch {
+		case said != "" && !generic(resp.StatusCode, said):
+			return said, true
+		case body.Message != "":
+			return body.Message, false
+		case said != "":
+			return said, false
 		}
 	}
 	if len(bytes.TrimSpace(data)) == 0 {
-		return "no error message in the answer"
+		return "no error message in the answer", false
 	}
 	contentType := resp.Header.Get("Content-Type")
 	if contentType == "" {
 		contentType = "unknown content type"
 	}
-	return fmt.Sprintf("the answer is not an API error (%s, %d bytes); a proxy or gateway may have answered", contentType, len(data))
+	return fmt.Sprintf("the answer is not an API error (%s, %d bytes); a proxy or gateway may have answered", contentType, len(data)), false
+}
+
+// generic reports a message that any router or gateway gives for the
+// status, which says nothing of the object asked for: the status's name
+// ("Not Found", "404 Not Found", "404 page not found") or a router's
+// "Cannot GET /path" and "Route GET:/path not found".
+func generic(status int, message string) bool {
+	m := strings.ToLower(strings.TrimSpace(message))
+	m = strings.TrimSpace(strings.TrimPrefix(m, strconv.Itoa(status)))
+	switch m {
+	case strings.ToLower(http.StatusText(status)), "page not found", "resource not found", "no route found", "route not found", "endpoint not found":
+		return true
+	}
+	for _, method := range []string{"get", "post", "put", "patch", "delete", "head", "options"} {
+		if strings.HasPrefix(m, "cannot "+method+" ") || strings.HasPrefix(m, "route "+method+":") {
+			return true
+		}
+	}
+	return false
+}
+
+// countingReader counts the bytes read through it.
+type countingReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
 }

@@ -16,6 +16,9 @@ type APIError struct {
 	// collection marks an answer of an endpoint that always exists, such as
 	// the list of export jobs: a 404 there means that the client's base URL points elsewhere.
 	collection bool
+	// apiSaid marks a Message that is the API's own error, not a router's
+	// or a gateway's generic page: only then does a 404 speak of the object.
+	apiSaid bool
 }
 
 func (e *APIError) Error() string {
@@ -49,6 +52,21 @@ func (e *RequestError) Error() string {
 
 func (e *RequestError) Unwrap() error { return e.Err }
 
+// SlowAnswerError is an attempt that did not complete within the client's
+// time for one attempt: no answer came, or its body was still arriving.
+type SlowAnswerError struct {
+	Limit    time.Duration
+	Headers  bool  // whether the status line and headers had arrived
+	Received int64 // bytes of the body received, when Headers
+}
+
+func (e *SlowAnswerError) Error() string {
+	if !e.Headers {
+		return fmt.Sprintf("no answer within %s, the time allowed for one attempt", e.Limit)
+	}
+	return fmt.Sprintf("the answer was still arriving after %s, the time allowed for one attempt (%d bytes of its body received)", e.Limit, e.Received)
+}
+
 // StatusCode returns the HTTP status of err, or 0 when err carries none.
 func StatusCode(err error) int {
 	var apiErr *APIError
@@ -58,8 +76,11 @@ func StatusCode(err error) int {
 	return 0
 }
 
-// IsNotFound reports a 404.
-func IsNotFound(err error) bool { return StatusCode(err) == http.StatusNotFound }
+// IsNotFound reports that the API said the object asked for does not exist
+// (KindNotFound): a 404 answered with the API's own error. A 404 from a
+// route that does not exist, a proxy's page or a URL that points elsewhere
+// (KindNoSuchPath) is not: it says nothing of the object.
+func IsNotFound(err error) bool { return Classify(err).Kind == KindNotFound }
 
 // IsConflict reports a 409, which the bundle endpoint answers for a job that has not finished.
 func IsConflict(err error) bool { return StatusCode(err) == http.StatusConflict }

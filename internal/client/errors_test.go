@@ -322,7 +322,9 @@ func TestErrorHelpers(t *testing.T) {
 		{name: "400", err: wrap(apiErr(400)), status: 400},
 		{name: "401", err: wrap(apiErr(401)), status: 401},
 		{name: "403", err: wrap(apiErr(403)), status: 403},
-		{name: "404", err: wrap(apiErr(404)), status: 404, notFound: true},
+		// Built by hand, not read from an answer: nothing says that the
+		// API spoke of the object (see TestNotFoundOnlyWhenTheAPISaysSo).
+		{name: "404", err: wrap(apiErr(404)), status: 404},
 		{name: "409", err: wrap(apiErr(409)), status: 409, conflict: true},
 		{name: "429", err: wrap(apiErr(429)), status: 429, trans: true},
 		{name: "500", err: wrap(apiErr(500)), status: 500, trans: true, mayHaveActed: true},
@@ -331,7 +333,7 @@ func TestErrorHelpers(t *testing.T) {
 		{name: "2xx unreadable", err: wrap(apiErr(200)), status: 200, trans: true, mayHaveActed: true},
 		{name: "request error", err: wrap(reqErr), trans: true},
 		{name: "request error after sending", err: wrap(&client.RequestError{Err: syscall.ECONNRESET, MaybeProcessed: true}), trans: true, mayHaveActed: true},
-		{name: "joined", err: errors.Join(errors.New("other"), apiErr(404)), status: 404, notFound: true},
+		{name: "joined", err: errors.Join(errors.New("other"), apiErr(409)), status: 409, conflict: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

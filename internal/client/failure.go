@@ -9,6 +9,8 @@ import (
 	"net/http"
 	"strings"
 	"syscall"
+
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/redirect"
 )
 
 // Kind is what a failed call met. The provider words its messages and hints
@@ -25,19 +27,30 @@ const (
 	// KindProtocol: the server does not speak the protocol of the API's URL, for
 	// example a plain-HTTP answer to an HTTPS request. Nothing was sent.
 	KindProtocol Kind = "protocol"
+	// KindRedirected: the answer was a redirect, which the client does not
+	// follow: the API answers at its own address, so something else (a
+	// proxy, a login page, another address) answered.
+	KindRedirected Kind = "redirected"
 	// KindTransport: the connection broke after the request was sent.
 	KindTransport Kind = "transport"
 	// KindUnreadable: a 2xx answer whose body could not be read.
 	KindUnreadable   Kind = "unreadable"
-	KindRateLimited  Kind = "rate limited"  // 429
-	KindServer       Kind = "server"        // 5xx
-	KindUnauthorized Kind = "unauthorized"  // 401
-	KindForbidden    Kind = "forbidden"     // 403
-	KindNoSuchPath   Kind = "no such path"  // 404 on a collection: the API's URL points elsewhere
-	KindNotFound     Kind = "not found"     // 404 on a resource
-	KindConflict     Kind = "conflict"      // 409
-	KindRejected     Kind = "rejected"      // any other 4xx
-	KindOther        Kind = "not an answer" // anything else: a context that ended, a bad identifier
+	KindRateLimited  Kind = "rate limited" // 429
+	KindServer       Kind = "server"       // 5xx
+	KindUnauthorized Kind = "unauthorized" // 401
+	KindForbidden    Kind = "forbidden"    // 403
+	// KindNoSuchPath: a 404 that does not come from the API speaking of
+	// the object: on a collection, which always exists, or with a body
+	// that is not the API's own error (a router's generic "Not Found", a
+	// proxy's HTML page, an empty body). The API's URL points elsewhere, or
+	// the route does not exist; nothing is known of the object.
+	KindNoSuchPath Kind = "no such path"
+	// KindNotFound: the API said the object does not exist, a 404 with its
+	// own error message. Only this means that the object is gone.
+	KindNotFound Kind = "not found"
+	KindConflict Kind = "conflict"      // 409
+	KindRejected Kind = "rejected"      // any other 4xx
+	KindOther    Kind = "not an answer" // anything else: a context that ended, a bad identifier
 )
 
 // Failure is how a failed call is understood, decided once, here: the
@@ -83,8 +96,8 @@ func Classify(err error) Failure {
 		return Failure{Kind: KindUnauthorized, Reason: reason}
 	case code == http.StatusForbidden:
 		return Failure{Kind: KindForbidden, Reason: reason}
-	case code == http.StatusNotFound && apiErr.collection:
-		return Failure{Kind: KindNoSuchPath, Reason: reason}
+	case code == http.StatusNotFound && (apiErr.collection || !apiErr.apiSaid):
+		return Failure{Kind: KindNoSuchPath, Reason: reason + " (no such path)"}
 	case code == http.StatusNotFound:
 		return Failure{Kind: KindNotFound, Reason: reason}
 	case code == http.StatusConflict:
@@ -94,6 +107,11 @@ func Classify(err error) Failure {
 }
 
 func classifyTransport(e *RequestError) Failure {
+	var refused *redirect.Error
+	if errors.As(e.Err, &refused) {
+		// Sent again it would meet the same redirect.
+		return Failure{Kind: KindRedirected, MayHaveActed: e.MaybeProcessed, Reason: refused.Error()}
+	}
 	if !e.MaybeProcessed {
 		kind := notSentKind(e.Err)
 		// A certificate or a protocol does not change between attempts.

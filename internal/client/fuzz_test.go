@@ -201,7 +201,7 @@ func FuzzErrorMessage(f *testing.F) {
 		if contentType != "" {
 			resp.Header.Set("Content-Type", contentType)
 		}
-		msg := errorMessage(resp, body)
+		msg, _ := errorMessage(resp, body)
 		if msg == "" {
 			t.Fatalf("errorMessage(%q) is empty", body)
 		}

@@ -3,6 +3,7 @@ package mockapi
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"maps"
 	"net"
 	"net/http"
@@ -37,6 +38,14 @@ type Fault struct {
 	// with the fault instead: the server acted but the client saw a failure.
 	// With Status 0 and no reset, the real answer is sent after Delay.
 	AfterHandling bool
+	// Patch, with AfterHandling and Status 0, sets these fields over the
+	// real answer's JSON object: a wrong type in one field of an answer to
+	// a call that acted (`{"previewUrl": 42}`), or a status the API does
+	// not document. A nil value removes the field.
+	Patch map[string]any
+	// Trickle writes the body a byte at a time, this long apart, like a
+	// server or proxy that stalls mid-answer.
+	Trickle time.Duration
 }
 
 // InjectFault queues faults for endpoint e, consumed in order, one per
@@ -88,7 +97,8 @@ func (s *Server) applyFault(w http.ResponseWriter, r *http.Request, f Fault, han
 		resetConnection(w)
 	case f.Status == 0 && rec != nil:
 		maps.Copy(w.Header(), rec.Header())
-		writeBody(w, rec.Code, "", rec.Body.Bytes())
+		w.Header().Del("Content-Length") // the patch may change it
+		f.write(w, r, rec.Code, "", patched(rec.Body.Bytes(), f.Patch))
 	case f.Status == 0:
 		handle(w, r)
 	default:
@@ -106,8 +116,58 @@ func (s *Server) applyFault(w http.ResponseWriter, r *http.Request, f Fault, han
 		if len(body) == 0 {
 			contentType = ""
 		}
-		writeBody(w, f.Status, contentType, body)
+		f.write(w, r, f.Status, contentType, body)
 	}
+}
+
+// write answers with body, a byte at a time when the fault trickles.
+func (f Fault) write(w http.ResponseWriter, r *http.Request, status int, contentType string, body []byte) {
+	if f.Trickle <= 0 {
+		writeBody(w, status, contentType, body)
+		return
+	}
+	writeStream(w, status, contentType, int64(len(body)), func(out io.Writer) error {
+		flush := http.NewResponseController(w)
+		for i := range body {
+			if _, err := out.Write(body[i : i+1]); err != nil {
+				return err
+			}
+			_ = flush.Flush()
+			if i == len(body)-1 {
+				break
+			}
+			select {
+			case <-time.After(f.Trickle):
+			case <-r.Context().Done():
+				return r.Context().Err()
+			}
+		}
+		return nil
+	})
+}
+
+// patched sets the fields of patch over the JSON object body; a body that
+// is not an object is returned as it is.
+func patched(body []byte, patch map[string]any) []byte {
+	if len(patch) == 0 {
+		return body
+	}
+	var fields map[string]any
+	if json.Unmarshal(body, &fields) != nil || fields == nil {
+		return body
+	}
+	for k, v := range patch {
+		if v == nil {
+			delete(fields, k)
+		} else {
+			fields[k] = v
+		}
+	}
+	out, err := json.Marshal(fields)
+	if err != nil {
+		return body
+	}
+	return out
 }
 
 // resetConnection drops the connection without an answer. Lingering 0 turns

@@ -98,20 +98,28 @@ func (s *Server) endpoint(e Endpoint, h http.HandlerFunc) http.HandlerFunc {
 	}
 }
 
-// ServeHTTP counts every request and routes it. Unrouted requests get a 404,
-// or the mux's 405 with Allow, as a JSON error like the rest of the API.
+// ServeHTTP counts every request and routes it. An unrouted request gets
+// what a web framework's router answers, a 404 whose body is generic
+// ({"statusCode":404,"message":"Cannot GET /path","error":"Not Found"}): it
+// speaks of the route, not of any object, unlike the API's own "job not
+// found" errors. A wrong method gets the mux's 405 with Allow, as a JSON
+// error like the rest of the API.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.count(allRequests)
 	if h, pattern := s.mux.Handler(r); pattern == "" {
 		rec := httptest.NewRecorder()
 		h.ServeHTTP(rec, r)
 		// Anything but a 405 (a redirect to a cleaned path, too) is a 404.
-		status, msg := http.StatusNotFound, fmt.Sprintf("no such endpoint: %s %s", r.Method, r.URL.Path)
 		if allow := rec.Header().Get("Allow"); rec.Code == http.StatusMethodNotAllowed {
 			w.Header().Set("Allow", allow)
-			status, msg = rec.Code, fmt.Sprintf("method %s not allowed on %s", r.Method, r.URL.Path)
+			writeError(w, rec.Code, fmt.Sprintf("method %s not allowed on %s", r.Method, r.URL.Path))
+			return
 		}
-		writeError(w, status, msg)
+		writeJSON(w, http.StatusNotFound, struct {
+			StatusCode int    `json:"statusCode"`
+			Message    string `json:"message"`
+			Error      string `json:"error"`
+		}{http.StatusNotFound, fmt.Sprintf("Cannot %s %s", r.Method, r.URL.Path), "Not Found"})
 		return
 	}
 	s.mux.ServeHTTP(w, r)
