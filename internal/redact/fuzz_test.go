@@ -1,0 +1,82 @@
+package redact_test
+
+import (
+	"regexp"
+	"strings"
+	"testing"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/redact"
+)
+
+// keySecret and hexSignature are the shapes the properties are stated for:
+// long enough not to occur by chance in the markers or the escapes.
+var (
+	keySecret    = regexp.MustCompile(`^[A-Za-z0-9]{16,64}$`)
+	hexSignature = regexp.MustCompile(`^[a-f0-9]{12,}$`)
+	cutMarker    = regexp.MustCompile(` … \(\d+ more bytes not shown\)$|…$`)
+)
+
+// FuzzSanitize plants a key, a prompt and a link's signature in any text:
+// nothing the sanitizer returns holds one of them outside its own markers, a
+// control or bidirectional character, or more bytes than its limit.
+func FuzzSanitize(f *testing.F) {
+	f.Add("invalid API key ", " for ", "\x1b]8;;https://evil.example\x1b\\click\x1b]8;;\x1b\\", "mock0123456789abcdef",
+		"Rewrite the onboarding guide for Nightjar.", "5d41402abc4b2a76b9719d911017c592", uint16(300), false)
+	f.Add("\x1b[2K\r", "Apply complete! \u202e", "", "AAAAAAAAAAAAAAAAAAAA", "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAA", "aaaaaaaaaaaaaaaa", uint16(40), true)
+	f.Add("x", "\\x1b", "\xff\xfe", "x1bx1bx1bx1bx1bx1b", "\\x1b\\x1b\\x1b\\x1b", "0123456789ab", uint16(0), false)
+	f.Add("Bearer ", "sig=", "&", "abcdefghijklmnop", "line one\nline two\r\nline three", "ffffffffffff", uint16(10), true)
+
+	f.Fuzz(func(t *testing.T, before, between, after, secretPart, prompt, signature string, limit uint16, multiline bool) {
+		if !keySecret.MatchString(secretPart) || !hexSignature.MatchString(signature) {
+			return
+		}
+		key := "dsa_" + secretPart
+		s := redact.New(key)
+		s.AddPrompt(prompt)
+		link := "https://b.s3.amazonaws.com/se_1/bundle.tar.gz?X-Amz-Date=20261122T080000Z&X-Amz-Signature=" + signature
+		text := before + key + between + prompt + after + " " + link + "&" + secretPart + after
+		if strings.Count(text, signature) != 1 {
+			return // a signature is secret in its link only; the same digits elsewhere are not
+		}
+
+		n := int(limit)
+		var got string
+		if multiline {
+			got = s.Text(text, n)
+		} else {
+			got = s.Line(text, n)
+		}
+		if n > 0 && len(got) > n {
+			t.Fatalf("%d bytes, more than the limit %d", len(got), n)
+		}
+		if !utf8.ValidString(got) {
+			t.Fatalf("not UTF-8: %q", got)
+		}
+		for _, r := range got {
+			if (r == '\n' || r == '\t') && multiline {
+				continue
+			}
+			if unicode.IsControl(r) || unicode.In(r, unicode.Cf, unicode.Zl, unicode.Zp) || unicode.Is(unicode.Bidi_Control, r) {
+				t.Fatalf("emits %U: %q", r, got)
+			}
+		}
+		// What is left outside the markers holds no secret.
+		shown := cutMarker.ReplaceAllString(got, "\x00")
+		for _, marker := range []string{redact.KeyMarker, redact.PromptMarker, redact.ValueMarker} {
+			shown = strings.ReplaceAll(shown, marker, "\x00")
+		}
+		secrets := map[string]string{"the key's secret": secretPart, "the signature": signature}
+		if utf8.RuneCountInString(strings.TrimSpace(prompt)) >= redact.MinPromptRunes {
+			secrets["the prompt"] = prompt
+		}
+		for what, secret := range secrets {
+			for piece := range strings.SplitSeq(shown, "\x00") {
+				if strings.Contains(piece, secret) {
+					t.Fatalf("%s %q leaks in %q", what, secret, got)
+				}
+			}
+		}
+	})
+}

@@ -1,0 +1,312 @@
+// Package redact decides how text the API returned may appear in an error, a
+// warning, a log record or state: without the API key, link signatures,
+// tokens or the prompts the provider sent, without control or bidirectional
+// characters that a terminal would act on, and bounded in length. Links are
+// bundlelink's; this package applies its rules to free text.
+package redact
+
+import (
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/bundlelink"
+)
+
+// Markers that stand where something was removed.
+const (
+	KeyMarker    = "(API key redacted)"
+	PromptMarker = "(prompt redacted)"
+	ValueMarker  = "REDACTED"
+)
+
+// Bounds of the texts callers keep, in bytes.
+const (
+	// MessageBytes bounds an API error message inside a diagnostic.
+	MessageBytes = 2 << 10
+	// StoredBytes bounds a free-text attribute in state, such as a
+	// deployment's summary or commit message.
+	StoredBytes = 4 << 10
+	// LineBytes bounds a short value: a status, a model, a branch, a log line.
+	LineBytes = 500
+)
+
+// Runs of a secret found in a text: a run this long of a secret is hidden even
+// when the rest of the secret is not there (an API that quotes the start of a
+// key, or a prompt cut or re-wrapped).
+const (
+	keyRun    = 12
+	promptRun = 24
+	// MinPromptRunes is the shortest prompt that is redacted: hiding a word
+	// of a few letters would garble every text that contains it.
+	MinPromptRunes = 8
+)
+
+// maxPrompts bounds the prompts one Sanitizer remembers.
+const maxPrompts = 64
+
+// secret is one value never to show, and the run of it that is enough to hide.
+type secret struct {
+	value  string
+	run    int
+	marker string
+	grams  map[string]struct{} // every run-long substring of value
+}
+
+func newSecret(value string, run int, marker string) secret {
+	run = min(run, len(value))
+	s := secret{value: value, run: run, marker: marker, grams: make(map[string]struct{}, len(value)-run+1)}
+	for i := 0; i+run <= len(value); i++ {
+		s.grams[value[i:i+run]] = struct{}{}
+	}
+	return s
+}
+
+// Sanitizer knows the secrets of one provider instance: its API key, and the
+// prompts it sent. It is safe for concurrent use. A nil *Sanitizer still
+// hides signatures and tokens, quotes and bounds.
+type Sanitizer struct {
+	mu      sync.RWMutex
+	secrets []secret
+	prompts map[string]bool
+}
+
+// New returns a Sanitizer that hides apiKey, and its secret part alone (keys
+// are shaped <prefix>_<secret>).
+func New(apiKey string) *Sanitizer {
+	s := &Sanitizer{prompts: map[string]bool{}}
+	if apiKey == "" {
+		return s
+	}
+	s.secrets = append(s.secrets, newSecret(apiKey, len(apiKey), KeyMarker))
+	if _, part, ok := strings.Cut(apiKey, "_"); ok && len(part) >= 8 {
+		s.secrets = append(s.secrets, newSecret(part, keyRun, KeyMarker))
+	} else if len(apiKey) > keyRun {
+		s.secrets = append(s.secrets, newSecret(apiKey, keyRun, KeyMarker))
+	}
+	return s
+}
+
+// AddPrompt makes prompt a secret from now on, also as JSON would quote it.
+// Call it before sending the prompt, so that an answer echoing it is
+// redacted. Prompts shorter than MinPromptRunes are not secrets.
+func (s *Sanitizer) AddPrompt(prompt string) {
+	if s == nil || utf8.RuneCountInString(strings.TrimSpace(prompt)) < MinPromptRunes {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.prompts[prompt] || len(s.prompts) >= maxPrompts {
+		return
+	}
+	s.prompts[prompt] = true
+	s.secrets = append(s.secrets, newSecret(prompt, promptRun, PromptMarker))
+	if quoted, err := json.Marshal(prompt); err == nil && string(quoted[1:len(quoted)-1]) != prompt {
+		s.secrets = append(s.secrets, newSecret(string(quoted[1:len(quoted)-1]), promptRun, PromptMarker))
+	}
+}
+
+// Line returns text as one line that may be shown: secrets redacted, every
+// control, bidirectional and invisible formatting character quoted (as \x1b,
+// \r, \n, \u202e), at most limit bytes with a marker saying how much was cut.
+func (s *Sanitizer) Line(text string, limit int) string { return s.clean(text, limit, false) }
+
+// Text is Line for text of several lines, such as a commit message: line
+// feeds and tabs are kept (a CRLF becomes a line feed), every other control
+// character is quoted.
+func (s *Sanitizer) Text(text string, limit int) string { return s.clean(text, limit, true) }
+
+// Message is Line bounded by MessageBytes: the API's error messages.
+func (s *Sanitizer) Message(text string) string { return s.Line(text, MessageBytes) }
+
+func (s *Sanitizer) clean(text string, limit int, multiline bool) string {
+	text = s.hide(text)
+	text = quote(text, multiline)
+	// Quoting never removes a character, but its escapes could complete a
+	// secret made of them: hide again.
+	text = s.hide(text)
+	return bound(text, limit)
+}
+
+// hide replaces secrets, then signatures and tokens.
+func (s *Sanitizer) hide(text string) string {
+	if s != nil {
+		s.mu.RLock()
+		text = hideSecrets(text, s.secrets)
+		s.mu.RUnlock()
+	}
+	return hidePatterns(text)
+}
+
+// hideSecrets replaces every run of a secret (and so every whole one) with
+// its marker; overlapping runs merge.
+func hideSecrets(text string, secrets []secret) string {
+	type span struct {
+		start, end int
+		marker     string
+	}
+	var spans []span
+	for _, sec := range secrets {
+		if sec.run == 0 || len(text) < sec.run {
+			continue
+		}
+		for i := 0; i+sec.run <= len(text); i++ {
+			if _, ok := sec.grams[text[i:i+sec.run]]; ok {
+				spans = append(spans, span{i, i + sec.run, sec.marker})
+			}
+		}
+	}
+	if len(spans) == 0 {
+		return text
+	}
+	// Spans are sorted by start within each secret; sort across secrets.
+	slices.SortStableFunc(spans, func(a, b span) int { return a.start - b.start })
+	var b strings.Builder
+	pos := 0
+	for i := 0; i < len(spans); {
+		cur := spans[i]
+		for i++; i < len(spans) && spans[i].start <= cur.end; i++ {
+			cur.end = max(cur.end, spans[i].end)
+		}
+		b.WriteString(text[pos:cur.start])
+		b.WriteString(cur.marker)
+		pos = cur.end
+	}
+	b.WriteString(text[pos:])
+	return b.String()
+}
+
+var (
+	// signatureParam is a link's signing parameter (bundlelink's list)
+	// wherever it stands, even glued to a word before it.
+	signatureParam = regexp.MustCompile(`(?i)(` + strings.Join(bundlelink.SignatureParams(), "|") + `)=([^&\s"']+)`)
+	// credentialField is a named credential, as a query parameter, a
+	// header, a JSON member or prose: the value after it is hidden.
+	credentialField = regexp.MustCompile(`(?i)\b((?:proxy-)?authorization|x-api-key|api[-_]?key|access[-_]?token|refresh[-_]?token|id[-_]?token|` +
+		`auth[-_]?token|session[-_]?token|client[-_]?secret|secret|password|passwd)("?\s*[:=]\s*"?)((?:(?:bearer|basic|token)\s+)?)([^\s"',;&()<>]+)`)
+	// bearer is an Authorization scheme and its credentials (RFC 7235's token68).
+	bearer = regexp.MustCompile(`(?i)\b(bearer|token)(\s+)([A-Za-z0-9._~+/-]+=*)`)
+	// basicAuth is Basic credentials: base64 of user:password.
+	basicAuth = regexp.MustCompile(`(?i)\b(basic)(\s+)([A-Za-z0-9+/]{8,}={0,2})`)
+	// userinfo is a URL's user:password@.
+	userinfo = regexp.MustCompile(`(?i)\b([a-z][a-z0-9+.-]*://[^\s/@:]*):([^\s/@]+)@`)
+)
+
+// hidePatterns hides what is a credential by its shape: link signatures and
+// tokens (bundlelink.SignatureInText), Authorization values, named secrets,
+// passwords in URLs.
+func hidePatterns(text string) string {
+	text = replaceGroup(signatureParam, text, 2, func(string) bool { return true })
+	text = replaceGroup(credentialField, text, 4, func(v string) bool {
+		return v != ValueMarker && !strings.EqualFold(v, "bearer") && !strings.EqualFold(v, "basic")
+	})
+	text = replaceGroup(bearer, text, 3, func(v string) bool {
+		// "token is invalid": a word is not a credential; one with a digit,
+		// a symbol or a length no word has is.
+		return v != ValueMarker && (len(v) >= 20 || strings.ContainsAny(v, "0123456789._~+/-="))
+	})
+	text = replaceGroup(basicAuth, text, 3, func(v string) bool {
+		return len(v) >= 12 && strings.ContainsAny(v, "0123456789+/=")
+	})
+	return userinfo.ReplaceAllString(text, "${1}:"+ValueMarker+"@")
+}
+
+// replaceGroup replaces submatch group of every match of re with ValueMarker
+// where hide says so.
+func replaceGroup(re *regexp.Regexp, text string, group int, hide func(string) bool) string {
+	matches := re.FindAllStringSubmatchIndex(text, -1)
+	if matches == nil {
+		return text
+	}
+	var b strings.Builder
+	pos := 0
+	for _, m := range matches {
+		start, end := m[2*group], m[2*group+1]
+		if start < 0 || !hide(text[start:end]) {
+			continue
+		}
+		b.WriteString(text[pos:start])
+		b.WriteString(ValueMarker)
+		pos = end
+	}
+	b.WriteString(text[pos:])
+	return b.String()
+}
+
+// quote escapes every character a terminal or an editor would act on rather
+// than show: C0 and C1 controls (ESC opens OSC-8 hyperlinks and line
+// erasures, CR rewrites a line), DEL, bidirectional and other invisible
+// formatting characters (U+202E), line and paragraph separators, and bytes
+// that are not UTF-8. With multiline, line feeds and tabs stay.
+func quote(text string, multiline bool) string {
+	if multiline {
+		text = strings.ReplaceAll(text, "\r\n", "\n")
+	}
+	if !strings.ContainsFunc(text, func(r rune) bool { return mustQuote(r, multiline) }) {
+		return text
+	}
+	var b strings.Builder
+	for i := 0; i < len(text); {
+		r, size := utf8.DecodeRuneInString(text[i:])
+		switch {
+		case r == utf8.RuneError && size <= 1:
+			fmt.Fprintf(&b, `\x%02x`, text[i])
+		case !mustQuote(r, multiline):
+			b.WriteString(text[i : i+size])
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\r':
+			b.WriteString(`\r`)
+		case r == '\t':
+			b.WriteString(`\t`)
+		case r < 0x80:
+			fmt.Fprintf(&b, `\x%02x`, r)
+		case r <= 0xFFFF:
+			fmt.Fprintf(&b, `\u%04x`, r)
+		default:
+			fmt.Fprintf(&b, `\U%08x`, r)
+		}
+		i += size
+	}
+	return b.String()
+}
+
+// mustQuote reports a character that may not appear as itself.
+func mustQuote(r rune, multiline bool) bool {
+	switch {
+	case multiline && (r == '\n' || r == '\t'):
+		return false
+	case r < 0x20 || r == 0x7f || (r >= 0x80 && r <= 0x9f):
+		return true
+	case r == utf8.RuneError:
+		return true
+	}
+	return unicode.In(r, unicode.Cf, unicode.Zl, unicode.Zp, unicode.Co, unicode.Cs) || unicode.Is(unicode.Bidi_Control, r) ||
+		r == 0x115F || r == 0x1160 || r == 0x3164 || r == 0xFFA0 // Hangul fillers render as nothing
+}
+
+// bound cuts text to at most limit bytes, on a character boundary, and says
+// how much was cut. The marker fits within limit.
+func bound(text string, limit int) string {
+	if limit <= 0 || len(text) <= limit {
+		return text
+	}
+	marker := func(n int) string { return fmt.Sprintf(" … (%d more bytes not shown)", n) }
+	cut := max(limit-len(marker(len(text))), 0)
+	for cut > 0 && !utf8.RuneStart(text[cut]) {
+		cut--
+	}
+	m := marker(len(text) - cut)
+	if len(m) > limit {
+		m, cut = "…", 0
+		if len(m) > limit {
+			m = ""
+		}
+	}
+	return text[:cut] + m
+}

@@ -1,0 +1,126 @@
+package redact_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/redact"
+)
+
+const (
+	testKey    = "dsa_mock_0123456789abcdef"
+	testPrompt = "Rewrite the onboarding guide for the confidential Falcon launch, codename Nightjar."
+)
+
+func TestLineHidesSecrets(t *testing.T) {
+	s := redact.New(testKey)
+	s.AddPrompt(testPrompt)
+	cases := []struct {
+		name, in, want string
+	}{
+		{"the key", "invalid API key " + testKey, "invalid API key " + redact.KeyMarker},
+		{"the secret part alone", "key mock_0123456789abcdef unknown", "key " + redact.KeyMarker + " unknown"},
+		{"the start of the key", "key dsa_mock_012345678... revoked", "key dsa_" + redact.KeyMarker + "... revoked"},
+		{"the prompt", `prompt "` + testPrompt + `" refused`, `prompt "` + redact.PromptMarker + `" refused`},
+		{"part of the prompt", "too long: the confidential Falcon launch, codename…", "too long:" + redact.PromptMarker + "…"},
+		{"a bearer header", "sent Authorization: Bearer abc.def-123", "sent Authorization: Bearer REDACTED"},
+		{"a key already hidden in a header", "Authorization: Bearer " + testKey, "Authorization: Bearer " + redact.KeyMarker},
+		{"an S3 signature", "https://b.s3.amazonaws.com/o?X-Amz-Date=20261122T080000Z&X-Amz-Signature=5d41402abc4b2a76&x=1",
+			"https://b.s3.amazonaws.com/o?X-Amz-Date=20261122T080000Z&X-Amz-Signature=REDACTED&x=1"},
+		{"a GCS signature glued to a word", "linkX-Goog-Signature=0a1b2c3d4e5f", "linkX-Goog-Signature=REDACTED"},
+		{"sig and token", "sig=abc token=def", "sig=REDACTED token=REDACTED"},
+		{"a JSON secret", `{"access_token": "ya29.a0Af", "password":"hunter2"}`, `{"access_token": "REDACTED", "password":"REDACTED"}`},
+		{"userinfo", "fetch https://deploy:s3cr3t@git.example.com/repo failed", "fetch https://deploy:REDACTED@git.example.com/repo failed"},
+		{"words stay", "the token is invalid: check the password policy", "the token is invalid: check the password policy"},
+		{"a short prompt is no secret", "Fix it", "Fix it"},
+	}
+	for _, c := range cases {
+		if got := s.Line(c.in, 1000); got != c.want {
+			t.Errorf("%s: Line(%q) = %q, want %q", c.name, c.in, got, c.want)
+		}
+	}
+}
+
+func TestLineQuotesWhatATerminalActsOn(t *testing.T) {
+	var s *redact.Sanitizer // signatures and quoting need no secrets
+	cases := []struct {
+		name, in, want string
+	}{
+		{"an OSC-8 hyperlink", "see \x1b]8;;https://evil.example\x1b\\here\x1b]8;;\x1b\\", `see \x1b]8;;https://evil.example\x1b\here\x1b]8;;\x1b\`},
+		{"a line erasure and carriage return", "failed\x1b[2K\rApply complete!", `failed\x1b[2K\rApply complete!`},
+		{"a right-to-left override", "file\u202eexe.txt", `file\u202eexe.txt`},
+		{"a C1 control", "a\u009bb", `a\u009bb`},
+		{"a zero-width space", "a\u200bb", `a\u200bb`},
+		{"invalid UTF-8", "a\xffb", `a\xffb`},
+		{"a newline in one line", "one\ntwo", `one\ntwo`},
+		{"plain text stays", "Build failed: 1 error in guides/intro.mdx — ünïcode", "Build failed: 1 error in guides/intro.mdx — ünïcode"},
+	}
+	for _, c := range cases {
+		if got := s.Line(c.in, 1000); got != c.want {
+			t.Errorf("%s: Line(%q) = %q, want %q", c.name, c.in, got, c.want)
+		}
+	}
+	if got, want := s.Text("subject\r\n\r\nbody\tline\rfake", 1000), "subject\n\nbody\tline\\rfake"; got != want {
+		t.Errorf("Text keeps line feeds and tabs: got %q, want %q", got, want)
+	}
+}
+
+func TestLineBoundsLength(t *testing.T) {
+	s := redact.New(testKey)
+	long := strings.Repeat("é", 300_000) // 600,000 bytes
+	got := s.Line(long, redact.StoredBytes)
+	if len(got) > redact.StoredBytes {
+		t.Errorf("bounded to %d bytes, got %d", redact.StoredBytes, len(got))
+	}
+	if !strings.HasSuffix(got, "more bytes not shown)") {
+		t.Errorf("no marker at the end of a cut text: %q", got[len(got)-60:])
+	}
+	if !strings.HasPrefix(got, "éé") || strings.ContainsRune(got, '\uFFFD') {
+		t.Errorf("cut inside a character: %q", got[:20])
+	}
+	// A key at the cut point is hidden whole before the cut.
+	text := strings.Repeat("x", 95) + testKey
+	if got := s.Line(text, 100); strings.Contains(got, "dsa_mock") || strings.Contains(got, "0123") {
+		t.Errorf("a key at the cut leaks a part: %q", got)
+	}
+}
+
+func TestLink(t *testing.T) {
+	accepted := []string{
+		"https://proj-main.preview.example.com",
+		"https://github.com/example/docs/pull/77",
+		"https://example.com/a?page=2#top",
+	}
+	for _, l := range accepted {
+		if got, problem := redact.Link(l, false); got != l || problem != "" {
+			t.Errorf("Link(%q) = %q, %q; want it kept", l, got, problem)
+		}
+	}
+	if got, _ := redact.Link("http://127.0.0.1:8080/preview", true); got == "" {
+		t.Error("http refused although base_url is http")
+	}
+	refused := map[string]string{
+		"javascript:alert(1)":                                  "scheme",
+		"JavaScript://example.com/%0aalert(1)":                 "scheme",
+		"http://preview.example.com":                           "scheme",
+		"data:text/html,<script>":                              "scheme",
+		"https://user:pass@example.com/":                       "userinfo",
+		"https://token@example.com/":                           "userinfo",
+		"https://b.s3.amazonaws.com/o?X-Amz-Signature=abcdef1": "signature",
+		"https://example.com/pr?access_token=ghp_123456":       "signature",
+		"https://example.com/\x1b]8;;https://evil\x1b\\":       "ASCII",
+		"https://exa\u202emple.com":                            "ASCII",
+		"/relative/path":                                       "absolute",
+		"https:///nohost":                                      "host",
+		"https://example.com/" + strings.Repeat("a", 3000):     "bytes",
+	}
+	for l, why := range refused {
+		got, problem := redact.Link(l, false)
+		if got != "" || !strings.Contains(problem, why) {
+			t.Errorf("Link(%q) = %q, %q; want it refused for %q", l, got, problem, why)
+		}
+		if strings.Contains(problem, "pass@") || strings.Contains(problem, "abcdef1") || strings.Contains(problem, "\x1b") {
+			t.Errorf("the reason %q quotes the link", problem)
+		}
+	}
+}
