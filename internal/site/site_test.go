@@ -141,7 +141,9 @@ func TestRoute(t *testing.T) {
 func TestManifest(t *testing.T) {
 	m := NewManifest()
 	add := func(p, body string) {
-		m.Add(p, int64(len(body)), sha256.Sum256([]byte(body)), md5.Sum([]byte(body)))
+		if err := m.Add(p, int64(len(body)), sha256.Sum256([]byte(body)), md5.Sum([]byte(body))); err != nil {
+			t.Fatal(err)
+		}
 	}
 	add("index.html", "<!DOCTYPE html>home")
 	add("guides.html", "guides")
