@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/clock"
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/redact"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/redirect"
 )
 
@@ -68,6 +69,10 @@ type Config struct {
 
 	Clock  clock.Clock
 	Logger Logger
+	// Sanitizer cleans the API's error messages before they reach an
+	// error: the caller's, which also knows the prompts it sent; by
+	// default one that knows the API key.
+	Sanitizer *redact.Sanitizer
 }
 
 // Client is safe for concurrent use; one is shared by every resource and data
@@ -85,6 +90,7 @@ type Client struct {
 	clock         clock.Clock
 	logger        Logger
 	limiter       *gate
+	sanitizer     *redact.Sanitizer
 }
 
 // New validates cfg and builds a Client.
@@ -108,6 +114,10 @@ func New(cfg Config) (*Client, error) {
 		backoff:       cfg.Backoff,
 		clock:         cfg.Clock,
 		logger:        cfg.Logger,
+		sanitizer:     cfg.Sanitizer,
+	}
+	if c.sanitizer == nil {
+		c.sanitizer = redact.New(cfg.APIKey)
 	}
 	if c.http == nil {
 		// Keep a connection for every request that may be in flight: the
@@ -280,7 +290,7 @@ func (c *Client) send(ctx context.Context, ep endpoint, payload []byte, out any,
 		return &APIError{
 			Endpoint:   ep.String(),
 			StatusCode: resp.StatusCode,
-			Message:    message,
+			Message:    c.sanitizer.Message(message),
 			RetryAfter: parseRetryAfterHeader(resp.Header.Get("Retry-After"), c.clock.Now()),
 			collection: ep.collection,
 			apiSaid:    own,

@@ -1,6 +1,7 @@
 package mockapi
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -46,6 +47,11 @@ type Fault struct {
 	// Trickle writes the body a byte at a time, this long apart, like a
 	// server or proxy that stalls mid-answer.
 	Trickle time.Duration
+	// EchoRequest makes the error message Body followed by what the request
+	// carried, its Authorization header and its body (a prompt, say), as a
+	// careless API or gateway quotes them back. JSON-encoded, so Body may
+	// hold any character (escape sequences included).
+	EchoRequest bool
 }
 
 // InjectFault queues faults for endpoint e, consumed in order, one per
@@ -80,6 +86,14 @@ func (s *Server) nextFault(e Endpoint) (Fault, bool) {
 }
 
 func (s *Server) applyFault(w http.ResponseWriter, r *http.Request, f Fault, handle http.HandlerFunc) {
+	if f.EchoRequest && f.Status >= 400 {
+		sent, _ := io.ReadAll(io.LimitReader(r.Body, maxBodyBytes))
+		r.Body = io.NopCloser(bytes.NewReader(sent))
+		msg, _ := json.Marshal(struct {
+			Error string `json:"error"`
+		}{fmt.Sprintf("%s (request: Authorization: %s; body: %s)", f.Body, r.Header.Get("Authorization"), sent)})
+		f.Body = string(msg)
+	}
 	var rec *httptest.ResponseRecorder
 	if f.AfterHandling {
 		rec = httptest.NewRecorder()
