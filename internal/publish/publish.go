@@ -144,8 +144,14 @@ func (s Site) Inspect() (Found, error) {
 		}
 		prefix := filepath.Join(filepath.Base(s.Store), releasesDir) + string(filepath.Separator)
 		name, ok := strings.CutPrefix(target, prefix)
-		if ok && m != nil && name != "" && !strings.ContainsAny(name, `/\`) {
+		switch {
+		case ok && name != "" && !strings.ContainsAny(name, `/\`) && m != nil:
 			f.Current = name
+			return f, nil
+		case ok && name != "" && !strings.ContainsAny(name, `/\`):
+			// The provider's link into a store that is gone (removed by
+			// hand): nothing to serve, and the link is replaced by the
+			// next publication.
 			return f, nil
 		}
 		f.Foreign = fmt.Sprintf("a symbolic link to %q that the provider did not make", target)

@@ -174,3 +174,22 @@ func TestPathProblem(t *testing.T) {
 		}
 	}
 }
+
+// A link of the provider's whose store was removed by hand is replaced by
+// the next publication.
+func TestDanglingLinkIsReplaced(t *testing.T) {
+	parent := t.TempDir()
+	s, _ := Locate(filepath.Join(parent, "site"))
+	publishTree(t, s, "site-a", "one")
+	if err := os.RemoveAll(s.Store); err != nil {
+		t.Fatal(err)
+	}
+	found, err := s.Inspect()
+	if err != nil || found.Foreign != "" || found.Current != "" {
+		t.Fatalf("Inspect = %+v, %v", found, err)
+	}
+	publishTree(t, s, "site-b", "two")
+	if got := served(t, s); got != "two" {
+		t.Errorf("serves %q", got)
+	}
+}
