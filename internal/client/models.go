@@ -3,6 +3,7 @@ package client
 import (
 	"encoding/json"
 	"math"
+	"slices"
 	"time"
 )
 
@@ -57,34 +58,29 @@ type StaticExportJob struct {
 	CreatedAt *time.Time
 	UpdatedAt *time.Time
 	Error     *string
+	// Malformed names the fields whose values had a type or form the
+	// client does not read; they were left out (see object).
+	Malformed []string
 }
 
 // UnmarshalJSON decodes tolerantly: unknown fields are ignored, numbers may be
 // fractional, and unparseable timestamps are treated as absent rather than
 // failing the whole read.
 func (j *StaticExportJob) UnmarshalJSON(data []byte) error {
-	var raw struct {
-		JobID     string   `json:"jobId"`
-		ID        string   `json:"id"`
-		Status    string   `json:"status"`
-		Progress  *float64 `json:"progress"`
-		PageCount *float64 `json:"pageCount"`
-		CreatedAt *string  `json:"createdAt"`
-		UpdatedAt *string  `json:"updatedAt"`
-		Error     *string  `json:"error"`
-	}
-	if err := json.Unmarshal(data, &raw); err != nil {
+	o, err := readObject(data)
+	if err != nil {
 		return err
 	}
 	*j = StaticExportJob{
-		JobID:     firstNonEmpty(raw.JobID, raw.ID),
-		Status:    ExportStatus(raw.Status),
-		Progress:  raw.Progress,
-		PageCount: wholeNumber(raw.PageCount),
-		CreatedAt: parseTime(raw.CreatedAt),
-		UpdatedAt: parseTime(raw.UpdatedAt),
-		Error:     raw.Error,
+		JobID:     firstNonEmpty(o.id("jobId"), o.id("id")),
+		Status:    ExportStatus(o.text("status")),
+		Progress:  o.number("progress"),
+		PageCount: wholeNumber(o.number("pageCount")),
+		CreatedAt: o.time("createdAt"),
+		UpdatedAt: o.time("updatedAt"),
+		Error:     o.str("error"),
 	}
+	j.Malformed = o.malformed()
 	return nil
 }
 
@@ -94,25 +90,22 @@ type StaticExportLink struct {
 	BundleURL string
 	SizeBytes *int64
 	ExpiresAt *time.Time
+	Malformed []string // see StaticExportJob
 }
 
 // UnmarshalJSON decodes tolerantly, like StaticExportJob.
 func (b *StaticExportLink) UnmarshalJSON(data []byte) error {
-	var raw struct {
-		JobID     string   `json:"jobId"`
-		BundleURL string   `json:"bundleUrl"`
-		SizeBytes *float64 `json:"sizeBytes"`
-		ExpiresAt *string  `json:"expiresAt"`
-	}
-	if err := json.Unmarshal(data, &raw); err != nil {
+	o, err := readObject(data)
+	if err != nil {
 		return err
 	}
 	*b = StaticExportLink{
-		JobID:     raw.JobID,
-		BundleURL: raw.BundleURL,
-		SizeBytes: wholeNumber(raw.SizeBytes),
-		ExpiresAt: parseTime(raw.ExpiresAt),
+		JobID:     o.id("jobId"),
+		BundleURL: o.text("bundleUrl"),
+		SizeBytes: wholeNumber(o.number("sizeBytes")),
+		ExpiresAt: o.time("expiresAt"),
 	}
+	b.Malformed = o.malformed()
 	return nil
 }
 
@@ -131,31 +124,27 @@ type AgentJob struct {
 	PRLink     *string
 	CreatedAt  *time.Time
 	ArchivedAt *time.Time
+	Malformed  []string // see StaticExportJob
 }
 
 // UnmarshalJSON decodes tolerantly, like StaticExportJob.
 func (a *AgentJob) UnmarshalJSON(data []byte) error {
-	var raw struct {
-		ID         string          `json:"id"`
-		Status     string          `json:"status"`
-		Source     *AgentJobSource `json:"source"`
-		Model      *string         `json:"model"`
-		PRLink     *string         `json:"prLink"`
-		CreatedAt  *string         `json:"createdAt"`
-		ArchivedAt *string         `json:"archivedAt"`
-	}
-	if err := json.Unmarshal(data, &raw); err != nil {
+	o, err := readObject(data)
+	if err != nil {
 		return err
 	}
 	*a = AgentJob{
-		ID:         raw.ID,
-		Status:     AgentStatus(raw.Status),
-		Source:     raw.Source,
-		Model:      raw.Model,
-		PRLink:     raw.PRLink,
-		CreatedAt:  parseTime(raw.CreatedAt),
-		ArchivedAt: parseTime(raw.ArchivedAt),
+		ID:         o.id("id"),
+		Status:     AgentStatus(o.text("status")),
+		Model:      o.str("model"),
+		PRLink:     o.str("prLink"),
+		CreatedAt:  o.time("createdAt"),
+		ArchivedAt: o.time("archivedAt"),
 	}
+	if src, ok := o.child("source"); ok {
+		a.Source = &AgentJobSource{Repository: src.str("repository"), Ref: src.str("ref")}
+	}
+	a.Malformed = o.malformed()
 	return nil
 }
 
@@ -221,6 +210,9 @@ var KnownDeploymentStatuses = []string{string(DeploymentQueued), string(Deployme
 // Final reports whether the deployment has ended.
 func (s DeploymentStatus) Final() bool { return s == DeploymentSuccess || s == DeploymentFailure }
 
+// Known reports a status the API documents.
+func (s DeploymentStatus) Known() bool { return slices.Contains(KnownDeploymentStatuses, string(s)) }
+
 // PreviewDeploymentRequest is the body of the preview call.
 type PreviewDeploymentRequest struct {
 	Branch string `json:"branch"`
@@ -229,19 +221,18 @@ type PreviewDeploymentRequest struct {
 // DeploymentStart is the answer of the update and preview calls.
 type DeploymentStart struct {
 	StatusID   string
-	PreviewURL *string // previews only
+	PreviewURL *string  // previews only
+	Malformed  []string // see StaticExportJob
 }
 
 // UnmarshalJSON decodes tolerantly: unknown fields are ignored.
 func (s *DeploymentStart) UnmarshalJSON(data []byte) error {
-	var raw struct {
-		StatusID   string  `json:"statusId"`
-		PreviewURL *string `json:"previewUrl"`
-	}
-	if err := json.Unmarshal(data, &raw); err != nil {
+	o, err := readObject(data)
+	if err != nil {
 		return err
 	}
-	*s = DeploymentStart{StatusID: raw.StatusID, PreviewURL: nonEmpty(raw.PreviewURL)}
+	*s = DeploymentStart{StatusID: o.id("statusId"), PreviewURL: nonEmpty(o.str("previewUrl"))}
+	s.Malformed = o.malformed()
 	return nil
 }
 
@@ -277,75 +268,46 @@ type Deployment struct {
 	Commit    *DeploymentCommit
 	CreatedAt *time.Time
 	EndedAt   *time.Time
+	Malformed []string // see StaticExportJob
 }
+
+// EndedUnknown reports a deployment that says it ended (endedAt is set)
+// with a status the API does not document, such as "canceled": it will not
+// change again, although its status is not Final.
+func (d *Deployment) EndedUnknown() bool { return d.EndedAt != nil && !d.Status.Known() }
 
 // UnmarshalJSON decodes tolerantly, like StaticExportJob: unknown fields
 // are ignored, null and absent fields are alike, entries of logs and of the
 // file lists that are not strings are dropped, and an identifier given as a number is read as text.
 func (d *Deployment) UnmarshalJSON(data []byte) error {
-	var raw struct {
-		ID        string            `json:"_id"`
-		AltID     string            `json:"id"`
-		ProjectID string            `json:"projectId"`
-		Status    string            `json:"status"`
-		Summary   *string           `json:"summary"`
-		Logs      []json.RawMessage `json:"logs"`
-		Subdomain *string           `json:"subdomain"`
-		Source    *string           `json:"source"`
-		CreatedAt *string           `json:"createdAt"`
-		EndedAt   *string           `json:"endedAt"`
-		Author    *struct {
-			Name         *string         `json:"name"`
-			AvatarURL    *string         `json:"avatarUrl"`
-			GitHubUserID json.RawMessage `json:"githubUserId"`
-		} `json:"author"`
-		Commit *struct {
-			SHA          string `json:"sha"`
-			Ref          string `json:"ref"`
-			Message      string `json:"message"`
-			FilesChanged *struct {
-				Added    []json.RawMessage `json:"added"`
-				Modified []json.RawMessage `json:"modified"`
-				Removed  []json.RawMessage `json:"removed"`
-			} `json:"filesChanged"`
-		} `json:"commit"`
-	}
-	if err := json.Unmarshal(data, &raw); err != nil {
+	o, err := readObject(data)
+	if err != nil {
 		return err
 	}
 	*d = Deployment{
-		ID:        firstNonEmpty(raw.ID, raw.AltID),
-		ProjectID: raw.ProjectID,
-		Status:    DeploymentStatus(raw.Status),
-		Summary:   nonEmpty(raw.Summary),
-		Subdomain: nonEmpty(raw.Subdomain),
-		Source:    nonEmpty(raw.Source),
-		CreatedAt: parseTime(raw.CreatedAt),
-		EndedAt:   parseTime(raw.EndedAt),
+		ID:        firstNonEmpty(o.id("_id"), o.id("id")),
+		ProjectID: o.id("projectId"),
+		Status:    DeploymentStatus(o.text("status")),
+		Summary:   nonEmpty(o.str("summary")),
+		Subdomain: nonEmpty(o.str("subdomain")),
+		Source:    nonEmpty(o.str("source")),
+		CreatedAt: o.time("createdAt"),
+		EndedAt:   o.time("endedAt"),
 	}
-	d.Logs = stringsOf(raw.Logs)
-	if a := raw.Author; a != nil {
-		d.Author = &DeploymentAuthor{Name: nonEmpty(a.Name), AvatarURL: nonEmpty(a.AvatarURL), GitHubUserID: scalarText(a.GitHubUserID)}
+	d.Logs, _ = o.strings("logs")
+	if a, ok := o.child("author"); ok {
+		d.Author = &DeploymentAuthor{Name: nonEmpty(a.str("name")), AvatarURL: nonEmpty(a.str("avatarUrl")), GitHubUserID: nonEmpty(a.idText("githubUserId"))}
 	}
-	if c := raw.Commit; c != nil {
-		d.Commit = &DeploymentCommit{SHA: c.SHA, Ref: c.Ref, Message: c.Message}
-		if f := c.FilesChanged; f != nil {
-			d.Commit.Added, d.Commit.Modified, d.Commit.Removed = stringsOf(f.Added), stringsOf(f.Modified), stringsOf(f.Removed)
+	if c, ok := o.child("commit"); ok {
+		d.Commit = &DeploymentCommit{SHA: c.text("sha"), Ref: c.text("ref"), Message: c.text("message")}
+		if f, ok := c.child("filesChanged"); ok {
+			d.Commit.Added, _ = f.strings("added")
+			d.Commit.Modified, _ = f.strings("modified")
+			d.Commit.Removed, _ = f.strings("removed")
 		}
 	}
+	d.Malformed = o.malformed()
 	return nil
-}
-
-// stringsOf keeps the strings of a JSON array and drops other entries.
-func stringsOf(items []json.RawMessage) []string {
-	var out []string
-	for _, item := range items {
-		var s *string
-		if json.Unmarshal(item, &s) == nil && s != nil {
-			out = append(out, *s)
-		}
-	}
-	return out
 }
 
 // nonEmpty treats an empty string like an absent one.
