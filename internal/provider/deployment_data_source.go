@@ -73,8 +73,8 @@ func (d *deploymentDataSource) Read(ctx context.Context, req datasource.ReadRequ
 		resp.Diagnostics.AddError("Cannot read the deployment", fmt.Sprintf("Reading deployment %s failed: %s", statusID, withHint(err)))
 		return
 	}
-	cfg.set(dep)
+	cfg.set(dep, d.data.sanitizer)
 	cfg.StatusID = types.StringValue(statusID)
-	cfg.ProjectID = optionalString(dep.ProjectID)
+	cfg.ProjectID = optionalString(d.data.apiLine(dep.ProjectID))
 	resp.Diagnostics.Append(resp.State.Set(ctx, &cfg)...)
 }

@@ -32,7 +32,7 @@ func (d *providerData) refreshDeployment(ctx context.Context, m *deploymentStatu
 		resp.Diagnostics.AddError(unreadable, withHint(err))
 		return false
 	}
-	m.set(dep)
+	m.set(dep, d.sanitizer)
 	m.StatusID = types.StringValue(statusID)
 	return true
 }

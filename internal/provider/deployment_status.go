@@ -5,16 +5,15 @@ import (
 	"fmt"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	dschema "github.com/hashicorp/terraform-plugin-framework/datasource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	rschema "github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
-	"github.com/docsadmin/terraform-provider-docsadmin/internal/bundlelink"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/client"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/poll"
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/redact"
 )
 
 // What every deployment type (the resource, the preview resource and the
@@ -91,24 +90,39 @@ func deploymentStatusDataSourceAttributes() map[string]dschema.Attribute {
 	return attrs
 }
 
-// set records what the API reported of a deployment.
-func (m *deploymentStatusModel) set(d *client.Deployment) {
+// set records what the API reported of a deployment, every text through
+// the sanitizer s first: the summary and the commit message are free text
+// that may quote the key or a link's signature, which state, show -json and
+// the next plan's diff would otherwise show; they are bounded too.
+func (m *deploymentStatusModel) set(d *client.Deployment, s *redact.Sanitizer) {
+	line := func(v string) types.String { return optionalString(s.Line(v, redact.LineBytes)) }
 	m.StatusID = types.StringValue(d.ID)
-	m.Status = optionalString(string(d.Status))
-	m.Summary = types.StringPointerValue(d.Summary)
+	m.Status = line(string(d.Status))
+	m.Summary = types.StringNull()
+	if d.Summary != nil {
+		m.Summary = types.StringValue(s.Text(*d.Summary, redact.StoredBytes))
+	}
 	m.CreatedAt = timeValue(d.CreatedAt)
 	m.EndedAt = timeValue(d.EndedAt)
 	m.CommitSHA, m.CommitRef, m.CommitMessage = types.StringNull(), types.StringNull(), types.StringNull()
 	m.FilesAdded, m.FilesModified, m.FilesRemoved = stringList(nil, false), stringList(nil, false), stringList(nil, false)
 	if c := d.Commit; c != nil {
-		m.CommitSHA, m.CommitRef, m.CommitMessage = optionalString(c.SHA), optionalString(c.Ref), optionalString(c.Message)
-		m.FilesAdded, m.FilesModified, m.FilesRemoved = stringList(c.Added, true), stringList(c.Modified, true), stringList(c.Removed, true)
+		m.CommitSHA, m.CommitRef = line(c.SHA), line(c.Ref)
+		m.CommitMessage = optionalString(s.Text(c.Message, redact.StoredBytes))
+		paths := func(ps []string) types.List {
+			clean := make([]string, len(ps))
+			for i, p := range ps {
+				clean[i] = s.Line(p, redact.LineBytes)
+			}
+			return stringList(clean, true)
+		}
+		m.FilesAdded, m.FilesModified, m.FilesRemoved = paths(c.Added), paths(c.Modified), paths(c.Removed)
 	}
 }
 
 // started records a deployment just queued, of which only the id is known.
 func (m *deploymentStatusModel) started(statusID string) {
-	m.set(&client.Deployment{ID: statusID, Status: client.DeploymentQueued})
+	m.set(&client.Deployment{ID: statusID, Status: client.DeploymentQueued}, nil)
 }
 
 // unknown plans every attribute as known only after apply.
@@ -160,8 +174,11 @@ func (d *providerData) waitForDeployment(ctx context.Context, subject, statusID 
 			return poll.Observation{}, transientOrPermanent(err)
 		}
 		last = dep
-		obs := poll.Observation{Status: string(dep.Status), Final: dep.Status.Final()}
+		obs := poll.Observation{Status: d.apiLine(string(dep.Status)), Final: dep.Status.Final()}
 		changes.note(ctx, obs)
+		if dep.EndedUnknown() {
+			return obs, poll.Permanent(&unknownEndError{subject: subject, status: dep.Status})
+		}
 		return obs, nil
 	})
 	return last, err
@@ -188,7 +205,7 @@ func (d *providerData) followDeployment(ctx context.Context, f deploymentFollow,
 	wait := deploymentWaitFailure(f.subject, f.timeout, f.limit)
 	dep, err := d.waitForDeployment(ctx, f.subject, f.statusID, f.limit)
 	if dep != nil {
-		f.status.set(dep)
+		f.status.set(dep, d.sanitizer)
 		f.status.StatusID = types.StringValue(f.statusID)
 		diags.Append(f.save()...)
 	}
@@ -207,6 +224,9 @@ func deploymentWaitError(wait waitFailure, err error) string {
 	if text, ok := wait.explain(err); ok {
 		return text
 	}
+	if text, ok := endedUnknown(err); ok {
+		return text
+	}
 	if client.IsNotFound(err) {
 		return fmt.Sprintf("%s disappeared while being awaited: %s. The API may no longer keep it; run terraform apply again to deploy again.", wait.subject, err)
 	}
@@ -222,12 +242,12 @@ func (d *providerData) deploymentFailure(subject string, dep *client.Deployment,
 		fmt.Fprintf(&b, " building commit %s", dep.Commit.SHA)
 	}
 	if dep.Summary != nil {
-		fmt.Fprintf(&b, ": %s", d.redact(*dep.Summary))
+		fmt.Fprintf(&b, ": %s", d.sanitizer.Text(*dep.Summary, redact.StoredBytes))
 	} else {
 		b.WriteString(" (the API gave no summary)")
 	}
 	b.WriteString(".")
-	if lines, shown := logTail(dep.Logs, d.redact); shown > 0 {
+	if lines, shown := logTail(dep.Logs, d.sanitizer); shown > 0 {
 		fmt.Fprintf(&b, "\n\nLast %s of %d:\n%s", poll.Count{Thing: "log line", N: shown}, len(dep.Logs), lines)
 	} else {
 		b.WriteString(" The API reported no log lines.")
@@ -237,12 +257,13 @@ func (d *providerData) deploymentFailure(subject string, dep *client.Deployment,
 }
 
 // logTail is the end of a log: at most failureLogLines lines and
-// failureLogBytes bytes, each line cut at failureLogLineSize bytes, redacted.
-func logTail(logs []string, redact func(string) string) (string, int) {
+// failureLogBytes bytes, each line sanitized and cut at failureLogLineSize
+// bytes.
+func logTail(logs []string, s *redact.Sanitizer) (string, int) {
 	var kept []string
 	size := 0
 	for i := len(logs) - 1; i >= 0 && len(kept) < failureLogLines; i-- {
-		line := truncateText(redact(strings.TrimRight(logs[i], "\r\n")), failureLogLineSize)
+		line := s.Line(strings.TrimRight(logs[i], "\r\n"), failureLogLineSize)
 		if size+len(line)+3 > failureLogBytes {
 			break
 		}
@@ -256,30 +277,6 @@ func logTail(logs []string, redact func(string) string) (string, int) {
 		return "", 0
 	}
 	return "  " + strings.Join(kept, "\n  "), len(kept)
-}
-
-// truncateText cuts s to at most n bytes on a character boundary.
-func truncateText(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	cut := n - len("…")
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "…"
-}
-
-// redact hides the API key and link signatures in text the API returned,
-// such as build logs, before it goes into an error.
-func (d *providerData) redact(text string) string {
-	if d.apiKey != "" {
-		text = strings.ReplaceAll(text, d.apiKey, "(API key redacted)")
-	}
-	return bundlelink.SignatureInText.ReplaceAllStringFunc(text, func(m string) string {
-		name, _, _ := strings.Cut(m, "=")
-		return name + "=REDACTED"
-	})
 }
 
 // deploymentStartError explains a failed update or preview call, including

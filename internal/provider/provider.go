@@ -26,6 +26,7 @@ import (
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/client"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/clock"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/poll"
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/redact"
 )
 
 // Environment variables read when the matching attribute is not set.
@@ -193,7 +194,11 @@ func (p *docsadminProvider) Configure(ctx context.Context, req provider.Configur
 		return
 	}
 
+	// One sanitizer for every text of the API this instance shows or
+	// stores; the client cleans its error messages with it.
+	sanitizer := redact.New(apiKey)
 	clientCfg := client.Config{
+		Sanitizer: sanitizer,
 		BaseURL:   baseURL,
 		APIKey:    apiKey,
 		UserAgent: userAgent(p.version, req.TerraformVersion),
@@ -227,6 +232,7 @@ func (p *docsadminProvider) Configure(ctx context.Context, req provider.Configur
 		sites:     &siteClaims{},
 		apiKey:    apiKey,
 		baseURL:   baseURL,
+		sanitizer: sanitizer,
 	}
 	resp.ResourceData = data
 	resp.DataSourceData = data
@@ -303,6 +309,7 @@ type providerData struct {
 	sites     *siteClaims // the served paths of this run's static sites
 	apiKey    string
 	baseURL   string
+	sanitizer *redact.Sanitizer // for every text of the API shown or stored
 }
 
 func (d *providerData) now() time.Time { return d.clock.Now() }
