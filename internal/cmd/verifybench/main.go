@@ -8,13 +8,15 @@
 // against the server's.
 //
 //	go run ./internal/cmd/verifybench [-size 1GiB] [-seed 1] [-save] [-provider] [-strict]
-//	go run ./internal/cmd/verifybench -unpack [-pages 5500] [-provider]
+//	go run ./internal/cmd/verifybench -unpack [-pages 4995] [-provider]
 //
 // With -unpack it measures archive.FetchUnpack instead (verify, digest every
-// file, unpack, swap into place) on a site of many small pages (5,500 pages
-// by default: with their RSC payloads and the rest, 11,010 files), beside
-// curl | tar -xz on the same archive, and with -provider applies one
-// docsadmin_static_site of it and reports the size of terraform.tfstate.
+// file, unpack) on a site of many small pages (4,995 pages by default: with
+// their RSC payloads and the rest, 10,000 files, the default max_files),
+// beside curl | tar -xz on the same archive, and with -provider applies one
+// docsadmin_static_site of it and reports the size of terraform.tfstate, an
+// unchanged plan's time and the provider's peak RSS, and what a second
+// stage's unchanged plan requests and downloads.
 //
 // With -provider it also applies one export through Terraform with the real
 // provider against the mock, serving an archive of the same size, and reports
