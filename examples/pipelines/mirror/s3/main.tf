@@ -4,7 +4,7 @@ terraform {
   required_version = ">= 1.10"
   required_providers {
     docsadmin = { source = "docsadmin/docsadmin", version = "~> 0.1" }
-    aws       = { source = "hashicorp/aws", version = "~> 5.0" }
+    aws       = { source = "hashicorp/aws", version = "~> 6.0" }
     helm      = { source = "hashicorp/helm", version = "~> 3.0" }
   }
 }

@@ -61,7 +61,9 @@ locals {
 resource "azurerm_storage_account_static_website" "site" {
   storage_account_id = var.storage_account_id
   index_document     = "index.html"
-  error_404_document = "404.html"
+  # Exports hold no 404 page today: name one only if the export has it,
+  # else Azure answers with its own.
+  error_404_document = contains(keys(data.docsadmin_static_site_manifest.docs.files), "404.html") ? "404.html" : null
 }
 
 resource "azurerm_storage_blob" "assets" {

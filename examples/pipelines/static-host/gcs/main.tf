@@ -61,7 +61,9 @@ resource "google_storage_bucket" "site" {
 
   website {
     main_page_suffix = "index.html"
-    not_found_page   = "404.html"
+    # Exports hold no 404 page today: name one only if the export has it,
+    # else Cloud Storage answers with its own.
+    not_found_page = contains(keys(data.docsadmin_static_site_manifest.docs.files), "404.html") ? "404.html" : null
   }
 }
 
