@@ -80,13 +80,13 @@ func (d *agentJobDataSource) Schema(ctx context.Context, _ datasource.SchemaRequ
 				MarkdownDescription: "Where the agent works. Null when the API does not report it.",
 				Computed:            true,
 				Attributes: map[string]schema.Attribute{
-					"repository": schema.StringAttribute{MarkdownDescription: "Full URL of the Git repository.", Computed: true},
+					"repository": schema.StringAttribute{MarkdownDescription: "Full URL of the Git repository. Only an https link (http where `base_url` is http) without a user name, password, signature or token is kept; anything else is null, with a warning naming the attribute.", Computed: true},
 					"ref":        schema.StringAttribute{MarkdownDescription: "Branch the agent works on; null when not reported.", Computed: true},
 				},
 			},
 			"model": schema.StringAttribute{MarkdownDescription: "AI model used; null when not reported.", Computed: true},
 			"pr_link": schema.StringAttribute{
-				MarkdownDescription: "Pull request opened by the agent. Null while the job is active, and when it finished without changing any file.",
+				MarkdownDescription: "Pull request opened by the agent. Null while the job is active, and when it finished without changing any file. Only an https link (http where `base_url` is http) without a user name, password, signature or token is kept; anything else is null, with a warning naming the attribute.",
 				Computed:            true,
 			},
 			"created_at":  schema.StringAttribute{MarkdownDescription: "When the job was created (RFC 3339); null when not reported.", Computed: true},
@@ -148,7 +148,7 @@ func (d *agentJobDataSource) Read(ctx context.Context, req datasource.ReadReques
 	}
 
 	cfg.ProjectID = types.StringValue(projectID)
-	cfg.setJob(job)
+	cfg.setJob(job, d.data, &resp.Diagnostics)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &cfg)...)
 }
 
@@ -162,17 +162,19 @@ func agentJobErrorDetail(wait waitFailure, err error) string {
 	return fmt.Sprintf("Reading %s failed: %s", wait.subject, withHint(err))
 }
 
-func (m *agentJobModel) setJob(job *client.AgentJob) {
-	m.Status = optionalString(string(job.Status))
-	m.Model = types.StringPointerValue(job.Model)
-	m.PRLink = types.StringPointerValue(job.PRLink)
+// setJob records what the API reported of a job, through the sanitizer;
+// links that are not plain https links are null, with a warning.
+func (m *agentJobModel) setJob(job *client.AgentJob, d *providerData, diags *diag.Diagnostics) {
+	m.Status = optionalString(d.apiLine(string(job.Status)))
+	m.Model = d.apiLineValue(job.Model)
+	m.PRLink = d.apiLinkValue("pr_link", job.PRLink, diags)
 	m.CreatedAt = timeValue(job.CreatedAt)
 	m.ArchivedAt = timeValue(job.ArchivedAt)
 	m.Source = types.ObjectNull(agentJobSourceTypes)
 	if job.Source != nil {
 		m.Source = types.ObjectValueMust(agentJobSourceTypes, map[string]attr.Value{
-			"repository": types.StringPointerValue(job.Source.Repository),
-			"ref":        types.StringPointerValue(job.Source.Ref),
+			"repository": d.apiLinkValue("source.repository", job.Source.Repository, diags),
+			"ref":        d.apiLineValue(job.Source.Ref),
 		})
 	}
 }

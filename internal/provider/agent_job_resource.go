@@ -6,6 +6,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework-validators/mapvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
@@ -95,7 +96,7 @@ func (r *agentJobResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 				PlanModifiers:       keep(),
 			},
 			"pr_link": schema.StringAttribute{
-				MarkdownDescription: "Pull request the agent opened. Null while the job is active, and when it finished without changing any file.",
+				MarkdownDescription: "Pull request the agent opened. Null while the job is active, and when it finished without changing any file. Only an https link (http where `base_url` is http) without a user name, password, signature or token is kept; anything else is null, with a warning naming the attribute.",
 				Computed:            true,
 				PlanModifiers:       keep(),
 			},
@@ -144,7 +145,7 @@ func (r *agentJobResource) Create(ctx context.Context, req resource.CreateReques
 		say:       func(msg string) { tflog.Info(ctx, msg) },
 		// Saved before the wait: a timeout or an interrupt never loses the job.
 		started: func(job *client.AgentJob) {
-			plan.setJob(job)
+			plan.setJob(job, r.data, &resp.Diagnostics)
 			resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 		},
 		rerun:          "running terraform apply again",
@@ -154,7 +155,7 @@ func (r *agentJobResource) Create(ctx context.Context, req resource.CreateReques
 	}
 	run.resumed = r.resumableJob(ctx, plan)
 	if job := r.data.runAgentJob(ctx, run, &resp.Diagnostics); job != nil {
-		plan.setJob(job)
+		plan.setJob(job, r.data, &resp.Diagnostics)
 		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 		if !run.wait || job.Status.Final() {
 			resp.Diagnostics.Append(markCreateFinished(ctx, resp.Private)...)
@@ -184,6 +185,7 @@ func (r *agentJobResource) Read(ctx context.Context, req resource.ReadRequest, r
 		return
 	}
 	ctx = maskPrompt(r.data.maskSecrets(ctx), state.Prompt.ValueString())
+	r.data.sanitizer.AddPrompt(state.Prompt.ValueString())
 	job, err := r.data.client.GetAgentJob(ctx, state.ProjectID.ValueString(), state.ID.ValueString())
 	if client.IsNotFound(err) {
 		resp.Diagnostics.AddWarning("Agent job no longer exists",
@@ -196,7 +198,7 @@ func (r *agentJobResource) Read(ctx context.Context, req resource.ReadRequest, r
 		resp.Diagnostics.AddError("Cannot read the agent job", withHint(err))
 		return
 	}
-	state.setJob(job)
+	state.setJob(job, r.data, &resp.Diagnostics)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 }
 
@@ -243,11 +245,13 @@ func (r *agentJobResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 	resp.RequiresReplace = append(resp.RequiresReplace, path.Root("status"))
 }
 
-func (m *agentJobResourceModel) setJob(job *client.AgentJob) {
+// setJob records what the API reported of a job, through the sanitizer; a
+// pull request link that is not a plain https link is null, with a warning.
+func (m *agentJobResourceModel) setJob(job *client.AgentJob, d *providerData, diags *diag.Diagnostics) {
 	m.ID = types.StringValue(job.ID)
-	m.Status = optionalString(string(job.Status))
-	m.PRLink = types.StringPointerValue(job.PRLink)
-	m.Model = types.StringPointerValue(job.Model)
+	m.Status = optionalString(d.apiLine(string(job.Status)))
+	m.PRLink = d.apiLinkValue("pr_link", job.PRLink, diags)
+	m.Model = d.apiLineValue(job.Model)
 	m.CreatedAt = timeValue(job.CreatedAt)
 }
 

@@ -45,6 +45,8 @@ type agentJobRun struct {
 // in diags, a failed job included.
 func (d *providerData) runAgentJob(ctx context.Context, run agentJobRun, diags *diag.Diagnostics) *client.AgentJob {
 	ctx = maskPrompt(ctx, run.prompt)
+	// Known before it is sent: an answer that quotes it is redacted.
+	d.sanitizer.AddPrompt(run.prompt)
 	job := run.resumed
 	if job == nil {
 		tflog.Info(ctx, "sending a prompt to an agent job", map[string]any{
@@ -75,7 +77,7 @@ func (d *providerData) runAgentJob(ctx context.Context, run agentJobRun, diags *
 		run.started(job)
 	}
 	progress := newJobProgress(run.say, d.now, agentJobProgressEvery)
-	progress.started(job, run.jobID != "", run.resumed != nil)
+	progress.started(d.shownJob(job), run.jobID != "", run.resumed != nil)
 
 	if run.wait {
 		wait := waitFailure{subject: fmt.Sprintf("agent job %s in project %s", job.ID, run.projectID), timeout: run.timeout, limit: run.limit,
@@ -99,7 +101,7 @@ func (d *providerData) runAgentJob(ctx context.Context, run agentJobRun, diags *
 				job.ID, run.projectID, run.afterFailure))
 	case client.AgentCompleted, client.AgentArchived:
 		if !progress.reportedPR() {
-			progress.say("agent job %s is %s without a pull request (no file changed)", job.ID, job.Status)
+			progress.say("agent job %s is %s without a pull request (no file changed)", job.ID, d.apiLine(string(job.Status)))
 		}
 	}
 	return job

@@ -24,9 +24,9 @@ func (d *providerData) waitForAgentJob(ctx context.Context, projectID, jobID str
 	observe := func(job *client.AgentJob) poll.Observation {
 		last = job
 		if seen != nil {
-			seen(job)
+			seen(d.shownJob(job))
 		}
-		obs := poll.Observation{Status: string(job.Status), Final: job.Status.Final()}
+		obs := poll.Observation{Status: d.apiLine(string(job.Status)), Final: job.Status.Final()}
 		changes.note(ctx, obs)
 		return obs
 	}

@@ -7,6 +7,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/client"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/redact"
 )
 
@@ -55,4 +56,18 @@ func (d *providerData) apiLinkValue(field string, raw *string, diags *diag.Diagn
 		return types.StringNull()
 	}
 	return types.StringValue(link)
+}
+
+// shownJob is an agent job as progress messages may show it: its status
+// sanitized, its pull request link only where state could keep it.
+func (d *providerData) shownJob(job *client.AgentJob) *client.AgentJob {
+	shown := *job
+	shown.Status = client.AgentStatus(d.apiLine(string(job.Status)))
+	shown.PRLink = nil
+	if job.PRLink != nil {
+		if link := d.shownLink(*job.PRLink); link != "" {
+			shown.PRLink = &link
+		}
+	}
+	return &shown
 }

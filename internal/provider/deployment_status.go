@@ -52,11 +52,11 @@ var deploymentStatusDescriptions = map[string]string{
 		"and are not final).",
 	"commit_sha":     "Commit the deployment built, as the API reports it. Null while the API does not say (it may not while the deployment is queued).",
 	"commit_ref":     "Branch (ref) of that commit. Null while not reported.",
-	"commit_message": "Message of that commit. Null while not reported.",
+	"commit_message": "Message of that commit, redacted and bounded like `summary`. Null while not reported.",
 	"files_added":    "Paths the commit added. Null while not reported.",
 	"files_modified": "Paths the commit modified. Null while not reported.",
 	"files_removed":  "Paths the commit removed. Null while not reported.",
-	"summary":        "The API's summary of the deployment, such as the reason it failed. Null when empty.",
+	"summary":        "The API's summary of the deployment, such as the reason it failed. Null when empty. The API key, link signatures and tokens it quotes are redacted, control characters quoted (such as `\\x1b`), and it is cut at 4 KiB with a marker.",
 	"created_at":     "When the deployment was queued (RFC 3339). Null when not reported.",
 	"ended_at":       "When the deployment ended (RFC 3339). Null until it ends.",
 }

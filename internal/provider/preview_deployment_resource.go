@@ -81,7 +81,7 @@ func (r *previewDeploymentResource) Schema(ctx context.Context, _ resource.Schem
 		Default:  booldefault.StaticBool(true),
 	}
 	attrs["preview_url"] = schema.StringAttribute{
-		MarkdownDescription: "Address of the preview, as the API returned it. The same for every rebuild of the branch.",
+		MarkdownDescription: "Address of the preview, as the API returned it. The same for every rebuild of the branch. Only an https link (http where `base_url` is http) without a user name, password, signature or token is kept; anything else is null, with a warning naming the attribute.",
 		Computed:            true,
 		PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
 	}
@@ -156,7 +156,11 @@ func (r *previewDeploymentResource) build(ctx context.Context, m *previewDeploym
 	}
 	tflog.Info(ctx, "queued a preview deployment", map[string]any{"status_id": start.StatusID, "project_id": projectID, "branch": branch})
 	if start.PreviewURL != nil {
-		m.PreviewURL = types.StringValue(*start.PreviewURL)
+		// A link state may not keep is null, with a warning; a rebuild
+		// keeps the address planned from state.
+		if link := r.data.apiLinkValue("preview_url", start.PreviewURL, diags); !link.IsNull() || m.PreviewURL.IsUnknown() {
+			m.PreviewURL = link
+		}
 	} else if m.PreviewURL.IsUnknown() {
 		m.PreviewURL = types.StringNull()
 	}
