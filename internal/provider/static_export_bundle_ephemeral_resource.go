@@ -15,6 +15,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/client"
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/redact"
 )
 
 const (
@@ -173,7 +174,7 @@ func (d *providerData) completedExport(ctx context.Context, jobID string, diags 
 		diags.AddError(bundleErrorSummary(err), bundleJobReadError(jobID, err))
 		return false
 	}
-	if problem := notBundleable(job); problem != "" {
+	if problem := notBundleable(job, d.sanitizer); problem != "" {
 		diags.AddError("Static export not ready for a bundle link", problem)
 		return false
 	}
@@ -213,15 +214,15 @@ func linkRenewAt(expiry, providerNow, wallNow time.Time) time.Time {
 }
 
 // notBundleable explains why a job cannot be bundled yet, or returns "".
-func notBundleable(job *client.StaticExportJob) string {
+func notBundleable(job *client.StaticExportJob, s *redact.Sanitizer) string {
 	switch job.Status {
 	case client.ExportCompleted:
 		return ""
 	case client.ExportFailed:
 		return fmt.Sprintf("Export job %s failed: %s. A failed export has no archive to link to; start a new export "+
-			"(with the docsadmin_static_export resource, change its triggers) and pass the new job's id.", job.JobID, failureReason(job))
+			"(with the docsadmin_static_export resource, change its triggers) and pass the new job's id.", job.JobID, failureReason(job, s))
 	}
-	state := fmt.Sprintf("status %s", job.Status)
+	state := fmt.Sprintf("status %s", s.Line(string(job.Status), redact.LineBytes))
 	if job.Progress != nil {
 		state += fmt.Sprintf(", progress %.1f%%", clampPercent(*job.Progress))
 	}

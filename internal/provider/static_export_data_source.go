@@ -10,6 +10,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/client"
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/redact"
 )
 
 var _ datasource.DataSourceWithConfigure = (*staticExportDataSource)(nil)
@@ -93,7 +94,7 @@ func (d *staticExportDataSource) Read(ctx context.Context, req datasource.ReadRe
 		resp.Diagnostics.AddError("Cannot read the static export job", fmt.Sprintf("Reading export job %s failed: %s", jobID, withHint(err)))
 		return
 	}
-	cfg.Status = types.StringValue(string(job.Status))
+	cfg.Status = types.StringValue(d.data.apiLine(string(job.Status)))
 	cfg.Progress = types.Float64Null()
 	if job.Progress != nil {
 		cfg.Progress = types.Float64Value(clampPercent(*job.Progress))
@@ -101,6 +102,9 @@ func (d *staticExportDataSource) Read(ctx context.Context, req datasource.ReadRe
 	cfg.PageCount = types.Int64PointerValue(job.PageCount)
 	cfg.CreatedAt = timeValue(job.CreatedAt)
 	cfg.UpdatedAt = timeValue(job.UpdatedAt)
-	cfg.Error = types.StringPointerValue(job.Error)
+	cfg.Error = types.StringNull()
+	if job.Error != nil {
+		cfg.Error = types.StringValue(d.data.sanitizer.Text(*job.Error, redact.StoredBytes))
+	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &cfg)...)
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/archive"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/bundlelink"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/client"
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/redact"
 )
 
 // privateBundleIssuedAt records when the link in state was generated, so the
@@ -84,7 +85,9 @@ func (d *providerData) resumeKey(in exportInputs) string {
 func (m *staticExportModel) setJob(job *client.StaticExportJob) {
 	m.ID = types.StringValue(job.JobID)
 	m.JobID = types.StringValue(job.JobID)
-	m.Status = types.StringValue(string(job.Status))
+	// The sanitizer of no secrets: a status is a word, and quoting is what
+	// it may need.
+	m.Status = types.StringValue((*redact.Sanitizer)(nil).Line(string(job.Status), redact.LineBytes))
 	if job.Progress != nil {
 		m.Progress = types.Float64Value(clampPercent(*job.Progress))
 	} else if m.Progress.IsUnknown() {

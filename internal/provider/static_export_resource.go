@@ -425,7 +425,7 @@ func (r *staticExportResource) ImportState(ctx context.Context, req resource.Imp
 	}
 	if job.Status == client.ExportFailed {
 		resp.Diagnostics.AddError("Cannot import a failed static export",
-			fmt.Sprintf("Export job %s failed (%s), so it has no bundle to manage. Leave out the import and apply to start a new export.", jobID, failureReason(job)))
+			fmt.Sprintf("Export job %s failed (%s), so it has no bundle to manage. Leave out the import and apply to start a new export.", jobID, failureReason(job, r.data.sanitizer)))
 		return
 	}
 	model := staticExportModel{

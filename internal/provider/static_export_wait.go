@@ -7,6 +7,7 @@ import (
 
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/client"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/poll"
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/redact"
 )
 
 // exportWait words a failed wait on an export job, or on its link, bounded
@@ -47,14 +48,14 @@ func (r *staticExportResource) waitForCompletion(ctx context.Context, jobID stri
 			return poll.Observation{}, transientOrPermanent(err)
 		}
 		last = job
-		obs := exportObservation(job)
+		obs := exportObservation(job, r.data.sanitizer)
 		changes.note(ctx, obs)
 		return obs, nil
 	}
 	policy := r.data.pollPolicy(client.KnownExportStatuses)
 	var err error
 	if seen != nil {
-		first := exportObservation(seen)
+		first := exportObservation(seen, r.data.sanitizer)
 		changes.note(ctx, first)
 		_, err = poll.UntilFrom(ctx, policy, first, check)
 	} else {
@@ -64,20 +65,21 @@ func (r *staticExportResource) waitForCompletion(ctx context.Context, jobID stri
 		return last, exportWait("export job "+jobID, name, limit).exportError(err)
 	}
 	if last.Status == client.ExportFailed {
-		return last, fmt.Errorf("export job %s failed: %s. Fix the cause and run terraform apply again: the failed job is not resumed, a new export is started", jobID, failureReason(last))
+		return last, fmt.Errorf("export job %s failed: %s. Fix the cause and run terraform apply again: the failed job is not resumed, a new export is started", jobID, failureReason(last, r.data.sanitizer))
 	}
 	return last, nil
 }
 
-func failureReason(job *client.StaticExportJob) string {
+// failureReason is the API's reason for a failed export, sanitized.
+func failureReason(job *client.StaticExportJob, s *redact.Sanitizer) string {
 	if job.Error != nil && *job.Error != "" {
-		return *job.Error
+		return s.Message(*job.Error)
 	}
 	return "the API gave no reason"
 }
 
-func exportObservation(job *client.StaticExportJob) poll.Observation {
-	obs := poll.Observation{Status: string(job.Status), Final: job.Status.Final(), Progress: job.Progress}
+func exportObservation(job *client.StaticExportJob, s *redact.Sanitizer) poll.Observation {
+	obs := poll.Observation{Status: s.Line(string(job.Status), redact.LineBytes), Final: job.Status.Final(), Progress: job.Progress}
 	if job.PageCount != nil {
 		obs.Counts = []poll.Count{{Thing: "page", N: int(*job.PageCount)}}
 	}
