@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
+	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
@@ -156,6 +157,11 @@ func (r *staticExportFileResource) Create(ctx context.Context, req resource.Crea
 	defer cancel()
 
 	jobID := plan.JobID.ValueString()
+	if problem := existingDirectoryProblem(plan.Filename.ValueString()); problem != "" {
+		// Checked at plan too; the disk may have changed since.
+		resp.Diagnostics.AddAttributeError(path.Root("filename"), "Invalid filename", problem)
+		return
+	}
 	// Always a fresh link: one kept in state may have expired long ago.
 	link := r.data.completedExportLink(ctx, jobID, &resp.Diagnostics)
 	if link == nil {
@@ -417,6 +423,16 @@ func filenameProblem(s string) string {
 		return fmt.Sprintf("%q ends with a path separator, so it names a directory. %s", s, accepted)
 	case filepath.Base(s) == "." || filepath.Base(s) == "..":
 		return fmt.Sprintf("%q names a directory. %s", s, accepted)
+	}
+	return existingDirectoryProblem(s)
+}
+
+// existingDirectoryProblem refuses a filename where a directory stands: the
+// archive could never be renamed over it.
+func existingDirectoryProblem(s string) string {
+	if info, err := os.Stat(s); err == nil && info.IsDir() {
+		return fmt.Sprintf("%q is an existing directory. Accepted: a path to the file to write inside it, such as %q.", s,
+			filepath.Join(s, "docs-bundle.tar.gz"))
 	}
 	return ""
 }

@@ -392,6 +392,7 @@ func TestAccStaticExportFile_badInputFailsAtPlanTime(t *testing.T) {
 	cases := []badInput{
 		{name: "empty filename", config: file(job + "\nfilename = \"\""), want: []string{"filename", "The filename is empty", "Accepted: a path"}},
 		{name: "directory filename", config: file(job + "\nfilename = \"dist/\""), want: []string{"filename", "names a directory"}},
+		{name: "existing directory", config: file(job + "\nfilename = " + fmt.Sprintf("%q", os.TempDir())), want: []string{"filename", "is an existing directory", "docs-bundle.tar.gz"}},
 		{name: "blank job_id", config: file("job_id = \" \"\nfilename = \"b.tar.gz\""), want: []string{"job_id", "empty or blank"}},
 		{name: "symbolic permission", config: file(job + "\nfilename = \"b.tar.gz\"\nfile_permission = \"rw-r--r--\""),
 			want: []string{"file_permission", `"rw-r--r--" is not an octal file permission`, `"0644"`}},
