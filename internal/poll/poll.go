@@ -151,8 +151,11 @@ func (w *wait) take(obs Observation, err error) (outcome, Observation, error) {
 		}
 		return observed, obs, nil
 	case w.ctx.Err() != nil:
-		// The check failed because the wait ended, not the service.
-		w.lastErr = err
+		// The check failed because the wait ended, not the service: a
+		// failure of the poll before it, if any, says more.
+		if w.lastErr == nil {
+			w.lastErr = err
+		}
 		return finished, w.last, w.timeout(w.ctx.Err())
 	case IsPermanent(err):
 		return finished, w.last, unwrapPermanent(err)

@@ -67,6 +67,7 @@ func (d *providerData) runAgentJob(ctx context.Context, run agentJobRun, diags *
 			d.agentJobCallError(diags, run, err)
 			return nil
 		}
+		warnMalformed(diags, "the prompt for project "+run.projectID, job.Malformed)
 		if job.ID == "" {
 			diags.AddError("Cannot start the agent job",
 				fmt.Sprintf("The API accepted the prompt for project %s but its answer named no job id, so the job cannot be followed. Look for it on the dashboard.", run.projectID))

@@ -113,6 +113,7 @@ func (r *deploymentResource) Create(ctx context.Context, req resource.CreateRequ
 		}
 		statusID = start.StatusID
 		tflog.Info(ctx, "queued a deployment", map[string]any{"status_id": statusID, "project_id": projectID})
+		warnMalformed(&resp.Diagnostics, "the deployment call for project "+projectID, start.Malformed)
 	}
 	if r.deploy(ctx, &plan, statusID, timeoutCreate, limit, &resp.State, &resp.Diagnostics) {
 		resp.Diagnostics.Append(markCreateFinished(ctx, resp.Private)...)
@@ -178,6 +179,7 @@ func (r *deploymentResource) Update(ctx context.Context, req resource.UpdateRequ
 		}
 		statusID = start.StatusID
 		tflog.Info(ctx, "queued a deployment", map[string]any{"status_id": statusID, "project_id": state.ProjectID.ValueString()})
+		warnMalformed(&resp.Diagnostics, "the deployment call for project "+state.ProjectID.ValueString(), start.Malformed)
 	} else {
 		tflog.Info(ctx, "continuing the deployment an earlier apply left unfinished", map[string]any{"status_id": statusID})
 	}

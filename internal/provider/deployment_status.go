@@ -176,6 +176,9 @@ func (d *providerData) waitForDeployment(ctx context.Context, subject, statusID 
 		last = dep
 		obs := poll.Observation{Status: d.apiLine(string(dep.Status)), Final: dep.Status.Final()}
 		changes.note(ctx, obs)
+		if dep.EndedUnknown() {
+			return obs, poll.Permanent(&unknownEndError{subject: subject, status: dep.Status})
+		}
 		return obs, nil
 	})
 	return last, err
@@ -219,6 +222,9 @@ func (d *providerData) followDeployment(ctx context.Context, f deploymentFollow,
 // deploymentWaitError words a wait on a deployment that did not end.
 func deploymentWaitError(wait waitFailure, err error) string {
 	if text, ok := wait.explain(err); ok {
+		return text
+	}
+	if text, ok := endedUnknown(err); ok {
 		return text
 	}
 	if client.IsNotFound(err) {

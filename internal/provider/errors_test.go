@@ -15,6 +15,7 @@ import (
 
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/client"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/mockapi"
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/redirect"
 )
 
 func TestHint(t *testing.T) {
@@ -34,7 +35,11 @@ func TestHint(t *testing.T) {
 		{name: "400", err: wrap(apiErr(400))},
 		{name: "401", err: wrap(apiErr(401)), want: []string{"API key", "api_key", "DOCSADMIN_API_KEY"}},
 		{name: "403", err: wrap(apiErr(403)), want: []string{"scope", "allowlist", "Enterprise plan"}},
-		{name: "404", err: wrap(apiErr(404))},
+		// Not read from an answer, so nothing says that the API spoke of
+		// the object: a missing route.
+		{name: "404", err: wrap(apiErr(404)), want: []string{"no such route", "base_url", "reverse proxy", "without an API version"}},
+		{name: "refused redirect", err: wrap(&client.RequestError{Err: &redirect.Error{Status: 302, Target: "http://api.example.com", Reason: "r"}, MaybeProcessed: false}),
+			want: []string{"redirects are not followed", "base_url"}},
 		{name: "409", err: wrap(apiErr(409))},
 		{name: "429", err: wrap(apiErr(429)), want: []string{"rate limiting", "requests_per_second", "-parallelism"}},
 		{name: "429 with Retry-After", err: &client.APIError{StatusCode: 429, RetryAfter: time.Hour}, want: []string{"rate limiting"}},
@@ -44,7 +49,7 @@ func TestHint(t *testing.T) {
 		{name: "request error", err: wrap(refused), want: []string{"Nothing was sent", "could not be reached", "base_url", "HTTPS_PROXY"}},
 		{name: "unknown certificate authority", err: wrap(&client.RequestError{Err: x509.UnknownAuthorityError{}}), want: []string{"Nothing was sent", "SSL_CERT_FILE"}},
 		{name: "broken after sending", err: wrap(&client.RequestError{Err: syscall.ECONNRESET, MaybeProcessed: true}), want: []string{"connection broke"}},
-		{name: "joined", err: errors.Join(errors.New("other"), apiErr(404))},
+		{name: "joined", err: errors.Join(errors.New("other"), apiErr(404)), want: []string{"no such route"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -79,7 +84,7 @@ func TestAccStaticExport_startFailuresNameTheSettingThatFixesThem(t *testing.T) 
 	}{
 		{"unknown certificate authority", tlsServer.URL, []string{"request not sent", "Nothing was sent", "SSL_CERT_FILE"}},
 		{"plain HTTP on an https URL", strings.Replace(plainServer.URL, "http://", "https://", 1), []string{"request not sent", "Nothing was sent", "scheme"}},
-		{"base_url ending in /v1", plainServer.URL + "/v1", []string{"POST /v1/static-export/jobs", "HTTP 404", "base_url", "without /v1"}},
+		{"base_url with a prefix the server does not have", plainServer.URL + "/docsadmin", []string{"POST /v1/static-export/jobs", "HTTP 404", "no such route", "base_url", "without an API version"}},
 	}
 	for _, row := range rows {
 		t.Run(row.name, func(t *testing.T) {

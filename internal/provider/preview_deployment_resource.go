@@ -155,6 +155,7 @@ func (r *previewDeploymentResource) build(ctx context.Context, m *previewDeploym
 		return true
 	}
 	tflog.Info(ctx, "queued a preview deployment", map[string]any{"status_id": start.StatusID, "project_id": projectID, "branch": branch})
+	warnMalformed(diags, fmt.Sprintf("the preview call for branch %q of project %s", branch, projectID), start.Malformed)
 	if start.PreviewURL != nil {
 		// A link state may not keep is null, with a warning; a rebuild
 		// keeps the address planned from state.

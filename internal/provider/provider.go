@@ -51,6 +51,8 @@ type Options struct {
 	PollPolicy poll.Policy
 	// RetryBackoff overrides the client's retry spacing.
 	RetryBackoff clock.Backoff
+	// RequestTimeout overrides the client's bound on one attempt.
+	RequestTimeout time.Duration
 }
 
 type docsadminProvider struct {
@@ -205,6 +207,8 @@ func (p *docsadminProvider) Configure(ctx context.Context, req provider.Configur
 		Clock:     p.options.Clock,
 		Backoff:   p.options.RetryBackoff,
 		Logger:    tflogLogger{},
+
+		RequestTimeout: p.options.RequestTimeout,
 	}
 	// Unknown settings keep their defaults until they are known.
 	if !cfg.MaxRetries.IsNull() && !cfg.MaxRetries.IsUnknown() {

@@ -236,6 +236,7 @@ func (r *staticExportResource) Create(ctx context.Context, req resource.CreateRe
 		}
 		job = started
 		tflog.Info(ctx, "started static export", map[string]any{"job_id": job.JobID, "domain": inputs.Domain})
+		warnMalformed(&resp.Diagnostics, "the start of the export of "+inputs.Domain, job.Malformed)
 	}
 
 	// Saved before waiting, so that a timeout or interrupt never loses the

@@ -49,6 +49,16 @@ func baseURLProblem(raw string) (problem, warning string) {
 		return fmt.Sprintf("%q carries a query. %s", u.Scheme+"://"+u.Host+u.Path+"?…", accepted), ""
 	case u.Fragment != "":
 		return fmt.Sprintf("%q carries a fragment. %s", u.Scheme+"://"+u.Host+u.Path+"#…", accepted), ""
+	case apiVersionSuffix.MatchString(u.Path):
+		// Every endpoint carries its own version (/v1/..., /v2/...): with
+		// one more, every request misses its route, and a missing route
+		// must never read as a job that is gone.
+		version := strings.TrimRight(apiVersionSuffix.FindString(u.Path), "/")
+		fixed := *u
+		fixed.Path = apiVersionSuffix.ReplaceAllString(u.Path, "")
+		fixed.RawPath = ""
+		return fmt.Sprintf("%q ends in the API version %s, which every endpoint adds itself (%s/...), so requests would miss their routes. "+
+			"Use %q: the API's root, or a reverse proxy's prefix in front of it, without the version.", raw, version, version, fixed.String()), ""
 	}
 	if u.Scheme == "http" && !isLoopback(u.Hostname()) {
 		warning = fmt.Sprintf("%q uses plain http to %s, which is not a loopback address: the API key and bundle links would cross the network unencrypted. Use https.", raw, u.Hostname())
@@ -63,6 +73,9 @@ func isLoopback(host string) bool {
 	ip := net.ParseIP(host)
 	return ip != nil && ip.IsLoopback()
 }
+
+// apiVersionSuffix matches a path that ends in an API version segment.
+var apiVersionSuffix = regexp.MustCompile(`(?i)/v[0-9]+/*$`)
 
 var hostnameLabel = regexp.MustCompile(`^[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?$`)
 
@@ -209,7 +222,7 @@ func notBlankValidator() validator.String {
 type baseURLValidator struct{}
 
 func (baseURLValidator) Description(context.Context) string {
-	return "must be an absolute http(s) URL with a host and no query or fragment"
+	return "must be an absolute http(s) URL with a host, no query or fragment, and no API version such as /v1 at the end of its path"
 }
 func (v baseURLValidator) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
 

@@ -107,8 +107,8 @@ func (w waitFailure) explain(err error) (string, bool) {
 	var budget *poll.ErrorBudgetError
 	switch {
 	case errors.As(err, &timeout) && errors.Is(err, context.DeadlineExceeded):
-		return fmt.Sprintf("waiting for %s timed out after %s (limit %s = %s); last seen: %s. %s",
-			w.subject, timeout.Waited.Round(time.Second), w.timeout, w.limit, lastSeen(timeout.Last, timeout.Seen), w.onTimeout), true
+		return fmt.Sprintf("waiting for %s timed out after %s (limit %s = %s); last seen: %s%s. %s",
+			w.subject, timeout.Waited.Round(time.Second), w.timeout, w.limit, lastSeen(timeout.Last, timeout.Seen), lastFailure(timeout.LastErr), w.onTimeout), true
 	case errors.As(err, &timeout):
 		text := fmt.Sprintf("waiting for %s was interrupted after %s; last seen: %s",
 			w.subject, timeout.Waited.Round(time.Second), lastSeen(timeout.Last, timeout.Seen))
@@ -121,6 +121,15 @@ func (w waitFailure) explain(err error) (string, bool) {
 			w.subject, budget.Errors, budget.Waited.Round(time.Second), lastSeen(budget.Last, budget.Seen), withHint(budget.Err)), true
 	}
 	return "", false
+}
+
+// lastFailure names the reason the last poll failed, when it failed for a
+// reason of its own and not because the wait ended.
+func lastFailure(err error) string {
+	if err == nil || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
+		return ""
+	}
+	return "; the last poll failed: " + withHint(err)
 }
 
 func lastSeen(obs poll.Observation, seen bool) string {

@@ -1,0 +1,52 @@
+package provider
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/client"
+)
+
+// warnMalformed warns that the answer to a call that acted (what names it)
+// had fields of a type or form the client does not read. The call is not
+// failed: the server acted, and failing would lose the id of what it
+// started, so that the next apply would start it again. Only the fields'
+// names appear, never their values.
+func warnMalformed(diags *diag.Diagnostics, what string, fields []string) {
+	if len(fields) == 0 {
+		return
+	}
+	quoted := make([]string, len(fields))
+	for i, f := range fields {
+		quoted[i] = fmt.Sprintf("%q", f)
+	}
+	diags.AddWarning("Unexpected values in the API's answer",
+		fmt.Sprintf("The answer to %s had a value of an unexpected type or form in %s, which was ignored; the rest of the answer, the id included, was used. "+
+			"The API may have changed: if this persists, report it with the provider's version.", what, strings.Join(quoted, ", ")))
+}
+
+// unknownEndError is a deployment that says it ended (endedAt is set) with
+// a status the provider does not know: the wait ends at once rather than
+// waiting out its limit for a change that will not come.
+type unknownEndError struct {
+	subject string
+	status  client.DeploymentStatus
+}
+
+func (e *unknownEndError) Error() string {
+	return fmt.Sprintf("%s ended with status %q, which the provider does not know (it knows %s): the API set its end time, so it will not change again. "+
+		"Check the deployment on the dashboard; run terraform apply again to deploy again",
+		e.subject, string(e.status), strings.Join(client.KnownDeploymentStatuses, ", "))
+}
+
+// endedUnknown words an unknownEndError in err, or reports false.
+func endedUnknown(err error) (string, bool) {
+	var e *unknownEndError
+	if errors.As(err, &e) {
+		return e.Error() + ".", true
+	}
+	return "", false
+}
