@@ -136,7 +136,9 @@ func TestAccMissingRouteKeepsState(t *testing.T) {
 				{Config: config, Check: expectCount("started", 1, func() int { return row.started(mock) })},
 				{Config: wrongPath, PlanOnly: true, ExpectError: keep},
 				{
-					PreConfig:   func() { mock.InjectFault(row.read, mockapi.Fault{Status: 404, Body: proxyPage, Header: map[string]string{"Content-Type": "text/html"}}) },
+					PreConfig: func() {
+						mock.InjectFault(row.read, mockapi.Fault{Status: 404, Body: proxyPage, Header: map[string]string{"Content-Type": "text/html"}})
+					},
 					Config:      config,
 					PlanOnly:    true,
 					ExpectError: keep,
