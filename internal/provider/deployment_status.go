@@ -242,7 +242,7 @@ func (d *providerData) deploymentFailure(subject string, dep *client.Deployment,
 		fmt.Fprintf(&b, " building commit %s", dep.Commit.SHA)
 	}
 	if dep.Summary != nil {
-		fmt.Fprintf(&b, ": %s", d.sanitizer.Text(*dep.Summary, redact.StoredBytes))
+		fmt.Fprintf(&b, ": %s", d.sanitizer.Text(*dep.Summary, redact.MessageBytes))
 	} else {
 		b.WriteString(" (the API gave no summary)")
 	}
