@@ -139,7 +139,7 @@ func New(cfg Config) (*Client, error) {
 	// The API is spoken to at its own address only: a redirect would carry
 	// the key elsewhere (Go keeps it on a redirect to the same host name,
 	// https to http included) or turn a POST into a GET.
-	c.http.CheckRedirect = redirect.Check(0, "the API is not expected to redirect; something in front of it answered, or the API's URL is not its own")
+	c.http.CheckRedirect = redirect.Check(0, "the API answers at its own address, so the client follows no redirect")
 	if cfg.MaxRetries != nil {
 		c.maxRetries = max(*cfg.MaxRetries, 0)
 	}

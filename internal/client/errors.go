@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"net/http"
 	"time"
+
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/redirect"
 )
 
 // APIError is an HTTP answer outside 2xx, or a 2xx answer whose body could not be read.
@@ -44,6 +46,10 @@ type RequestError struct {
 }
 
 func (e *RequestError) Error() string {
+	var refused *redirect.Error
+	if errors.As(e.Err, &refused) {
+		return fmt.Sprintf("%s: %v", e.Endpoint, e.Err) // the server answered: neither unsent nor failed
+	}
 	if !e.MaybeProcessed {
 		return fmt.Sprintf("%s: request not sent: %v", e.Endpoint, e.Err)
 	}

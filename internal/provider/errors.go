@@ -34,7 +34,7 @@ func hint(err error) string {
 		return "The answer is not the API's own: there is no such route at base_url, so it says nothing of the object asked for. " +
 			"Set base_url to the API's root, such as https://api.example.com, or to a reverse proxy's prefix in front of it, without an API version such as /v1."
 	case client.KindRedirected:
-		return "The API is not expected to redirect, and redirects are not followed, so that the API key never leaves base_url's address: " +
+		return "Redirects are not followed, so that the API key never leaves base_url's address and a request is never sent as another: " +
 			"set base_url to the address the API answers at (its scheme, host and port), or fix the proxy in front of it."
 	case client.KindUnreachable:
 		return "Nothing was sent: the API could not be reached. Check base_url, the network path to it, and HTTPS_PROXY / NO_PROXY if a proxy is needed."

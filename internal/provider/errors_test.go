@@ -39,7 +39,7 @@ func TestHint(t *testing.T) {
 		// the object: a missing route.
 		{name: "404", err: wrap(apiErr(404)), want: []string{"no such route", "base_url", "reverse proxy", "without an API version"}},
 		{name: "refused redirect", err: wrap(&client.RequestError{Err: &redirect.Error{Status: 302, Target: "http://api.example.com", Reason: "r"}, MaybeProcessed: false}),
-			want: []string{"redirects are not followed", "base_url"}},
+			want: []string{"Redirects are not followed", "base_url"}},
 		{name: "409", err: wrap(apiErr(409))},
 		{name: "429", err: wrap(apiErr(429)), want: []string{"rate limiting", "requests_per_second", "-parallelism"}},
 		{name: "429 with Retry-After", err: &client.APIError{StatusCode: 429, RetryAfter: time.Hour}, want: []string{"rate limiting"}},
