@@ -108,7 +108,9 @@ func (p *docsadminProvider) Schema(_ context.Context, _ provider.SchemaRequest, 
 			},
 			"base_url": schema.StringAttribute{
 				MarkdownDescription: "Root address of the API, an absolute `https://` (or, for local testing, `http://`) URL with a host and no query or fragment, " +
-					"for example `https://api.example.com`. Defaults to the `" + envBaseURL + "` environment variable. Required from one of the two. " +
+					"for example `https://api.example.com`, or a reverse proxy's prefix in front of it such as `https://gateway.example.com/docsadmin`. " +
+					"Without an API version at the end of its path: every endpoint adds its own (`/v1/...`), so a value ending in `/v1` or `/v2` is refused, naming the value to use. " +
+					"Defaults to the `" + envBaseURL + "` environment variable. Required from one of the two. " +
 					"Plain `http://` to a host other than loopback draws a warning.",
 				Optional:   true,
 				Validators: []validator.String{baseURLValidator{}},
