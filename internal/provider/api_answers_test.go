@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -12,7 +13,9 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/client"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/mockapi"
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/poll"
 )
 
 // What the API answers is judged before it is believed: a base URL that
@@ -217,4 +220,20 @@ func TestAccDeploymentResource_failedPollsNameTheReason(t *testing.T) {
 			}},
 		})
 	})
+}
+
+// A wait that reaches its limit names why the last poll failed, when it
+// failed for a reason of its own; a poll cut by the limit adds nothing.
+func TestWaitTimeoutNamesTheLastFailure(t *testing.T) {
+	w := waitFailure{subject: "deployment dep_1", timeout: timeoutCreate, limit: time.Minute, onTimeout: "Run terraform apply again."}
+	slow := &client.RequestError{Endpoint: "GET /v1/project/update-status/dep_1", MaybeProcessed: true,
+		Err: &client.SlowAnswerError{Limit: 30 * time.Second, Headers: true, Received: 6}}
+	text, ok := w.explain(&poll.TimeoutError{Cause: context.DeadlineExceeded, Waited: time.Minute, LastErr: slow})
+	if !ok || !strings.Contains(text, "the last poll failed: GET /v1/project/update-status/dep_1: request failed: the answer was still arriving after 30s") {
+		t.Errorf("explain = %q, want the last failure named", text)
+	}
+	text, _ = w.explain(&poll.TimeoutError{Cause: context.DeadlineExceeded, Waited: time.Minute, LastErr: fmt.Errorf("reading: %w", context.DeadlineExceeded)})
+	if strings.Contains(text, "last poll failed") {
+		t.Errorf("explain = %q names a poll that the limit cut short", text)
+	}
 }
