@@ -203,7 +203,7 @@ func TestAccDeploymentResource_failureIsSavedAndDeployedAgain(t *testing.T) {
 		"Deployment failed", "deployment " + ids[1] + " of project proj_1 failed building commit " + commitV2.SHA,
 		"Build failed: 1 error in guides/intro.mdx", "Last 20 log lines of 37",
 		"build step 15", "build step 30", "Error: guides/intro.mdx:12:3: unexpected closing tag </Card>",
-		"X-Amz-Signature=REDACTED", "(API key redacted)", "xxxxx…",
+		"X-Amz-Signature=REDACTED", "(API key redacted)", "xxxxx … (",
 		"failed status is saved in state", "next terraform apply deploys again",
 	}, []string{"build step 14", mock.APIKey, "0123456789abcdef0123456789abcdef", strings.Repeat("x", 600)})
 }

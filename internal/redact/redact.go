@@ -133,25 +133,40 @@ func (s *Sanitizer) clean(text string, limit int, multiline bool) string {
 	return bound(text, limit)
 }
 
-// hide replaces secrets, then signatures and tokens.
+// hide replaces whole secrets, then signatures and tokens, then what is left
+// of secrets: a run of a key inside a signature is the signature's, and
+// is hidden as one.
 func (s *Sanitizer) hide(text string) string {
-	if s != nil {
-		s.mu.RLock()
-		text = hideSecrets(text, s.secrets)
-		s.mu.RUnlock()
+	if s == nil {
+		return hidePatterns(text)
 	}
-	return hidePatterns(text)
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	text = hideSecrets(text, s.secrets, true)
+	text = hidePatterns(text)
+	return hideSecrets(text, s.secrets, false)
 }
 
-// hideSecrets replaces every run of a secret (and so every whole one) with
-// its marker; overlapping runs merge.
-func hideSecrets(text string, secrets []secret) string {
+// hideSecrets replaces every whole secret (whole) or every run of one with
+// its marker; overlapping spans merge.
+func hideSecrets(text string, secrets []secret, whole bool) string {
 	type span struct {
 		start, end int
 		marker     string
 	}
 	var spans []span
 	for _, sec := range secrets {
+		if whole {
+			for i := 0; ; {
+				j := strings.Index(text[i:], sec.value)
+				if j < 0 || sec.value == "" {
+					break
+				}
+				spans = append(spans, span{i + j, i + j + len(sec.value), sec.marker})
+				i += j + len(sec.value)
+			}
+			continue
+		}
 		if sec.run == 0 || len(text) < sec.run {
 			continue
 		}

@@ -31,6 +31,8 @@ func TestLineHidesSecrets(t *testing.T) {
 		{"sig and token", "sig=abc token=def", "sig=REDACTED token=REDACTED"},
 		{"a JSON secret", `{"access_token": "ya29.a0Af", "password":"hunter2"}`, `{"access_token": "REDACTED", "password":"REDACTED"}`},
 		{"userinfo", "fetch https://deploy:s3cr3t@git.example.com/repo failed", "fetch https://deploy:REDACTED@git.example.com/repo failed"},
+		{"a run of the key inside a signature is the signature's", "?X-Amz-Signature=0123456789abcdef0123456789abcdef&X-Amz-Expires=60",
+			"?X-Amz-Signature=REDACTED&X-Amz-Expires=60"},
 		{"words stay", "the token is invalid: check the password policy", "the token is invalid: check the password policy"},
 		{"a short prompt is no secret", "Fix it", "Fix it"},
 	}
