@@ -126,3 +126,25 @@ func TestLink(t *testing.T) {
 		}
 	}
 }
+
+func TestSignedLink(t *testing.T) {
+	for _, l := range []string{
+		"https://bucket.s3.amazonaws.com/se_1/bundle.tar.gz?X-Amz-Date=20261122T080000Z&X-Amz-Expires=3600&X-Amz-Signature=abcdef",
+		"http://127.0.0.1:8080/bundles/se_1/bundle.tar.gz?sig=abc",
+	} {
+		if problem := redact.SignedLink(l); problem != "" {
+			t.Errorf("SignedLink(%q) refuses: %s", l, problem)
+		}
+	}
+	for l, why := range map[string]string{
+		"javascript:alert(1)":                                      "scheme",
+		"ftp://example.com/bundle.tar.gz":                          "scheme",
+		"https://user:s3cr3t@bucket.example.com/b.tgz":             "userinfo",
+		"https://bucket.example.com/b.tgz?x=\x1b[2K":               "ASCII",
+		"https://bucket.example.com/" + strings.Repeat("a", 17000): "bytes",
+	} {
+		if problem := redact.SignedLink(l); !strings.Contains(problem, why) || strings.Contains(problem, "s3cr3t") {
+			t.Errorf("SignedLink(%q) = %q, want a refusal for %q that does not quote the link", l, problem, why)
+		}
+	}
+}
