@@ -239,7 +239,7 @@ func (d *providerData) deploymentFailure(subject string, dep *client.Deployment,
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s failed", subject)
 	if dep.Commit != nil && dep.Commit.SHA != "" {
-		fmt.Fprintf(&b, " building commit %s", dep.Commit.SHA)
+		fmt.Fprintf(&b, " building commit %s", d.apiLine(dep.Commit.SHA))
 	}
 	if dep.Summary != nil {
 		fmt.Fprintf(&b, ": %s", d.sanitizer.Text(*dep.Summary, redact.MessageBytes))
