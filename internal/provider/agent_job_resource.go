@@ -153,7 +153,12 @@ func (r *agentJobResource) Create(ctx context.Context, req resource.CreateReques
 		afterFailure: "The failed status is saved in state, so the next terraform apply starts a new job with the same prompt; " +
 			"change the prompt first if it was the cause.",
 	}
-	run.resumed = r.resumableJob(ctx, plan)
+	resumed, err := r.resumableJob(ctx, plan)
+	if err != nil {
+		resp.Diagnostics.AddError("Cannot continue the unfinished agent job", err.Error())
+		return
+	}
+	run.resumed = resumed
 	if job := r.data.runAgentJob(ctx, run, &resp.Diagnostics); job != nil {
 		plan.setJob(job, r.data, &resp.Diagnostics)
 		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
@@ -164,18 +169,20 @@ func (r *agentJobResource) Create(ctx context.Context, req resource.CreateReques
 }
 
 // resumableJob returns the job that an interrupted create of the same
-// inputs left active, unless it is gone or can no longer be read.
-func (r *agentJobResource) resumableJob(ctx context.Context, plan agentJobResourceModel) *client.AgentJob {
-	jobID, ok := r.data.resume.take(r.data.agentJobResumeKey(plan))
-	if !ok {
-		return nil
+// inputs left active, through the one resume protocol (resumeOffered).
+func (r *agentJobResource) resumableJob(ctx context.Context, plan agentJobResourceModel) (*client.AgentJob, error) {
+	var job *client.AgentJob
+	projectID := plan.ProjectID.ValueString()
+	_, ok, err := r.data.resumeOffered(ctx, r.data.agentJobResumeKey(plan), func(id string) string { return "Agent job " + id + " of project " + projectID },
+		func(ctx context.Context, id string) (bool, error) {
+			var err error
+			job, err = r.data.client.GetAgentJob(ctx, projectID, id)
+			return err == nil && job.Status == client.AgentFailed, err
+		})
+	if err != nil || !ok {
+		return nil, err
 	}
-	job, err := r.data.client.GetAgentJob(ctx, plan.ProjectID.ValueString(), jobID)
-	if err != nil || job.Status == client.AgentFailed {
-		tflog.Info(ctx, "not continuing the agent job an earlier apply left unfinished; starting a new one", map[string]any{"job_id": jobID})
-		return nil
-	}
-	return job
+	return job, nil
 }
 
 func (r *agentJobResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
@@ -225,7 +232,7 @@ func (r *agentJobResource) Delete(ctx context.Context, req resource.DeleteReques
 		return
 	}
 	if id := state.ID.ValueString(); id != "" && state.Status.ValueString() != string(client.AgentFailed) && !createFinished(ctx, req.Private) {
-		r.data.resume.offer(r.data.agentJobResumeKey(state), id)
+		r.data.resume.offer(r.data.agentJobResumeKey(state), offeredWork{ID: id})
 	}
 }
 

@@ -56,3 +56,10 @@ func beginDeploymentUpdate(ctx context.Context, data *providerData, consequence 
 	resp.Diagnostics.Append(diags...)
 	return ctx, limit, !resp.Diagnostics.HasError()
 }
+
+// deploymentFailed reads a deployment or preview build, for the resume
+// protocol: whether it failed.
+func (d *providerData) deploymentFailed(ctx context.Context, statusID string) (bool, error) {
+	dep, err := d.client.GetDeployment(ctx, statusID)
+	return err == nil && dep.Status == client.DeploymentFailure, err
+}

@@ -102,10 +102,14 @@ func (r *deploymentResource) Create(ctx context.Context, req resource.CreateRequ
 	// A deployment that an interrupted create of the same inputs left
 	// running is followed rather than queued a second time.
 	key := r.data.deploymentResumeKey(projectID, plan.Triggers)
-	statusID, resumed := r.data.resume.take(key)
-	if resumed {
-		tflog.Info(ctx, "continuing the deployment an earlier apply left unfinished", map[string]any{"status_id": statusID, "project_id": projectID})
-	} else {
+	offered, resumed, err := r.data.resumeOffered(ctx, key, func(id string) string { return deploymentSubject(deploymentKind, id) + " of project " + projectID },
+		r.data.deploymentFailed)
+	if err != nil {
+		resp.Diagnostics.AddError("Cannot continue the unfinished deployment", err.Error())
+		return
+	}
+	statusID := offered.ID
+	if !resumed {
 		start, err := r.data.client.TriggerDeployment(ctx, projectID)
 		if err != nil {
 			resp.Diagnostics.AddError("Cannot deploy the project", deploymentStartError("a deployment of project "+projectID, err))
@@ -198,7 +202,7 @@ func (r *deploymentResource) Delete(ctx context.Context, req resource.DeleteRequ
 		return
 	}
 	if id := state.StatusID.ValueString(); id != "" && state.status() != client.DeploymentFailure && !createFinished(ctx, req.Private) {
-		r.data.resume.offer(r.data.deploymentResumeKey(state.ProjectID.ValueString(), state.Triggers), id)
+		r.data.resume.offer(r.data.deploymentResumeKey(state.ProjectID.ValueString(), state.Triggers), offeredWork{ID: id})
 	}
 }
 

@@ -3,7 +3,6 @@ package provider
 import (
 	"context"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
@@ -123,12 +122,17 @@ func (r *previewDeploymentResource) Create(ctx context.Context, req resource.Cre
 	plan.ProjectID = types.StringValue(projectID)
 	// A build that an interrupted create of the same inputs left running is
 	// followed rather than queued a second time.
-	if offered, ok := r.data.resume.take(r.previewResumeKey(plan)); ok {
-		// The offer is the status id and the preview's address.
-		statusID, previewURL, _ := strings.Cut(offered, "\n")
-		tflog.Info(ctx, "continuing the preview build an earlier apply left unfinished", map[string]any{"status_id": statusID})
-		plan.PreviewURL = optionalString(previewURL)
-		if r.follow(ctx, &plan, statusID, timeoutCreate, limit, &resp.State, &resp.Diagnostics) {
+	offered, ok, err := r.data.resumeOffered(ctx, r.previewResumeKey(plan),
+		func(id string) string {
+			return fmt.Sprintf("Preview deployment %s of branch %q in project %s", id, plan.Branch.ValueString(), projectID)
+		}, r.data.deploymentFailed)
+	if err != nil {
+		resp.Diagnostics.AddError("Cannot continue the unfinished preview build", err.Error())
+		return
+	}
+	if ok {
+		plan.PreviewURL = optionalString(offered.URL)
+		if r.follow(ctx, &plan, offered.ID, timeoutCreate, limit, &resp.State, &resp.Diagnostics) {
 			resp.Diagnostics.Append(markCreateFinished(ctx, resp.Private)...)
 		}
 		return
@@ -254,7 +258,7 @@ func (r *previewDeploymentResource) Delete(ctx context.Context, req resource.Del
 		return
 	}
 	if id := state.StatusID.ValueString(); id != "" && state.status() != client.DeploymentFailure {
-		r.data.resume.offer(r.previewResumeKey(state), id+"\n"+state.PreviewURL.ValueString())
+		r.data.resume.offer(r.previewResumeKey(state), offeredWork{ID: id, URL: state.PreviewURL.ValueString()})
 	}
 }
 

@@ -271,28 +271,18 @@ func (r *staticExportResource) Create(ctx context.Context, req resource.CreateRe
 }
 
 // resumableJob returns the job that an earlier, unfinished create of the same
-// inputs left behind, unless it failed or is gone.
-// A job that cannot be read for another reason stays on offer and the error
-// is returned, so that a passing outage never costs a second export.
+// inputs left behind, through the one resume protocol (resumeOffered).
 func (r *staticExportResource) resumableJob(ctx context.Context, inputs exportInputs) (*client.StaticExportJob, error) {
-	key := r.data.resumeKey(inputs)
-	jobID, ok := r.data.resume.take(key)
-	if !ok {
-		return nil, nil
+	var job *client.StaticExportJob
+	_, ok, err := r.data.resumeOffered(ctx, r.data.resumeKey(inputs), func(id string) string { return "Export job " + id },
+		func(ctx context.Context, id string) (bool, error) {
+			var err error
+			job, err = r.data.client.GetStaticExport(ctx, id)
+			return err == nil && job.Status == client.ExportFailed, err
+		})
+	if err != nil || !ok {
+		return nil, err
 	}
-	job, err := r.data.client.GetStaticExport(ctx, jobID)
-	switch {
-	case client.IsNotFound(err):
-		tflog.Info(ctx, "the unfinished export job is gone; starting a new one", map[string]any{"job_id": jobID})
-		return nil, nil
-	case err != nil:
-		r.data.resume.offer(key, jobID)
-		return nil, fmt.Errorf("checking export job %s, which an earlier apply left unfinished: %s. Run terraform apply again to continue it", jobID, withHint(err))
-	case job.Status == client.ExportFailed:
-		tflog.Info(ctx, "the unfinished export job failed; starting a new one", map[string]any{"job_id": jobID})
-		return nil, nil
-	}
-	tflog.Info(ctx, "resuming the export job an earlier apply left unfinished", map[string]any{"job_id": jobID, "status": string(job.Status)})
 	return job, nil
 }
 
@@ -405,7 +395,7 @@ func (r *staticExportResource) Delete(ctx context.Context, req resource.DeleteRe
 		inputs, diags := state.inputs(ctx)
 		resp.Diagnostics.Append(diags...)
 		if !diags.HasError() {
-			r.data.resume.offer(r.data.resumeKey(inputs), state.JobID.ValueString())
+			r.data.resume.offer(r.data.resumeKey(inputs), offeredWork{ID: state.JobID.ValueString()})
 		}
 	}
 }
