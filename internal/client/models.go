@@ -34,6 +34,13 @@ const (
 	AgentFailed    AgentStatus = "failed"
 )
 
+// EndedUnknown reports an agent job that the API archived (archivedAt is
+// set) with a status it does not document: it will not change again,
+// although its status is not Final.
+func (j *AgentJob) EndedUnknown() bool {
+	return j.ArchivedAt != nil && !slices.Contains(KnownAgentStatuses, string(j.Status))
+}
+
 // KnownAgentStatuses lists the statuses the API documents.
 var KnownAgentStatuses = []string{string(AgentActive), string(AgentCompleted), string(AgentArchived), string(AgentFailed)}
 

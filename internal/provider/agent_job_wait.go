@@ -35,7 +35,12 @@ func (d *providerData) waitForAgentJob(ctx context.Context, projectID, jobID str
 		if err != nil {
 			return poll.Observation{}, transientOrPermanent(err)
 		}
-		return observe(job), nil
+		obs := observe(job)
+		if job.EndedUnknown() {
+			return obs, poll.Permanent(&unknownEndError{subject: "agent job " + jobID, status: string(job.Status), known: client.KnownAgentStatuses,
+				field: "archiving time (archivedAt)", next: "Check the job on the dashboard; its pull request, if any, is in pr_link"})
+		}
+		return obs, nil
 	}
 	policy := d.pollPolicy(client.KnownAgentStatuses)
 	var err error

@@ -6,8 +6,6 @@ import (
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
-
-	"github.com/docsadmin/terraform-provider-docsadmin/internal/client"
 )
 
 // warnMalformed warns that the answer to a call that acted (what names it)
@@ -33,13 +31,15 @@ func warnMalformed(diags *diag.Diagnostics, what string, fields []string) {
 // waiting out its limit for a change that will not come.
 type unknownEndError struct {
 	subject string
-	status  client.DeploymentStatus
+	status  string
+	known   []string // the statuses the API documents
+	field   string   // the end time the API set: "endedAt", "archivedAt"
+	next    string   // what to do
 }
 
 func (e *unknownEndError) Error() string {
-	return fmt.Sprintf("%s ended with status %q, which the provider does not know (it knows %s): the API set its end time, so it will not change again. "+
-		"Check the deployment on the dashboard; run terraform apply again to deploy again",
-		e.subject, string(e.status), strings.Join(client.KnownDeploymentStatuses, ", "))
+	return fmt.Sprintf("%s ended with status %q, which the provider does not know (it knows %s): the API set its %s, so it will not change again. %s",
+		e.subject, e.status, strings.Join(e.known, ", "), e.field, e.next)
 }
 
 // endedUnknown words an unknownEndError in err, or reports false.

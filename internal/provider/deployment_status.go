@@ -177,7 +177,8 @@ func (d *providerData) waitForDeployment(ctx context.Context, subject, statusID 
 		obs := poll.Observation{Status: d.apiLine(string(dep.Status)), Final: dep.Status.Final()}
 		changes.note(ctx, obs)
 		if dep.EndedUnknown() {
-			return obs, poll.Permanent(&unknownEndError{subject: subject, status: dep.Status})
+			return obs, poll.Permanent(&unknownEndError{subject: subject, status: string(dep.Status), known: client.KnownDeploymentStatuses,
+				field: "end time (endedAt)", next: "Check the deployment on the dashboard; run terraform apply again to deploy again"})
 		}
 		return obs, nil
 	})

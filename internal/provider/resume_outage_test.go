@@ -93,3 +93,25 @@ func TestAccFaultMatrix_outageDuringResume(t *testing.T) {
 		resource.UnitTest(t, resource.TestCase{ProtoV6ProviderFactories: testFactories(Options{}), Steps: steps})
 	})
 }
+
+// An agent job the API archived with a status it does not document ends
+// the wait at once, naming the status, instead of waiting out the timeout.
+func TestAccAgentJobResource_unknownArchivedStatusEndsTheWait(t *testing.T) {
+	mock := newMock(t, mockapi.Config{})
+	archived := time.Now().UTC()
+	mock.SetAgentJobScript("proj_1", mockapi.AgentStep{After: 500 * time.Millisecond, Job: mockapi.AgentJob{Status: "canceled", ArchivedAt: &archived}})
+	start := time.Now()
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testFactories(Options{}),
+		Steps: []resource.TestStep{{
+			Config:      agentJobResourceConfig(mock, "6.0.0", "  wait_for_final_status = true\n  timeouts {\n    create = \"90s\"\n  }"),
+			ExpectError: regexp.MustCompile(`(?s)ended\s+with\s+status\s+"canceled",\s+which\s+the\s+provider\s+does\s+not\s+know.*archivedAt`),
+		}},
+	})
+	if waited := time.Since(start); waited > 45*time.Second {
+		t.Errorf("the apply took %s: the wait did not end at the archived job", waited.Round(time.Second))
+	}
+	if n := len(mock.AgentJobsCreated("proj_1")); n != 1 {
+		t.Errorf("%d agent jobs created, want 1", n)
+	}
+}
