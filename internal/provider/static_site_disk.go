@@ -23,11 +23,11 @@ const (
 	// defaultSiteMaxFiles keeps an unchanged plan of a site within 15 s
 	// and the provider under 300 MiB on a 2-core runner (the performance
 	// guide has the figures).
-	defaultSiteMaxFiles = 10_000
+	defaultSiteMaxFiles = 8_000
 	maxSiteMaxFiles     = 1_000_000
 	// siteMemoryPerFileKiB is the provider's memory per file of files at
 	// plan, as measured (performance guide).
-	siteMemoryPerFileKiB = 17
+	siteMemoryPerFileKiB = 20
 	// driftShown is how many files of each kind a drift report names.
 	driftShown = 5
 )

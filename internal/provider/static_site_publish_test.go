@@ -247,7 +247,7 @@ func TestAccStaticSite_refusesNamesAndFileCounts(t *testing.T) {
 		kind mockapi.ArchiveKind
 		want string
 	}{
-		{"many files", mockapi.ArchiveManyFiles, `more\s+than\s+max_files\s+=\s+10000\s+files`},
+		{"many files", mockapi.ArchiveManyFiles, `more\s+than\s+max_files\s+=\s+8000\s+files`},
 		{"dotfiles", mockapi.ArchiveDotfiles, `\.git/config.*starts\s+with\s+a\s+dot`},
 		{"dot route", mockapi.ArchiveDotRoute, `"\.\.\.html".*starts\s+with\s+a\s+dot`},
 		{"case collision", mockapi.ArchiveCaseCollision, `"Changelog\.html".*same\s+name\s+as\s+"changelog\.html"`},

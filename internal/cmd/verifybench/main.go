@@ -8,11 +8,11 @@
 // against the server's.
 //
 //	go run ./internal/cmd/verifybench [-size 1GiB] [-seed 1] [-save] [-provider] [-strict]
-//	go run ./internal/cmd/verifybench -unpack [-pages 4995] [-provider]
+//	go run ./internal/cmd/verifybench -unpack [-pages 3995] [-provider]
 //
 // With -unpack it measures archive.FetchUnpack instead (verify, digest every
-// file, unpack) on a site of many small pages (4,995 pages by default: with
-// their RSC payloads and the rest, 10,000 files, the default max_files),
+// file, unpack) on a site of many small pages (3,995 pages by default: with
+// their RSC payloads and the rest, 8,000 files, the default max_files),
 // beside curl | tar -xz on the same archive, and with -provider applies one
 // docsadmin_static_site of it and reports the size of terraform.tfstate, an
 // unchanged plan's time and the provider's peak RSS, and what a second
@@ -88,7 +88,7 @@ func parseFlags(args []string) (options, error) {
 	fs.BoolVar(&o.provider, "provider", false, "also apply one export through Terraform with the real provider against the mock, and measure the provider process's peak RSS")
 	fs.BoolVar(&o.strict, "strict", false, "exit with status 1 when the target is missed")
 	fs.BoolVar(&o.unpack, "unpack", false, "instead, unpack a generated site of -pages small pages with archive.FetchUnpack beside curl | tar -xz; with -provider, also apply one docsadmin_static_site of it and report the state's size")
-	fs.IntVar(&o.pages, "pages", 4995, "pages of the site -unpack generates (each an HTML file and an RSC payload; 4,995 make 10,000 files, the default max_files)")
+	fs.IntVar(&o.pages, "pages", 3995, "pages of the site -unpack generates (each an HTML file and an RSC payload; 3,995 make 8,000 files, the default max_files)")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
