@@ -37,8 +37,8 @@ const (
 // EndedUnknown reports an agent job that the API archived (archivedAt is
 // set) with a status it does not document: it will not change again,
 // although its status is not Final.
-func (j *AgentJob) EndedUnknown() bool {
-	return j.ArchivedAt != nil && !slices.Contains(KnownAgentStatuses, string(j.Status))
+func (a *AgentJob) EndedUnknown() bool {
+	return a.ArchivedAt != nil && !slices.Contains(KnownAgentStatuses, string(a.Status))
 }
 
 // KnownAgentStatuses lists the statuses the API documents.
@@ -301,16 +301,16 @@ func (d *Deployment) UnmarshalJSON(data []byte) error {
 		CreatedAt: o.time("createdAt"),
 		EndedAt:   o.time("endedAt"),
 	}
-	d.Logs, _ = o.strings("logs")
+	d.Logs = o.strings("logs")
 	if a, ok := o.child("author"); ok {
 		d.Author = &DeploymentAuthor{Name: nonEmpty(a.str("name")), AvatarURL: nonEmpty(a.str("avatarUrl")), GitHubUserID: nonEmpty(a.idText("githubUserId"))}
 	}
 	if c, ok := o.child("commit"); ok {
 		d.Commit = &DeploymentCommit{SHA: c.text("sha"), Ref: c.text("ref"), Message: c.text("message")}
 		if f, ok := c.child("filesChanged"); ok {
-			d.Commit.Added, _ = f.strings("added")
-			d.Commit.Modified, _ = f.strings("modified")
-			d.Commit.Removed, _ = f.strings("removed")
+			d.Commit.Added = f.strings("added")
+			d.Commit.Modified = f.strings("modified")
+			d.Commit.Removed = f.strings("removed")
 		}
 	}
 	d.Malformed = o.malformed()

@@ -131,12 +131,11 @@ func (o object) child(name string) (object, bool) {
 }
 
 // strings reads an array of strings, dropping (and noting) entries that
-// are not strings; present is false when the field is absent, null or not
-// an array.
-func (o object) strings(name string) (list []string, present bool) {
+// are not strings; nil when the field is absent, null or not an array.
+func (o object) strings(name string) (list []string) {
 	items, ok := decode[[]json.RawMessage](o, name)
 	if !ok {
-		return nil, false
+		return nil
 	}
 	dropped := false
 	for _, item := range items {
@@ -150,5 +149,5 @@ func (o object) strings(name string) (list []string, present bool) {
 	if dropped {
 		o.note(name)
 	}
-	return list, true
+	return list
 }
