@@ -5,6 +5,7 @@ package provider
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -127,7 +128,8 @@ resource "docsadmin_preview_deployment" "feature" {
 			t.Errorf("the apply's output lacks %s (%q):\n%s", what, want, applied)
 		}
 	}
-	if !strings.Contains(planned, "Build failed: GET") || !strings.Contains(planned, "docsadmin_deployment.docs is tainted, so must be replaced") {
+	// Terraform says "is tainted, so must be replaced", OpenTofu "is tainted, so it must be replaced".
+	if !strings.Contains(planned, "Build failed: GET") || !taintedReplacement.MatchString(planned) {
 		t.Errorf("the next plan does not redeploy the failed deployment, showing its summary:\n%s", planned)
 	}
 	for what, want := range map[string]string{
@@ -182,3 +184,5 @@ resource "docsadmin_preview_deployment" "feature" {
 
 // flat is text with every run of white space made one space.
 func flat(text string) string { return strings.Join(strings.Fields(text), " ") }
+
+var taintedReplacement = regexp.MustCompile(`docsadmin_deployment\.docs is tainted, so (it )?must be replaced`)
