@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"time"
 
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/archive"
@@ -106,8 +107,6 @@ func (c *manifestCache) load(jobID string, maxFiles int) (*site.Manifest, string
 	if e.Version != manifestCacheVersion || e.JobID != jobID || e.BaseURL != c.baseURL || e.Digest != digest(e) {
 		return nil, "", false, nil
 	}
-	now := time.Now()
-	_ = os.Chtimes(c.path(jobID), now, now) // used: kept another TTL
 	collector := newSiteCollector(maxFiles)
 	for _, cf := range e.Files {
 		file := archive.File{Name: cf.Path, Size: cf.Size}
@@ -118,6 +117,8 @@ func (c *manifestCache) load(jobID string, maxFiles int) (*site.Manifest, string
 			return nil, "", false, err // max_files lower than the site: said as a download would
 		}
 	}
+	now := time.Now()
+	_ = os.Chtimes(c.path(jobID), now, now) // used: kept another TTL
 	return collector.manifest, e.ArchiveSHA256, true, nil
 }
 
@@ -156,19 +157,28 @@ func (c *manifestCache) store(jobID, archiveSHA256 string, m *site.Manifest) err
 	return nil
 }
 
-// prune removes the entries that no read has used since before; best
-// effort.
+// prune removes the entries that no read has used since before, and
+// temporary files a killed run left; best effort. Only names the cache
+// writes are touched: cache_directory may name a directory that holds
+// files of the user's.
 func (c *manifestCache) prune(before time.Time) {
 	entries, err := os.ReadDir(c.dir)
 	if err != nil {
 		return
 	}
 	for _, e := range entries {
+		if !manifestCacheName.MatchString(e.Name()) {
+			continue
+		}
 		if info, err := e.Info(); err == nil && info.Mode().IsRegular() && info.ModTime().Before(before) {
 			_ = os.Remove(filepath.Join(c.dir, e.Name()))
 		}
 	}
 }
+
+// manifestCacheName matches the entries path writes and the temporary
+// files store writes.
+var manifestCacheName = regexp.MustCompile(`^(?:[0-9a-f]{32}\.json|\.manifest-[0-9]+)$`)
 
 func decodeHex(s string, dst []byte) bool {
 	n, err := hex.Decode(dst, []byte(s))
