@@ -312,13 +312,7 @@ func (s Site) Stage(owner string) (string, error) {
 		return "", &ConflictError{Site: s, Other: *m}
 	}
 	if found.Marker == nil {
-		if err := os.MkdirAll(filepath.Dir(s.Store), 0o755); err != nil {
-			return "", err
-		}
-		if err := os.Mkdir(s.Store, 0o755); err != nil {
-			return "", err
-		}
-		if err := s.writeMarker(Marker{Directory: s.Dir, Owner: owner}); err != nil {
+		if err := s.create(owner); err != nil {
 			return "", err
 		}
 	}
@@ -333,6 +327,37 @@ func (s Site) Stage(owner string) (string, error) {
 		return "", err
 	}
 	return filepath.Join(staging, "tree"), nil
+}
+
+// create makes the store with its marker in one step: the store is written
+// under a temporary name beside it and renamed into place, so that no one
+// ever sees a store without its marker. A store that appeared meanwhile
+// (another site claiming the path) is refused as Stage refuses it.
+func (s Site) create(owner string) error {
+	parent := filepath.Dir(s.Store)
+	if err := os.MkdirAll(parent, 0o755); err != nil {
+		return err
+	}
+	tmp, err := os.MkdirTemp(parent, ".docsadmin-new-")
+	if err != nil {
+		return err
+	}
+	if err := os.Chmod(tmp, 0o755); err != nil {
+		_ = os.RemoveAll(tmp)
+		return err
+	}
+	if err := (Site{Dir: s.Dir, Store: tmp}).writeMarker(Marker{Directory: s.Dir, Owner: owner}); err != nil {
+		_ = os.RemoveAll(tmp)
+		return err
+	}
+	if err := os.Rename(tmp, s.Store); err != nil {
+		_ = os.RemoveAll(tmp)
+		if m, merr := s.readMarker(); merr == nil && m != nil && m.Owner != owner {
+			return &ConflictError{Site: s, Other: *m}
+		}
+		return err
+	}
+	return nil
 }
 
 // Switch moves the complete tree at staged (from Stage) into the releases

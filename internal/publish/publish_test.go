@@ -193,3 +193,47 @@ func TestDanglingLinkIsReplaced(t *testing.T) {
 		t.Errorf("serves %q", got)
 	}
 }
+
+// Two owners staging at once: one claims the site, the other is refused as
+// a conflict, and a reader never sees a store without its marker.
+func TestConcurrentStageClaimsOnce(t *testing.T) {
+	for range 50 {
+		parent := t.TempDir()
+		s, _ := Locate(filepath.Join(parent, "site"))
+		done := make(chan struct{})
+		inspectErr := make(chan error, 1)
+		go func() {
+			defer close(inspectErr)
+			for {
+				select {
+				case <-done:
+					return
+				default:
+				}
+				if _, err := s.Inspect(); err != nil {
+					inspectErr <- err
+					return
+				}
+			}
+		}()
+		errs := make(chan error, 2)
+		for _, owner := range []string{"site-a", "site-b"} {
+			go func() { _, err := s.Stage(owner); errs <- err }()
+		}
+		first, second := <-errs, <-errs
+		close(done)
+		if err := <-inspectErr; err != nil {
+			t.Fatalf("Inspect during the claims: %v", err)
+		}
+		failed := first
+		if first == nil {
+			failed = second
+		}
+		if (first == nil) == (second == nil) || !errors.As(failed, new(*ConflictError)) {
+			t.Fatalf("Stage by two owners = %v, %v; want one claim and one ConflictError", first, second)
+		}
+		if entries, _ := os.ReadDir(parent); len(entries) != 1 {
+			t.Fatalf("the parent holds %d entries, want the store alone", len(entries))
+		}
+	}
+}
