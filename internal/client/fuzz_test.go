@@ -38,6 +38,7 @@ var jobBodySeeds = []string{
 	`[]`,
 	`"running"`,
 	`{"progress":"50"}`,
+	`{"PageCount":7096000000000,"pagecount":1}`,
 }
 
 func FuzzDecodeStaticExportJob(f *testing.F) {
@@ -52,11 +53,8 @@ func FuzzDecodeStaticExportJob(f *testing.F) {
 		if job.Progress != nil && (math.IsNaN(*job.Progress) || math.IsInf(*job.Progress, 0)) {
 			t.Fatalf("progress decoded as %v", *job.Progress)
 		}
-		var raw struct {
-			PageCount *float64 `json:"pageCount"`
-		}
-		if json.Unmarshal(data, &raw) == nil {
-			checkWholeNumber(t, "pageCount", raw.PageCount, job.PageCount)
+		if raw, ok := exactNumber(data, "pageCount"); ok {
+			checkWholeNumber(t, "pageCount", raw, job.PageCount)
 		}
 		checkUTC(t, "createdAt", job.CreatedAt)
 		checkUTC(t, "updatedAt", job.UpdatedAt)
@@ -84,11 +82,8 @@ func FuzzDecodeStaticExportLink(f *testing.F) {
 		if err := json.Unmarshal(data, &bundle); err != nil {
 			return
 		}
-		var raw struct {
-			SizeBytes *float64 `json:"sizeBytes"`
-		}
-		if json.Unmarshal(data, &raw) == nil {
-			checkWholeNumber(t, "sizeBytes", raw.SizeBytes, bundle.SizeBytes)
+		if raw, ok := exactNumber(data, "sizeBytes"); ok {
+			checkWholeNumber(t, "sizeBytes", raw, bundle.SizeBytes)
 		}
 		checkUTC(t, "expiresAt", bundle.ExpiresAt)
 	})
@@ -219,6 +214,22 @@ func FuzzErrorMessage(f *testing.F) {
 // errorMessageWording is the fixed text of errorMessage's descriptions; a
 // body that happens to be part of it proves nothing.
 const errorMessageWording = "the answer is not an API error (unknown content type, 0123456789 bytes); a proxy or gateway may have answered. no error message in the answer"
+
+// exactNumber is the number under the key spelled exactly as the API spells
+// it (nil when absent, null or not a number); false when data is not an
+// object. The decoder matches keys exactly, unlike a struct tag, which also
+// takes "PageCount" or "PAGECOUNT".
+func exactNumber(data []byte, key string) (*float64, bool) {
+	var fields map[string]json.RawMessage
+	if json.Unmarshal(data, &fields) != nil {
+		return nil, false
+	}
+	var n *float64
+	if json.Unmarshal(fields[key], &n) != nil {
+		return nil, true
+	}
+	return n, true
+}
 
 // checkWholeNumber checks that a count decoded from a JSON number keeps its
 // sign: a large positive value must not come out negative, whatever the
