@@ -13,6 +13,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -67,6 +68,12 @@ type Config struct {
 	// Backoff spaces retries that carry no Retry-After.
 	Backoff clock.Backoff
 
+	// ExportRevision pins the revision of the static export API; empty, the
+	// client chooses (see exportRevisions). ProjectID is the project the
+	// project revision exports; without it only the domain revision is used.
+	ExportRevision ExportRevision
+	ProjectID      string
+
 	Clock  clock.Clock
 	Logger Logger
 	// Sanitizer cleans the API's error messages before they reach an
@@ -91,6 +98,7 @@ type Client struct {
 	logger        Logger
 	limiter       *gate
 	sanitizer     *redact.Sanitizer
+	exports       *exportRevisions
 }
 
 // New validates cfg and builds a Client.
@@ -115,6 +123,10 @@ func New(cfg Config) (*Client, error) {
 		clock:         cfg.Clock,
 		logger:        cfg.Logger,
 		sanitizer:     cfg.Sanitizer,
+		exports:       newExportRevisions(cfg.ExportRevision, cfg.ProjectID),
+	}
+	if cfg.ExportRevision != "" && !slices.Contains(ExportRevisions, cfg.ExportRevision) {
+		return nil, fmt.Errorf("static export revision %q is none of %v", cfg.ExportRevision, ExportRevisions)
 	}
 	if c.sanitizer == nil {
 		c.sanitizer = redact.New(cfg.APIKey)
@@ -187,6 +199,9 @@ func (c *Client) do(ctx context.Context, ep endpoint, body any, out any) error {
 		var apiErr *APIError
 		if errors.As(err, &apiErr) && apiErr.RetryAfter > 0 {
 			wait = min(apiErr.RetryAfter, c.maxRetryAfter) // a floor: never jittered
+		}
+		if ep.ownLimit && Classify(err).Kind == KindRateLimited {
+			return err
 		}
 		if Classify(err).Kind == KindRateLimited {
 			// A 429 speaks for the whole key: hold every caller, not just

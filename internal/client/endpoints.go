@@ -21,6 +21,11 @@ type endpoint struct {
 	// collection marks a path that exists whatever the data: a 404 there
 	// means that the client's base URL points elsewhere.
 	collection bool
+	// ownLimit marks an endpoint with a quota of its own, far below the
+	// key's request rate: its 429 holds no other caller, and is not retried
+	// here, since its Retry-After is counted in minutes; the caller decides
+	// whether the wait fits its time.
+	ownLimit bool
 }
 
 // segment escapes one path segment. Empty, "." and ".." would address
@@ -40,6 +45,22 @@ func (e endpoint) String() string { return e.method + " " + e.path }
 
 func startStaticExportEndpoint() endpoint {
 	return endpoint{method: http.MethodPost, path: "/v1/static-export/jobs", collection: true}
+}
+
+// The project revision's start takes no body and may answer 409 (another
+// export runs) or 429 (ten starts an hour): neither started anything. Its
+// 404 speaks of the project, or of a route this server does not serve.
+// Its 429 is a quota of starts, not the key's request rate (ownLimit).
+func startProjectExportEndpoint(projectID string) endpoint {
+	ep := endpoint{method: http.MethodPost, ownLimit: true}
+	ep.path = "/v1/static-export/" + segment("project id", projectID, &ep.invalid) + "/jobs"
+	return ep
+}
+
+func getProjectExportEndpoint(projectID, jobID string) endpoint {
+	ep := endpoint{method: http.MethodGet, idempotent: true}
+	ep.path = "/v1/static-export/" + segment("project id", projectID, &ep.invalid) + "/jobs/" + segment("job id", jobID, &ep.invalid)
+	return ep
 }
 
 func getStaticExportEndpoint(jobID string) endpoint {

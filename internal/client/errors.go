@@ -88,5 +88,13 @@ func StatusCode(err error) int {
 // (KindNoSuchPath) is not: it says nothing of the object.
 func IsNotFound(err error) bool { return Classify(err).Kind == KindNotFound }
 
-// IsConflict reports a 409, which the bundle endpoint answers for a job that has not finished.
+// IsConflict reports a 409: the bundle call of a job that has not
+// finished, or a project-revision start while another export runs.
 func IsConflict(err error) bool { return StatusCode(err) == http.StatusConflict }
+
+// IsLinkNotReady reports a link asked for too early: the bundle call's 409,
+// or a project-revision job without a link yet. Asking again later may work.
+func IsLinkNotReady(err error) bool {
+	var notReady *LinkNotReadyError
+	return IsConflict(err) || errors.As(err, &notReady)
+}

@@ -65,6 +65,11 @@ type StaticExportJob struct {
 	CreatedAt *time.Time
 	UpdatedAt *time.Time
 	Error     *string
+	// Link is the fresh link a completed job of the project revision
+	// carries; nil in the domain revision, which has a bundle call.
+	Link *StaticExportLink
+	// Revision is the revision of the API the job was found in.
+	Revision ExportRevision
 	// Malformed names the fields whose values had a type or form the
 	// client does not read; they were left out (see object).
 	Malformed []string
@@ -87,6 +92,10 @@ func (j *StaticExportJob) UnmarshalJSON(data []byte) error {
 		UpdatedAt: o.time("updatedAt"),
 		Error:     o.str("error"),
 	}
+	if link := readLink(o); link.BundleURL != "" {
+		link.JobID = j.JobID
+		j.Link = &link
+	}
 	j.Malformed = o.malformed()
 	return nil
 }
@@ -106,14 +115,20 @@ func (b *StaticExportLink) UnmarshalJSON(data []byte) error {
 	if err != nil {
 		return err
 	}
-	*b = StaticExportLink{
-		JobID:     o.id("jobId"),
+	*b = readLink(o)
+	b.JobID = o.id("jobId")
+	b.Malformed = o.malformed()
+	return nil
+}
+
+// readLink reads the fields of a link, which a bundle answer and a
+// completed project-revision job share.
+func readLink(o object) StaticExportLink {
+	return StaticExportLink{
 		BundleURL: o.text("bundleUrl"),
 		SizeBytes: wholeNumber(o.number("sizeBytes")),
 		ExpiresAt: o.time("expiresAt"),
 	}
-	b.Malformed = o.malformed()
-	return nil
 }
 
 // AgentJobSource is where an agent job works.

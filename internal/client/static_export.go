@@ -5,12 +5,41 @@ import (
 	"fmt"
 )
 
-// StartStaticExport starts an export job. It is retried only when the server
-// surely did not receive it, so a failure never hides a second export.
+// StartStaticExport starts an export job in the first revision of the API
+// that serves the start (see exportRevisions). It is retried only when the
+// server surely did not receive it, so a failure never hides a second
+// export. The project revision takes no body: domain, version and paths are
+// not sent there, and the job's Revision says which revision exported it.
 func (c *Client) StartStaticExport(ctx context.Context, req StartStaticExportRequest) (*StaticExportJob, error) {
+	revisions, err := c.exports.forStart(req.Domain)
+	if err != nil {
+		return nil, err
+	}
+	var attempts []error
+	for i, r := range revisions {
+		job, err := c.startIn(ctx, r, req)
+		if err == nil {
+			c.exports.learn(job.JobID, r)
+			return job, nil
+		}
+		attempts = append(attempts, err)
+		if i == len(revisions)-1 || !routeAbsent(err) || ctx.Err() != nil {
+			break
+		}
+		c.logger.Debug(ctx, "static export start not served in this revision; trying the other", map[string]any{
+			"revision": string(r), "next": string(revisions[i+1]), "status": StatusCode(err),
+		})
+	}
+	return nil, bothFailed(attempts)
+}
+
+func (c *Client) startIn(ctx context.Context, r ExportRevision, req StartStaticExportRequest) (*StaticExportJob, error) {
+	ep, body := startStaticExportEndpoint(), any(req)
+	if r == RevisionProject {
+		ep, body = startProjectExportEndpoint(c.exports.projectID), nil
+	}
 	var job StaticExportJob
-	ep := startStaticExportEndpoint()
-	if err := c.do(ctx, ep, req, &job); err != nil {
+	if err := c.do(ctx, ep, body, &job); err != nil {
 		return nil, err
 	}
 	if job.JobID == "" {
@@ -19,24 +48,76 @@ func (c *Client) StartStaticExport(ctx context.Context, req StartStaticExportReq
 	if job.Status == "" {
 		job.Status = ExportQueued
 	}
+	job.Revision = r
 	return &job, nil
 }
 
-// GetStaticExport reads an export job.
+// GetStaticExport reads an export job where it was last found (or the
+// revision the server last answered in), and in the other revision after a
+// 404 or 405: a server that moved from one revision to the other may serve
+// an earlier job's reads at the other address only.
 func (c *Client) GetStaticExport(ctx context.Context, jobID string) (*StaticExportJob, error) {
+	var attempts []error
+	for _, r := range c.exports.forJob(jobID) {
+		job, err := c.getIn(ctx, r, jobID)
+		if err == nil {
+			c.exports.learn(jobID, r)
+			return job, nil
+		}
+		attempts = append(attempts, err)
+		if !routeAbsent(err) || ctx.Err() != nil {
+			break
+		}
+	}
+	return nil, bothFailed(attempts)
+}
+
+func (c *Client) getIn(ctx context.Context, r ExportRevision, jobID string) (*StaticExportJob, error) {
+	ep := getStaticExportEndpoint(jobID)
+	if r == RevisionProject {
+		ep = getProjectExportEndpoint(c.exports.projectID, jobID)
+	}
 	var job StaticExportJob
-	if err := c.do(ctx, getStaticExportEndpoint(jobID), nil, &job); err != nil {
+	if err := c.do(ctx, ep, nil, &job); err != nil {
 		return nil, err
 	}
 	if job.JobID == "" {
 		job.JobID = jobID
 	}
+	job.Revision = r
 	return &job, nil
 }
 
-// CreateStaticExportLink generates a fresh link to a completed export's
-// archive. It answers a 409 APIError while the job has not completed.
+// CreateStaticExportLink gets a fresh link to a completed export's archive:
+// a bundle call in the domain revision, a read of the job in the project
+// revision (where a completed job carries a fresh link on every read). A
+// job that has not completed, or whose link is not there yet, answers a
+// *LinkNotReadyError (IsLinkNotReady). Like a read, it goes where the job
+// was found, and to the other revision after a 404 or 405.
 func (c *Client) CreateStaticExportLink(ctx context.Context, jobID string) (*StaticExportLink, error) {
+	var attempts []error
+	for _, r := range c.exports.forJob(jobID) {
+		link, err := c.linkIn(ctx, r, jobID)
+		if err == nil {
+			c.exports.learn(jobID, r)
+			return link, nil
+		}
+		attempts = append(attempts, err)
+		if !routeAbsent(err) || ctx.Err() != nil {
+			break
+		}
+	}
+	return nil, bothFailed(attempts)
+}
+
+func (c *Client) linkIn(ctx context.Context, r ExportRevision, jobID string) (*StaticExportLink, error) {
+	if r == RevisionProject {
+		job, err := c.getIn(ctx, r, jobID)
+		if err != nil {
+			return nil, err
+		}
+		return jobLink(job)
+	}
 	var link StaticExportLink
 	ep := staticExportLinkEndpoint(jobID)
 	if err := c.do(ctx, ep, nil, &link); err != nil {
@@ -49,4 +130,28 @@ func (c *Client) CreateStaticExportLink(ctx context.Context, jobID string) (*Sta
 		link.JobID = jobID
 	}
 	return &link, nil
+}
+
+// jobLink is the link a project-revision job carries once completed.
+func jobLink(job *StaticExportJob) (*StaticExportLink, error) {
+	if job.Status != ExportCompleted || job.Link == nil {
+		return nil, &LinkNotReadyError{JobID: job.JobID, Status: job.Status}
+	}
+	link := *job.Link
+	link.JobID = job.JobID
+	return &link, nil
+}
+
+// LinkNotReadyError is a link asked for a project-revision job that has not
+// completed, or whose completed answer carried no bundleUrl yet.
+type LinkNotReadyError struct {
+	JobID  string
+	Status ExportStatus
+}
+
+func (e *LinkNotReadyError) Error() string {
+	if e.Status == ExportCompleted {
+		return fmt.Sprintf("export job %s is completed but its answer carries no bundleUrl yet", e.JobID)
+	}
+	return fmt.Sprintf("export job %s has no link yet: its status is %q", e.JobID, string(e.Status))
 }

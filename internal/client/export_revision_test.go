@@ -1,0 +1,265 @@
+package client_test
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/client"
+)
+
+// revisionServer plays a server of part E (project), of parts A/B
+// (domain), or both, scripted by route, and logs what it was sent.
+type revisionServer struct {
+	mu      sync.Mutex
+	log     []string // "METHOD path body"
+	answers map[string]func(w http.ResponseWriter) // by "METHOD path"
+}
+
+func (s *revisionServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(r.Body)
+	key := r.Method + " " + r.URL.Path
+	s.mu.Lock()
+	s.log = append(s.log, strings.TrimSpace(key+" "+string(body)))
+	answer := s.answers[key]
+	s.mu.Unlock()
+	if answer == nil {
+		// A router's own 404: it speaks of the route, not of any job.
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusNotFound)
+		_, _ = io.WriteString(w, `{"statusCode":404,"message":"Cannot `+key+`","error":"Not Found"}`)
+		return
+	}
+	answer(w)
+}
+
+func (s *revisionServer) requests() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.log...)
+}
+
+func scripted(status int, body string) func(http.ResponseWriter) {
+	return func(w http.ResponseWriter) {
+		w.Header().Set("Content-Type", "application/json")
+		if status == http.StatusTooManyRequests {
+			w.Header().Set("Retry-After", "1800")
+		}
+		w.WriteHeader(status)
+		_, _ = io.WriteString(w, body)
+	}
+}
+
+const (
+	projectJobID = "6520f3a1c9b1a20012ab34cd"
+	projectStart = "POST /v1/static-export/p1/jobs"
+	projectGet   = "GET /v1/static-export/p1/jobs/" + projectJobID
+	domainStart  = "POST /v1/static-export/jobs"
+	queuedJob    = `{"jobId":"` + projectJobID + `","status":"queued","createdAt":"2026-11-22T08:00:00Z","updatedAt":"2026-11-22T08:00:00Z"}`
+	completedJob = `{"jobId":"` + projectJobID + `","status":"completed","createdAt":"2026-11-22T08:00:00Z","updatedAt":"2026-11-22T08:05:00Z",` +
+		`"bundleUrl":"https://b.example/` + projectJobID + `/export.zip?X-Amz-Signature=abc","sizeBytes":1234,"expiresAt":"2026-11-22T09:05:00Z"}`
+)
+
+func newRevisionClient(t *testing.T, answers map[string]func(http.ResponseWriter), edit func(*client.Config)) (*client.Client, *revisionServer) {
+	t.Helper()
+	srv := &revisionServer{answers: answers}
+	ts := httptest.NewServer(srv)
+	t.Cleanup(ts.Close)
+	cfg := testConfig(ts.URL)
+	cfg.ProjectID = "p1"
+	if edit != nil {
+		edit(&cfg)
+	}
+	return newClient(t, cfg), srv
+}
+
+func TestStartStaticExport_choosesTheRevisionTheServerSpeaks(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		answers  map[string]func(http.ResponseWriter)
+		edit     func(*client.Config)
+		want     client.ExportRevision
+		requests []string
+	}{
+		{
+			name:     "domain revision served: used, with its body",
+			answers:  map[string]func(http.ResponseWriter){domainStart: scripted(202, `{"jobId":"se_1","status":"queued"}`)},
+			want:     client.RevisionDomain,
+			requests: []string{domainStart + ` {"domain":"docs.example.com"}`},
+		},
+		{
+			name:     "only the project revision: the collection's 404 started nothing, so the project route is tried, without a body",
+			answers:  map[string]func(http.ResponseWriter){projectStart: scripted(202, queuedJob)},
+			want:     client.RevisionProject,
+			requests: []string{domainStart + ` {"domain":"docs.example.com"}`, projectStart},
+		},
+		{
+			name:     "a 405 on the domain route is not served either",
+			answers:  map[string]func(http.ResponseWriter){domainStart: scripted(405, `{"error":"method not allowed"}`), projectStart: scripted(202, queuedJob)},
+			want:     client.RevisionProject,
+			requests: []string{domainStart + ` {"domain":"docs.example.com"}`, projectStart},
+		},
+		{
+			name:     "pinned to the project revision: the domain route is never asked",
+			answers:  map[string]func(http.ResponseWriter){domainStart: scripted(202, `{"jobId":"se_1"}`), projectStart: scripted(202, queuedJob)},
+			edit:     func(c *client.Config) { c.ExportRevision = client.RevisionProject },
+			want:     client.RevisionProject,
+			requests: []string{projectStart},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, srv := newRevisionClient(t, tc.answers, tc.edit)
+			job, err := c.StartStaticExport(context.Background(), client.StartStaticExportRequest{Domain: "docs.example.com"})
+			if err != nil {
+				t.Fatalf("start: %v", err)
+			}
+			if job.Revision != tc.want {
+				t.Errorf("revision = %q, want %q", job.Revision, tc.want)
+			}
+			if got := srv.requests(); strings.Join(got, "\n") != strings.Join(tc.requests, "\n") {
+				t.Errorf("requests:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(tc.requests, "\n"))
+			}
+		})
+	}
+}
+
+func TestStartStaticExport_triesNoOtherRevisionAfterAnAnswerThatMayHaveStartedOne(t *testing.T) {
+	for _, status := range []int{400, 401, 403, 409, 429, 500, 502} {
+		t.Run(http.StatusText(status), func(t *testing.T) {
+			c, srv := newRevisionClient(t, map[string]func(http.ResponseWriter){
+				domainStart:  scripted(status, `{"error":"no"}`),
+				projectStart: scripted(202, queuedJob),
+			}, func(cfg *client.Config) { cfg.MaxRetries = new(0) })
+			_, err := c.StartStaticExport(context.Background(), client.StartStaticExportRequest{Domain: "docs.example.com"})
+			if client.StatusCode(err) != status {
+				t.Fatalf("error = %v, want the %d", err, status)
+			}
+			for _, r := range srv.requests() {
+				if strings.HasPrefix(r, projectStart) {
+					t.Fatalf("the project revision was tried after a %d: %v", status, srv.requests())
+				}
+			}
+		})
+	}
+}
+
+func TestStartStaticExport_withoutAProjectIDOnlyTheDomainRevision(t *testing.T) {
+	c, srv := newRevisionClient(t, map[string]func(http.ResponseWriter){}, func(cfg *client.Config) { cfg.ProjectID = "" })
+	_, err := c.StartStaticExport(context.Background(), client.StartStaticExportRequest{Domain: "docs.example.com"})
+	if client.Classify(err).Kind != client.KindNoSuchPath {
+		t.Fatalf("error = %v (%s), want the domain route's 404", err, client.Classify(err).Kind)
+	}
+	if n := len(srv.requests()); n != 1 {
+		t.Errorf("%d requests, want 1: %v", n, srv.requests())
+	}
+
+	c, srv = newRevisionClient(t, map[string]func(http.ResponseWriter){}, func(cfg *client.Config) {
+		cfg.ProjectID, cfg.ExportRevision = "", client.RevisionProject
+	})
+	_, err = c.StartStaticExport(context.Background(), client.StartStaticExportRequest{Domain: "docs.example.com"})
+	if !client.IsRevisionUnavailable(err) || !strings.Contains(err.Error(), "needs a project id") {
+		t.Fatalf("error = %v, want one saying the project revision needs a project id", err)
+	}
+	if n := len(srv.requests()); n != 0 {
+		t.Errorf("%d requests sent, want none", n)
+	}
+}
+
+func TestStartStaticExport_bothRoutesMissingSaysSoForEach(t *testing.T) {
+	c, srv := newRevisionClient(t, map[string]func(http.ResponseWriter){
+		projectStart: scripted(404, `{"error":"The project does not exist or is not in your organization."}`),
+	}, nil)
+	_, err := c.StartStaticExport(context.Background(), client.StartStaticExportRequest{Domain: "docs.example.com"})
+	if !client.IsRevisionUnavailable(err) {
+		t.Fatalf("error = %v, want a RevisionError", err)
+	}
+	for _, want := range []string{domainStart, projectStart, "The project does not exist"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not name %q", err, want)
+		}
+	}
+	if n := len(srv.requests()); n != 2 {
+		t.Errorf("%d requests, want 2", n)
+	}
+}
+
+func TestGetStaticExport_readsWhereTheJobWasFoundAndFollowsAServerThatMoved(t *testing.T) {
+	answers := map[string]func(http.ResponseWriter){projectGet: scripted(200, queuedJob)}
+	c, srv := newRevisionClient(t, answers, nil)
+	c.KnowExport(projectJobID, client.RevisionDomain) // state says domain; the server moved
+	job, err := c.GetStaticExport(context.Background(), projectJobID)
+	if err != nil || job.Revision != client.RevisionProject {
+		t.Fatalf("job = %+v, err = %v; want it found in the project revision", job, err)
+	}
+	if _, err := c.GetStaticExport(context.Background(), projectJobID); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"GET /v1/static-export/jobs/" + projectJobID, projectGet, projectGet}
+	if got := srv.requests(); strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("requests:\n%s\nwant (the second read goes straight to where the job was found):\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+func TestGetStaticExport_goneInBothRevisionsIsNotFound(t *testing.T) {
+	c, _ := newRevisionClient(t, map[string]func(http.ResponseWriter){
+		projectGet: scripted(404, `{"error":"No job exists with the provided ID for this deployment."}`),
+	}, nil)
+	_, err := c.GetStaticExport(context.Background(), projectJobID)
+	if !client.IsNotFound(err) {
+		t.Fatalf("error = %v (%s), want not found: the API said so in one revision", err, client.Classify(err).Kind)
+	}
+}
+
+func TestCreateStaticExportLink_projectRevisionReadsTheJob(t *testing.T) {
+	answers := map[string]func(http.ResponseWriter){projectGet: scripted(200, queuedJob)}
+	c, srv := newRevisionClient(t, answers, func(cfg *client.Config) { cfg.ExportRevision = client.RevisionProject })
+	_, err := c.CreateStaticExportLink(context.Background(), projectJobID)
+	var notReady *client.LinkNotReadyError
+	if !errors.As(err, &notReady) || !client.IsLinkNotReady(err) {
+		t.Fatalf("error = %v, want a LinkNotReadyError for a queued job", err)
+	}
+	srv.mu.Lock()
+	srv.answers[projectGet] = scripted(200, completedJob)
+	srv.mu.Unlock()
+	link, err := c.CreateStaticExportLink(context.Background(), projectJobID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if link.JobID != projectJobID || !strings.HasSuffix(strings.SplitN(link.BundleURL, "?", 2)[0], "export.zip") ||
+		link.SizeBytes == nil || *link.SizeBytes != 1234 || link.ExpiresAt == nil || !link.ExpiresAt.Equal(time.Date(2026, 11, 22, 9, 5, 0, 0, time.UTC)) {
+		t.Errorf("link = %+v", link)
+	}
+	for _, r := range srv.requests() {
+		if strings.HasPrefix(r, "POST") {
+			t.Errorf("the project revision has no bundle call, but %q was sent", r)
+		}
+	}
+}
+
+func TestStartStaticExport_aQuotaOf429IsNeitherRetriedNorHoldsOtherCalls(t *testing.T) {
+	c, srv := newRevisionClient(t, map[string]func(http.ResponseWriter){
+		projectStart: scripted(429, `{"error":"Too many export jobs started; try again later."}`),
+		projectGet:   scripted(200, queuedJob),
+	}, func(cfg *client.Config) { cfg.ExportRevision = client.RevisionProject; cfg.MaxRetryAfter = time.Hour })
+	started := time.Now()
+	_, err := c.StartStaticExport(context.Background(), client.StartStaticExportRequest{})
+	var apiErr *client.APIError
+	if !errors.As(err, &apiErr) || apiErr.StatusCode != 429 || apiErr.RetryAfter != 30*time.Minute {
+		t.Fatalf("error = %v, want the 429 with its 30-minute Retry-After", err)
+	}
+	if _, err := c.GetStaticExport(context.Background(), projectJobID); err != nil {
+		t.Fatal(err)
+	}
+	if elapsed := time.Since(started); elapsed > 5*time.Second {
+		t.Errorf("took %s: the quota's 429 held the client", elapsed)
+	}
+	if got := srv.requests(); len(got) != 2 {
+		t.Errorf("requests %v, want one start (not retried) and one read", got)
+	}
+}
