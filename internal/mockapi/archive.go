@@ -2,10 +2,13 @@ package mockapi
 
 import (
 	"archive/tar"
+	"archive/zip"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/sitegen"
 )
@@ -25,7 +28,9 @@ const (
 	ArchiveCorrupt
 	// ArchiveHTML is an HTML error page served in place of the archive.
 	ArchiveHTML
-	// ArchiveZip is a zip file served in place of the gzip'd tar.
+	// ArchiveZip is the site as a zip file (archive/zip), padded like a good
+	// archive, served in place of the gzip'd tar: a real archive of the
+	// right files in the wrong format, to be refused by its content.
 	ArchiveZip
 	// ArchiveNoIndex is the site packed with its parent directory
 	// (site/index.html): no index.html at the root.
@@ -57,6 +62,27 @@ const (
 	ArchiveCaseCollision
 )
 
+// archiveKindNames are the names of the kinds, in one table.
+var archiveKindNames = []string{
+	ArchiveGood:          "good",
+	ArchiveTruncated:     "truncated",
+	ArchiveCorrupt:       "corrupt",
+	ArchiveHTML:          "HTML page",
+	ArchiveZip:           "zip",
+	ArchiveNoIndex:       "no index",
+	ArchiveAbsolutePath:  "absolute path",
+	ArchiveDotDot:        "dot-dot path",
+	ArchiveSymlinkOut:    "symlink out",
+	ArchiveSparse:        "sparse",
+	ArchiveBomb:          "bomb",
+	ArchiveManyFiles:     "many files",
+	ArchiveDotfiles:      "dotfiles",
+	ArchiveDotRoute:      "dot route",
+	ArchiveCaseCollision: "case collision",
+}
+
+func (k ArchiveKind) String() string { return enumName(archiveKindNames, k) }
+
 // ManyFiles is the number of empty files ArchiveManyFiles adds.
 const ManyFiles = 60_000
 
@@ -87,7 +113,6 @@ func (c *countWriter) Write(p []byte) (int, error) {
 func archiveFor(kind ArchiveKind, site func() []sitegen.File, size int64, seed uint64) *jobArchive {
 	raw := map[ArchiveKind]string{
 		ArchiveHTML: "<!DOCTYPE html>\n<html><head><title>503 Service Unavailable</title></head><body><h1>Service Unavailable</h1></body></html>\n",
-		ArchiveZip:  "PK\x05\x06" + strings.Repeat("\x00", 18), // an empty zip: its end record alone
 	}
 	if kind == ArchiveSparse {
 		raw[kind] = string(sparseArchive())
@@ -98,7 +123,46 @@ func archiveFor(kind ArchiveKind, site func() []sitegen.File, size int64, seed u
 			return err
 		})
 	}
+	if kind == ArchiveZip {
+		return newJobArchive(func(w io.Writer) error { return writeZip(w, site(), size, seed) })
+	}
 	return newJobArchive(func(w io.Writer) error { return writeSite(w, kind, site(), size, seed) })
+}
+
+// zipModTime is the time of every zip entry, fixed so that a job's zip is
+// the same bytes at every download.
+var zipModTime = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// writeZip writes the site's files as a zip, padded with
+// sitegen.PaddingName (pseudo-random bytes from seed, stored) so that its
+// files hold size bytes in all, as a good archive is.
+func writeZip(w io.Writer, site []sitegen.File, size int64, seed uint64) error {
+	zw := zip.NewWriter(w)
+	var files int64
+	for _, f := range site {
+		fw, err := zw.CreateHeader(&zip.FileHeader{Name: f.Name, Method: zip.Deflate, Modified: zipModTime})
+		if err != nil {
+			return err
+		}
+		if _, err := io.WriteString(fw, f.Body); err != nil {
+			return err
+		}
+		files += int64(len(f.Body))
+	}
+	if pad := size - files; pad > 0 {
+		fw, err := zw.CreateHeader(&zip.FileHeader{Name: sitegen.PaddingName, Method: zip.Store, Modified: zipModTime})
+		if err != nil {
+			return err
+		}
+		var seedBytes [32]byte
+		for i := range 8 {
+			seedBytes[i] = byte(seed >> (8 * i))
+		}
+		if _, err := io.CopyN(fw, rand.NewChaCha8(seedBytes), pad); err != nil {
+			return err
+		}
+	}
+	return zw.Close()
 }
 
 // badEntries are the entries an archive of a kind adds to the site.
