@@ -22,9 +22,38 @@ type bundleJSON struct {
 	ExpiresAt string `json:"expiresAt,omitempty"`
 }
 
-// BundlePath is the path of a job's archive on the download endpoint.
+// BundlePath is the path of a job's archive on the download endpoint, where
+// the links of jobs started through part B's route point.
 func BundlePath(jobID string) string {
 	return "/bundles/" + url.PathEscape(jobID) + "/bundle.tar.gz"
+}
+
+// ExportZipPath is the path of a job's archive on EndpointDownloadZip, where
+// the links of jobs started through part E's route point, whichever call
+// issued them. It serves the same gzip'd tar as BundlePath.
+func ExportZipPath(jobID string) string {
+	return "/bundles/" + url.PathEscape(jobID) + "/export.zip"
+}
+
+// linkPath is where the job's links point: the path of the revision that
+// started it.
+func (snap ExportJobSnapshot) linkPath() string {
+	if snap.Project != "" {
+		return ExportZipPath(snap.ID)
+	}
+	return BundlePath(snap.ID)
+}
+
+// newLink signs a fresh link to a completed job's archive and counts it:
+// the one rule for the bundle call and for part E's completed jobs.
+func (s *Server) newLink(r *http.Request, snap ExportJobSnapshot) bundleJSON {
+	link, expiresAt := s.signLink(s.baseURLFor(r), snap.linkPath(), s.now())
+	s.count(bundlesFor(snap.ID))
+	out := bundleJSON{JobID: snap.ID, BundleURL: link, SizeBytes: snap.archive.size()}
+	if !s.cfg.OmitExpiresAt {
+		out.ExpiresAt = formatTime(expiresAt)
+	}
+	return out
 }
 
 func (s *Server) handleBundle(w http.ResponseWriter, r *http.Request) {
@@ -42,21 +71,14 @@ func (s *Server) handleBundle(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
-	link, expiresAt := s.signLink(s.baseURLFor(r), jobID, s.now())
-	s.count(bundlesFor(jobID))
-
-	out := bundleJSON{JobID: jobID, BundleURL: link, SizeBytes: snap.archive.size()}
-	if !s.cfg.OmitExpiresAt {
-		out.ExpiresAt = formatTime(expiresAt)
-	}
-	writeJSON(w, http.StatusOK, out)
+	writeJSON(w, http.StatusOK, s.newLink(r, snap))
 }
 
-// signLink builds a presigned S3-style link valid for LinkTTL from now. The
-// expiry is computed from the second-precision X-Amz-Date so that expiresAt
-// and the query always agree.
-func (s *Server) signLink(base, jobID string, now time.Time) (string, time.Time) {
-	path := BundlePath(jobID)
+// signLink builds a presigned S3-style link to path valid for LinkTTL from
+// now. The expiry is computed from the second-precision X-Amz-Date so that
+// expiresAt and the query always agree. The signature covers the path, so a
+// link opens only the archive it was issued for.
+func (s *Server) signLink(base, path string, now time.Time) (string, time.Time) {
 	date := now.UTC().Format(amzDateFormat)
 	expires := max(int64(s.cfg.LinkTTL/time.Second), 1)
 	signed, _ := time.Parse(amzDateFormat, date)
@@ -124,5 +146,5 @@ func (s *Server) handleDownload(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.count(downloadsFor(jobID), allDownloads)
-	writeStream(w, http.StatusOK, "application/gzip", snap.archive.size(), snap.archive.write)
+	writeStream(w, http.StatusOK, downloadContentTypes[Endpoint(r.Pattern)], snap.archive.size(), snap.archive.write)
 }

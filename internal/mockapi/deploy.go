@@ -282,7 +282,7 @@ func (s *Server) startDeployment(projectID, branch string, preview bool, now tim
 		}
 	}
 	d := &deployment{
-		id:           newDeploymentID(func(id string) bool { return s.deployments[id] != nil }),
+		id:           newObjectID(func(id string) bool { return s.deployments[id] != nil }),
 		projectID:    projectID,
 		preview:      preview,
 		branch:       branch,
@@ -301,9 +301,9 @@ func (s *Server) startDeployment(projectID, branch string, preview bool, now tim
 	return d
 }
 
-// newDeploymentID returns 24 hex digits, the shape of the API's "_id", that
-// taken refuses.
-func newDeploymentID(taken func(id string) bool) string {
+// newObjectID returns 24 hex digits, the shape of the API's "_id" and of
+// part E's jobId, that taken refuses.
+func newObjectID(taken func(id string) bool) string {
 	for {
 		if id := randomHex(12); !taken(id) {
 			return id

@@ -227,6 +227,7 @@ type exportJob struct {
 	id       string
 	seq      int64
 	domain   string
+	project  string // set for a job started through part E's route
 	version  string
 	paths    []string
 	behavior ExportBehavior // resolved at creation
@@ -241,6 +242,7 @@ type exportJob struct {
 type ExportJobSnapshot struct {
 	JobState
 	ID, Domain           string
+	Project              string // the project of a job started by part E's route; empty otherwise
 	Version              string // as requested; empty means latest
 	Paths                []string
 	CreatedAt, UpdatedAt time.Time
@@ -262,7 +264,7 @@ func (j *exportJob) snapshot(now time.Time) ExportJobSnapshot {
 	case st.Status != StatusRunning:
 		updated = j.created.Add(end)
 	}
-	return ExportJobSnapshot{JobState: st, ID: j.id, Domain: j.domain, Version: j.version,
+	return ExportJobSnapshot{JobState: st, ID: j.id, Domain: j.domain, Project: j.project, Version: j.version,
 		Paths: slices.Clone(j.paths), CreatedAt: j.created, UpdatedAt: updated, archive: j.archive}
 }
 
@@ -405,16 +407,35 @@ func (s *Server) handleStartExport(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	}
+	j := s.newExportJob(domain, version, paths, "", now)
+	snap := j.snapshot(now)
+	s.mu.Unlock()
+
+	writeJSON(w, http.StatusAccepted, snap.toJSON())
+}
+
+// newExportJob starts a job of domain, of project for a job started through
+// part E's route, with s.mu held.
+func (s *Server) newExportJob(domain, version string, paths []string, project string, now time.Time) *exportJob {
 	b := s.behaviors[domain] // then the server's defaults, then the package's (resolved)
 	b.Duration = cmp.Or(max(b.Duration, 0), s.cfg.ExportDuration)
 	b.Queue = cmp.Or(max(b.Queue, 0), s.cfg.QueueDuration)
 	b.ArchiveSize = cmp.Or(max(b.ArchiveSize, 0), s.cfg.ArchiveSize)
 	b.PageCount = cmp.Or(max(b.PageCount, 0), len(paths))
+	taken := func(id string) bool { return s.jobs[id] != nil }
+	var id string
+	if project == "" {
+		id = newID("se_", taken)
+	} else {
+		id = newObjectID(taken)
+		b.OmitProgress = true // part E's jobs carry neither progress nor pageCount
+	}
 	s.jobSeq++
 	j := &exportJob{
-		id:       newID("se_", func(id string) bool { return s.jobs[id] != nil }),
+		id:       id,
 		seq:      s.jobSeq,
 		domain:   domain,
+		project:  project,
 		version:  version,
 		paths:    paths,
 		behavior: b.resolved(),
@@ -430,10 +451,7 @@ func (s *Server) handleStartExport(w http.ResponseWriter, r *http.Request) {
 	j.archive = archiveFor(b.Archive, j.site, b.ArchiveSize, j.padding)
 	s.jobs[j.id] = j
 	s.counts[startsFor(domain)]++
-	snap := j.snapshot(now)
-	s.mu.Unlock()
-
-	writeJSON(w, http.StatusAccepted, snap.toJSON())
+	return j
 }
 
 func (s *Server) handleGetExport(w http.ResponseWriter, r *http.Request) {

@@ -22,6 +22,11 @@ const (
 	EndpointCreateAgentJob Endpoint = "POST /v2/agent/{projectId}/job"
 	EndpointAgentMessage   Endpoint = "POST /v2/agent/{projectId}/job/{id}/message"
 	EndpointDownload       Endpoint = "GET /bundles/{jobId}/bundle.tar.gz"
+	// Part E: static export scoped by project, without a bundle call; a
+	// completed job carries its link, which points at EndpointDownloadZip.
+	EndpointStartProjectExport Endpoint = "POST /v1/static-export/{projectId}/jobs"
+	EndpointGetProjectExport   Endpoint = "GET /v1/static-export/{projectId}/jobs/{jobId}"
+	EndpointDownloadZip        Endpoint = "GET /bundles/{jobId}/export.zip"
 	// Part D: deployments and previews.
 	EndpointDeploy           Endpoint = "POST /v1/project/update/{projectId}"
 	EndpointDeploymentStatus Endpoint = "GET /v1/project/update-status/{statusId}"
@@ -34,23 +39,55 @@ func (e Endpoint) Method() string {
 	return m
 }
 
-func (s *Server) routes() *http.ServeMux {
-	mux := http.NewServeMux()
-	for e, h := range map[Endpoint]http.HandlerFunc{
-		EndpointStartExport:      s.handleStartExport,
-		EndpointGetExport:        s.handleGetExport,
-		EndpointBundle:           s.handleBundle,
-		EndpointGetAgentJob:      s.handleGetAgentJob,
-		EndpointCreateAgentJob:   s.handleCreateAgentJob,
-		EndpointAgentMessage:     s.handleAgentMessage,
-		EndpointDownload:         s.handleDownload, // presigned: the link itself is the credential
-		EndpointDeploy:           s.handleDeploy,
-		EndpointDeploymentStatus: s.handleDeploymentStatus,
-		EndpointPreview:          s.handlePreview,
-	} {
-		mux.HandleFunc(string(e), s.endpoint(e, h))
+// route is one row of the routing table: an endpoint's handler, and the
+// revision of static export whose routes it belongs to ("": served
+// whatever the revision).
+type route struct {
+	handle   http.HandlerFunc
+	revision APIRevision
+}
+
+// routes returns one mux for each APIRevision, each with the routes that
+// revision serves: a route it does not serve is unrouted there, so that
+// ServeHTTP answers it as any unknown path.
+func (s *Server) routes() map[APIRevision]*http.ServeMux {
+	table := map[Endpoint]route{
+		EndpointStartExport:        {s.handleStartExport, RevisionDomain},
+		EndpointGetExport:          {s.handleGetExport, RevisionDomain},
+		EndpointBundle:             {s.handleBundle, RevisionDomain},
+		EndpointStartProjectExport: {s.handleStartProjectExport, RevisionProject},
+		EndpointGetProjectExport:   {s.handleGetProjectExport, RevisionProject},
+		EndpointGetAgentJob:        {s.handleGetAgentJob, ""},
+		EndpointCreateAgentJob:     {s.handleCreateAgentJob, ""},
+		EndpointAgentMessage:       {s.handleAgentMessage, ""},
+		// Presigned: the link itself is the credential. Object storage
+		// serves the links already issued whatever the API's revision.
+		EndpointDownload:         {s.handleDownload, ""},
+		EndpointDownloadZip:      {s.handleDownload, ""},
+		EndpointDeploy:           {s.handleDeploy, ""},
+		EndpointDeploymentStatus: {s.handleDeploymentStatus, ""},
+		EndpointPreview:          {s.handlePreview, ""},
 	}
-	return mux
+	muxes := map[APIRevision]*http.ServeMux{}
+	for _, rev := range APIRevisions {
+		muxes[rev] = http.NewServeMux()
+	}
+	for e, rt := range table {
+		h := s.endpoint(e, rt)
+		for rev, mux := range muxes {
+			if rev.serves(rt.revision) {
+				mux.HandleFunc(string(e), h)
+			}
+		}
+	}
+	return muxes
+}
+
+// downloadContentTypes are the download endpoints, object storage's, and
+// the type each labels its archive with: the name's, whatever the bytes.
+var downloadContentTypes = map[Endpoint]string{
+	EndpointDownload:    "application/gzip",
+	EndpointDownloadZip: "application/zip",
 }
 
 // endpoint wraps a handler: count the request, rate-limit it, apply a queued
@@ -58,8 +95,9 @@ func (s *Server) routes() *http.ServeMux {
 // scope, handle it.
 // Bundle downloads model object storage, a different service: neither
 // limited nor authenticated by key.
-func (s *Server) endpoint(e Endpoint, h http.HandlerFunc) http.HandlerFunc {
-	api := e != EndpointDownload
+func (s *Server) endpoint(e Endpoint, rt route) http.HandlerFunc {
+	_, download := downloadContentTypes[e]
+	api, h := !download, rt.handle
 	handle := h
 	if api {
 		handle = func(w http.ResponseWriter, r *http.Request) {
@@ -69,9 +107,14 @@ func (s *Server) endpoint(e Endpoint, h http.HandlerFunc) http.HandlerFunc {
 				return
 			case scope == scopeRead && needsWrite(r.Method):
 				// Names the scope, never the key: the real API's 403 bodies
-				// say what is missing, not who asked.
+				// say what is missing, not who asked. Part E words it as a
+				// permission.
+				lacks := "has the read scope only"
+				if rt.revision == RevisionProject {
+					lacks = "lacks write permission: it has the read scope only"
+				}
 				writeError(w, http.StatusForbidden, fmt.Sprintf(
-					"forbidden: the API key has the read scope only; %s %s needs the write scope", r.Method, r.URL.Path))
+					"forbidden: the API key %s; %s %s needs the write scope", lacks, r.Method, r.URL.Path))
 				return
 			}
 			h(w, r)
@@ -104,9 +147,13 @@ func (s *Server) endpoint(e Endpoint, h http.HandlerFunc) http.HandlerFunc {
 // speaks of the route, not of any object, unlike the API's own "job not
 // found" errors. A wrong method gets the mux's 405 with Allow, as a JSON
 // error like the rest of the API.
+//
+// Only the routes of the static export revision being served are routed
+// (SetAPIRevision): the others are unrouted paths.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.count(allRequests)
-	if h, pattern := s.mux.Handler(r); pattern == "" {
+	mux := s.servedMux()
+	if h, pattern := mux.Handler(r); pattern == "" {
 		rec := httptest.NewRecorder()
 		h.ServeHTTP(rec, r)
 		// Anything but a 405 (a redirect to a cleaned path, too) is a 404.
@@ -122,7 +169,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}{http.StatusNotFound, fmt.Sprintf("Cannot %s %s", r.Method, r.URL.Path), "Not Found"})
 		return
 	}
-	s.mux.ServeHTTP(w, r)
+	mux.ServeHTTP(w, r)
 }
 
 // throttle takes a token at now, or answers the whole seconds to wait for

@@ -40,6 +40,12 @@ const (
 	DefaultLinkTTL        = time.Hour
 	DefaultPageCount      = sitegen.DefaultPageCount // the pages of the default site's archive
 	DefaultFailMessage    = "export failed: rendering error on page guides/intro"
+	// DefaultProjectExportStartsPerHour is part E's limit of static export
+	// starts, per organization and hour.
+	DefaultProjectExportStartsPerHour = 10
+	// DefaultProjectDomain is the site of a project without
+	// SetProjectDomain.
+	DefaultProjectDomain = "docs.example.com"
 	// DefaultAgentJobDuration is how long an agent job stays active before
 	// Config.AgentJobOutcome, when that is set.
 	DefaultAgentJobDuration = 30 * time.Second
@@ -116,6 +122,15 @@ type Config struct {
 	// DeploymentBehavior does not make them fail: DeploymentSuccess (the
 	// default when empty) or DeploymentFailure. Any other value panics.
 	DeploymentOutcome string
+	// APIRevision is the revision of static export served: RevisionDomain
+	// (parts A/B, the default when empty), RevisionProject (part E) or
+	// RevisionBoth. SetAPIRevision changes it later. Any other value panics.
+	APIRevision APIRevision
+	// ProjectExportStartsPerHour is the most project export starts
+	// (part E) accepted in any sliding hour of Now, over the whole server
+	// as the API counts them over an organization; beyond it the start
+	// answers 429. Default (0 or less) DefaultProjectExportStartsPerHour.
+	ProjectExportStartsPerHour int
 	// NoPreviewEntitlement plays an organisation whose plan lacks preview
 	// deployments: the preview call answers 403 with
 	// PreviewNotAvailableMessage.
@@ -134,7 +149,7 @@ type Server struct {
 	secret  []byte // signs bundle links; random per server so links never leak across servers
 	limiter *rate.Limiter
 	limits  limitState
-	mux     *http.ServeMux
+	muxes   map[APIRevision]*http.ServeMux // by the revision served
 	httpSrv *httptest.Server
 
 	mu             sync.Mutex // guards URL, APIKey and readOnlyKeys too
@@ -152,6 +167,10 @@ type Server struct {
 	deployments    map[string]*deployment
 	deployProjects map[string]*deployProject
 	requestLog     []LoggedRequest
+	revision       APIRevision       // of static export, served by ServeHTTP
+	projectDomains map[string]string // SetProjectDomain
+	lostProjects   map[string]bool   // ForgetProject
+	projectStarts  []time.Time       // project export starts accepted in the last hour
 }
 
 // The keys of Server.counts, one type for each thing counted. Endpoint keys
@@ -184,6 +203,11 @@ func NewHandler(cfg Config) *Server {
 	if !ValidAgentJobOutcome(cfg.AgentJobOutcome) {
 		panic(fmt.Sprintf("mockapi: AgentJobOutcome %q is none of %s", cfg.AgentJobOutcome, strings.Join(AgentJobOutcomes, ", ")))
 	}
+	if !ValidAPIRevision(cfg.APIRevision) {
+		panic(fmt.Sprintf("mockapi: APIRevision %q is none of %v", cfg.APIRevision, APIRevisions))
+	}
+	cfg.APIRevision = cmp.Or(cfg.APIRevision, RevisionDomain)
+	cfg.ProjectExportStartsPerHour = cmp.Or(max(cfg.ProjectExportStartsPerHour, 0), DefaultProjectExportStartsPerHour)
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
@@ -201,12 +225,15 @@ func NewHandler(cfg Config) *Server {
 		agentProjects:  map[string]*agentProject{},
 		deployments:    map[string]*deployment{},
 		deployProjects: map[string]*deployProject{},
+		revision:       cfg.APIRevision,
+		projectDomains: map[string]string{},
+		lostProjects:   map[string]bool{},
 	}
 	if cfg.RateLimit > 0 {
 		s.limiter = rate.NewLimiter(rate.Limit(cfg.RateLimit), max(1, int(cfg.RateLimit)))
 	}
 	s.limits.limits = cfg.Limits
-	s.mux = s.routes()
+	s.muxes = s.routes()
 	return s
 }
 
