@@ -8,12 +8,16 @@
 // -read-only-key adds a key whose writes answer 403,
 // -agent-job-outcome with -agent-job-duration lets agent jobs finish,
 // -deployment-outcome and -deployment-duration script deployments,
-// -no-preview-entitlement makes previews answer 403, and -stable-pages
+// -no-preview-entitlement makes previews answer 403, -stable-pages
 // leaves the export's stamp off the pages, so that two exports of the site
-// serve the same files:
+// serve the same files, and -api-revision chooses the static export routes
+// served: domain (a start with a domain, a bundle call), project (the
+// project-scoped revision: a start without a body, the link on the
+// completed job) or both:
 //
 //	go run ./internal/cmd/docsadmin-mock -read-only-key dsa_mock_readonly -agent-job-outcome completed -agent-job-duration 30s
 //	go run ./internal/cmd/docsadmin-mock -deployment-outcome failure -no-preview-entitlement
+//	go run ./internal/cmd/docsadmin-mock -api-revision project
 package main
 
 import (
@@ -75,6 +79,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&cfg.DeploymentOutcome, "deployment-outcome", mockapi.DeploymentSuccess,
 		"how deployments and previews end: "+strings.Join(mockapi.DeploymentOutcomes, ", "))
 	fs.BoolVar(&cfg.NoPreviewEntitlement, "no-preview-entitlement", false, "play an organisation without preview deployments: the preview call answers 403")
+	revisions := make([]string, len(mockapi.APIRevisions))
+	for i, r := range mockapi.APIRevisions {
+		revisions[i] = string(r)
+	}
+	revision := fs.String("api-revision", string(mockapi.RevisionDomain),
+		"static export routes served: "+strings.Join(revisions, ", ")+
+			" (domain: a start with a domain and a bundle call; project: a start without a body at /v1/static-export/{projectId}/jobs, the link on the completed job; both: the two at once)")
 	switch err := fs.Parse(args); {
 	case errors.Is(err, flag.ErrHelp):
 		return nil
@@ -92,7 +103,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("invalid -deployment-outcome %q: want one of %s", cfg.DeploymentOutcome, strings.Join(mockapi.DeploymentOutcomes, ", "))
 	case cfg.DeploymentDuration <= 0 || cfg.DeploymentQueueDuration < 0:
 		return errors.New("-deployment-duration must be positive and -deployment-queue-duration not negative")
+	case *revision == "" || !mockapi.ValidAPIRevision(mockapi.APIRevision(*revision)):
+		return fmt.Errorf("invalid -api-revision %q: want one of %s", *revision, strings.Join(revisions, ", "))
 	}
+	cfg.APIRevision = mockapi.APIRevision(*revision)
 	for _, k := range cfg.ReadOnlyAPIKeys {
 		if k == cfg.APIKey {
 			return errors.New("-read-only-key must differ from -api-key, which has the write scope")
@@ -124,8 +138,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if cfg.NoPreviewEntitlement {
 		previews = "previews answer 403 (no entitlement)"
 	}
-	logger.Printf("%d read-only key(s); %s; deployments end %s after %s; %s",
-		len(cfg.ReadOnlyAPIKeys), jobs, cmp.Or(cfg.DeploymentOutcome, mockapi.DeploymentSuccess), cfg.DeploymentQueueDuration+cfg.DeploymentDuration, previews)
+	logger.Printf("%d read-only key(s); static export revision %s; %s; deployments end %s after %s; %s",
+		len(cfg.ReadOnlyAPIKeys), cfg.APIRevision, jobs, cmp.Or(cfg.DeploymentOutcome, mockapi.DeploymentSuccess), cfg.DeploymentQueueDuration+cfg.DeploymentDuration, previews)
 
 	<-ctx.Done()
 	logger.Print("shutting down")

@@ -300,3 +300,73 @@ func TestRunPlaysDeploymentsAndPreviewEntitlement(t *testing.T) {
 		t.Fatalf("stderr does not show the deployment settings:\n%s", logs)
 	}
 }
+
+func TestRunServesTheChosenAPIRevision(t *testing.T) {
+	for _, bad := range []string{"", "v2", "Project", "domain,project"} {
+		err := run(context.Background(), []string{"-api-revision", bad}, io.Discard, io.Discard)
+		if err == nil || !strings.Contains(err.Error(), "invalid -api-revision") || !strings.Contains(err.Error(), "domain, project, both") {
+			t.Errorf("-api-revision %q: err = %v", bad, err)
+		}
+	}
+	var usage bytes.Buffer
+	if err := run(context.Background(), []string{"-h"}, io.Discard, &usage); err != nil || !strings.Contains(usage.String(), "-api-revision") ||
+		!strings.Contains(usage.String(), "domain, project, both") {
+		t.Fatalf("usage (%v) does not list the revisions:\n%s", err, usage.String())
+	}
+
+	for _, tc := range []struct {
+		args                   []string
+		domainStart, projStart int
+	}{
+		{nil, http.StatusAccepted, http.StatusNotFound},
+		{[]string{"-api-revision", "domain"}, http.StatusAccepted, http.StatusNotFound},
+		{[]string{"-api-revision", "project"}, http.StatusNotFound, http.StatusAccepted},
+		{[]string{"-api-revision", "both"}, http.StatusAccepted, http.StatusAccepted},
+	} {
+		ctx, cancel := context.WithCancel(context.Background())
+		outR, outW := io.Pipe()
+		var stderr syncBuffer
+		done := make(chan error, 1)
+		go func() {
+			done <- run(ctx, tc.args, outW, &stderr)
+			outW.Close()
+		}()
+		sc := bufio.NewScanner(outR)
+		env := map[string]string{}
+		for range 2 {
+			if !sc.Scan() {
+				t.Fatalf("%q: missing output line: %v", tc.args, sc.Err())
+			}
+			k, v, _ := strings.Cut(sc.Text(), "=")
+			env[k] = v
+		}
+		go func() { _, _ = io.Copy(io.Discard, outR) }()
+		post := func(path, body string) int {
+			t.Helper()
+			req, _ := http.NewRequest("POST", env["DOCSADMIN_BASE_URL"]+path, strings.NewReader(body))
+			req.Header.Set("Authorization", "Bearer "+env["DOCSADMIN_API_KEY"])
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			return resp.StatusCode
+		}
+		domainStart := post("/v1/static-export/jobs", `{"domain":"docs.example.com"}`)
+		projStart := post("/v1/static-export/proj_1/jobs", "")
+		cancel()
+		if err := <-done; err != nil {
+			t.Fatalf("%q: run: %v", tc.args, err)
+		}
+		if domainStart != tc.domainStart || projStart != tc.projStart {
+			t.Errorf("%q: domain start %d, project start %d; want %d and %d", tc.args, domainStart, projStart, tc.domainStart, tc.projStart)
+		}
+		want := "static export revision domain"
+		if len(tc.args) > 0 {
+			want = "static export revision " + tc.args[1]
+		}
+		if logs := stderr.String(); !strings.Contains(logs, want) {
+			t.Errorf("%q: stderr does not say %q:\n%s", tc.args, want, logs)
+		}
+	}
+}
