@@ -88,3 +88,50 @@ func TestConcurrentUse(t *testing.T) {
 		t.Fatalf("TotalRequests = %d", got)
 	}
 }
+
+// TestConcurrentProjectStarts races starts of part E: one export at a time
+// per project, and no more accepted starts than the hourly limit, however
+// the requests interleave; run with -race.
+func TestConcurrentProjectStarts(t *testing.T) {
+	const workers, limit = 24, 5
+	s, _ := newTestServer(t, Config{APIRevision: RevisionBoth, ProjectExportStartsPerHour: limit})
+	statuses := make(chan int, 2*workers)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			s.SetAPIRevision(RevisionBoth) // a switch to the revision served
+			for _, project := range []string{"shared", fmt.Sprintf("own_%d", w)} {
+				r, err := doRequest(http.DefaultClient, s, s.APIKey, "POST", "/v1/static-export/"+project+"/jobs", "")
+				if err != nil {
+					t.Error(err)
+					continue
+				}
+				statuses <- r.status
+			}
+			_ = s.APIRevision()
+		})
+	}
+	wg.Wait()
+	close(statuses)
+	counts := map[int]int{}
+	for st := range statuses {
+		counts[st]++
+	}
+	// One start of "shared" at most is accepted; the others are 409s, or
+	// 429s when the limit was reached first.
+	if counts[http.StatusAccepted] != limit || counts[http.StatusAccepted]+counts[http.StatusConflict]+counts[http.StatusTooManyRequests] != 2*workers {
+		t.Fatalf("statuses %v: want %d accepted, the rest 409 or 429", counts, limit)
+	}
+	if n := len(s.ExportJobIDs(DefaultProjectDomain)); n != limit {
+		t.Fatalf("%d jobs started, want %d", n, limit)
+	}
+	shared := 0
+	for _, id := range s.ExportJobIDs(DefaultProjectDomain) {
+		if snap, _ := s.ExportJob(id); snap.Project == "shared" {
+			shared++
+		}
+	}
+	if shared > 1 {
+		t.Fatalf("%d exports of one project run at once", shared)
+	}
+}

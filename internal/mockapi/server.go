@@ -1,6 +1,7 @@
 // Package mockapi is a stateful in-memory fake of the documentation
-// administration API: static export jobs, bundle links,
-// presigned bundle downloads and agent jobs.
+// administration API: static export jobs in either revision of the API
+// (by domain with a bundle call, or by project with the link on the job),
+// bundle links, presigned bundle downloads, agent jobs and deployments.
 //
 // It is deliberately an independent implementation of the contract (it shares
 // no code with the provider's client) so that a misreading of the contract in
@@ -83,8 +84,9 @@ type Config struct {
 	// Limits adds server models of rate limits and latency (limits.go);
 	// SetLimits changes them later.
 	Limits Limits
-	// OmitExpiresAt makes bundle responses omit "expiresAt" so clients must
-	// derive the expiry from the presigned query.
+	// OmitExpiresAt makes bundle responses, and the completed jobs of the
+	// project routes, omit "expiresAt" so clients must derive the expiry
+	// from the presigned query.
 	OmitExpiresAt bool
 	// ArchiveSize is ExportBehavior.ArchiveSize for the domains that do not
 	// set it. Default 0: the site alone.
@@ -355,7 +357,9 @@ func (s *Server) counted(key any) int { return locked(s, func() int { return s.c
 // ExportsStarted is the number of export jobs successfully started for domain.
 func (s *Server) ExportsStarted(domain string) int { return s.counted(startsFor(domain)) }
 
-// BundlesGenerated is the number of bundle links generated for jobID.
+// BundlesGenerated is the number of bundle links generated for jobID: by
+// the bundle call, and by each read of the completed job through a project
+// route, which carries a fresh link.
 func (s *Server) BundlesGenerated(jobID string) int { return s.counted(bundlesFor(jobID)) }
 
 // Requests is the number of requests routed to e, including those answered
