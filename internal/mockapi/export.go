@@ -396,15 +396,10 @@ func (s *Server) handleStartExport(w http.ResponseWriter, r *http.Request) {
 	now := s.now()
 	s.mu.Lock()
 	if s.cfg.ConflictOnRunningExport {
-		for _, other := range s.jobs {
-			if other.domain != domain {
-				continue
-			}
-			if st := other.snapshot(now).Status; st == StatusQueued || st == StatusRunning {
-				s.mu.Unlock()
-				writeError(w, http.StatusConflict, fmt.Sprintf("an export for domain %s is already %s (job %s)", domain, st, other.id))
-				return
-			}
+		if other, st := s.unfinishedExport(now, func(j *exportJob) bool { return j.domain == domain }); other != nil {
+			s.mu.Unlock()
+			writeError(w, http.StatusConflict, fmt.Sprintf("an export for domain %s is already %s (job %s)", domain, st, other.id))
+			return
 		}
 	}
 	j := s.newExportJob(domain, version, paths, "", now)
@@ -412,6 +407,20 @@ func (s *Server) handleStartExport(w http.ResponseWriter, r *http.Request) {
 	s.mu.Unlock()
 
 	writeJSON(w, http.StatusAccepted, snap.toJSON())
+}
+
+// unfinishedExport is a job that of selects and that is queued or running
+// at now, and its status, or nil. s.mu must be held.
+func (s *Server) unfinishedExport(now time.Time, of func(*exportJob) bool) (*exportJob, string) {
+	for _, j := range s.jobs {
+		if !of(j) {
+			continue
+		}
+		if st := j.snapshot(now).Status; st == StatusQueued || st == StatusRunning {
+			return j, st
+		}
+	}
+	return nil, ""
 }
 
 // newExportJob starts a job of domain, of project for a job started through

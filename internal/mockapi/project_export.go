@@ -114,15 +114,10 @@ func (s *Server) handleStartProjectExport(w http.ResponseWriter, r *http.Request
 
 	now := s.now()
 	s.mu.Lock()
-	for _, other := range s.jobs {
-		if other.project != projectID {
-			continue
-		}
-		if st := other.snapshot(now).Status; st == StatusQueued || st == StatusRunning {
-			s.mu.Unlock()
-			writeError(w, http.StatusConflict, ProjectExportConflictMessage)
-			return
-		}
+	if other, _ := s.unfinishedExport(now, func(j *exportJob) bool { return j.project == projectID }); other != nil {
+		s.mu.Unlock()
+		writeError(w, http.StatusConflict, ProjectExportConflictMessage)
+		return
 	}
 	limit := s.cfg.ProjectExportStartsPerHour
 	var wait time.Duration
