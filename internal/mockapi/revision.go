@@ -42,12 +42,19 @@ func (r APIRevision) serves(routes APIRevision) bool {
 // and counters survive the switch. Empty means RevisionDomain; any other
 // value but APIRevisions panics.
 func (s *Server) SetAPIRevision(r APIRevision) {
+	r = resolvedRevision(r)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.revision = r
+}
+
+// resolvedRevision is r, RevisionDomain for "", and panics for a value that
+// is none of APIRevisions.
+func resolvedRevision(r APIRevision) APIRevision {
 	if !ValidAPIRevision(r) {
 		panic(fmt.Sprintf("mockapi: APIRevision %q is none of %v", r, APIRevisions))
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.revision = cmp.Or(r, RevisionDomain)
+	return cmp.Or(r, RevisionDomain)
 }
 
 // APIRevision is the revision of static export being served.

@@ -205,10 +205,7 @@ func NewHandler(cfg Config) *Server {
 	if !ValidAgentJobOutcome(cfg.AgentJobOutcome) {
 		panic(fmt.Sprintf("mockapi: AgentJobOutcome %q is none of %s", cfg.AgentJobOutcome, strings.Join(AgentJobOutcomes, ", ")))
 	}
-	if !ValidAPIRevision(cfg.APIRevision) {
-		panic(fmt.Sprintf("mockapi: APIRevision %q is none of %v", cfg.APIRevision, APIRevisions))
-	}
-	cfg.APIRevision = cmp.Or(cfg.APIRevision, RevisionDomain)
+	cfg.APIRevision = resolvedRevision(cfg.APIRevision)
 	cfg.ProjectExportStartsPerHour = cmp.Or(max(cfg.ProjectExportStartsPerHour, 0), DefaultProjectExportStartsPerHour)
 	if cfg.Now == nil {
 		cfg.Now = time.Now
