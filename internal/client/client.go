@@ -309,6 +309,7 @@ func (c *Client) send(ctx context.Context, ep endpoint, payload []byte, out any,
 			RetryAfter: parseRetryAfterHeader(resp.Header.Get("Retry-After"), c.clock.Now()),
 			collection: ep.collection,
 			apiSaid:    own,
+			project:    ep.project,
 		}
 	}
 	if out == nil {

@@ -26,6 +26,9 @@ type endpoint struct {
 	// here, since its Retry-After is counted in minutes; the caller decides
 	// whether the wait fits its time.
 	ownLimit bool
+	// project marks a call of the project-scoped revision of static
+	// export, whose 401, 403 and 404 mean more than elsewhere.
+	project bool
 }
 
 // segment escapes one path segment. Empty, "." and ".." would address
@@ -52,13 +55,13 @@ func startStaticExportEndpoint() endpoint {
 // 404 speaks of the project, or of a route this server does not serve.
 // Its 429 is a quota of starts, not the key's request rate (ownLimit).
 func startProjectExportEndpoint(projectID string) endpoint {
-	ep := endpoint{method: http.MethodPost, ownLimit: true}
+	ep := endpoint{method: http.MethodPost, ownLimit: true, project: true}
 	ep.path = "/v1/static-export/" + segment("project id", projectID, &ep.invalid) + "/jobs"
 	return ep
 }
 
 func getProjectExportEndpoint(projectID, jobID string) endpoint {
-	ep := endpoint{method: http.MethodGet, idempotent: true}
+	ep := endpoint{method: http.MethodGet, idempotent: true, project: true}
 	ep.path = "/v1/static-export/" + segment("project id", projectID, &ep.invalid) + "/jobs/" + segment("job id", jobID, &ep.invalid)
 	return ep
 }

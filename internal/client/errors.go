@@ -21,6 +21,9 @@ type APIError struct {
 	// apiSaid marks a Message that is the API's own error, not a router's
 	// or a gateway's generic page: only then does a 404 speak of the object.
 	apiSaid bool
+	// project marks an answer of the project-scoped revision of static
+	// export (see ProjectScoped).
+	project bool
 }
 
 func (e *APIError) Error() string {
@@ -91,6 +94,16 @@ func IsNotFound(err error) bool { return Classify(err).Kind == KindNotFound }
 // IsConflict reports a 409: the bundle call of a job that has not
 // finished, or a project-revision start while another export runs.
 func IsConflict(err error) bool { return StatusCode(err) == http.StatusConflict }
+
+// ProjectScoped reports an error answered by the project-scoped revision
+// of static export, where a 401 also means a plan without API access or
+// static export not enabled for the project, a 403 a key without write
+// permission or a caller outside its allowlist, and a 404 on a start a
+// project that does not exist or is not in the key's organization.
+func ProjectScoped(err error) bool {
+	var apiErr *APIError
+	return errors.As(err, &apiErr) && apiErr.project
+}
 
 // IsLinkNotReady reports a link asked for too early: the bundle call's 409,
 // or a project-revision job without a link yet. Asking again later may work.

@@ -18,7 +18,7 @@ import (
 // (domain), or both, scripted by route, and logs what it was sent.
 type revisionServer struct {
 	mu      sync.Mutex
-	log     []string // "METHOD path body"
+	log     []string                               // "METHOD path body"
 	answers map[string]func(w http.ResponseWriter) // by "METHOD path"
 }
 

@@ -134,6 +134,10 @@ func (c *Client) linkIn(ctx context.Context, r ExportRevision, jobID string) (*S
 
 // jobLink is the link a project-revision job carries once completed.
 func jobLink(job *StaticExportJob) (*StaticExportLink, error) {
+	if job.Status == ExportFailed {
+		// Its reason is the caller's to show, sanitized.
+		return nil, fmt.Errorf("export job %s failed, so it has no archive to link to", job.JobID)
+	}
 	if job.Status != ExportCompleted || job.Link == nil {
 		return nil, &LinkNotReadyError{JobID: job.JobID, Status: job.Status}
 	}
