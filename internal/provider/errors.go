@@ -21,6 +21,11 @@ func hint(err error) string {
 	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
 		return "" // the caller knows which wait ended and says so
 	}
+	if client.ProjectScoped(err) {
+		if text := projectScopedHint(err); text != "" {
+			return text
+		}
+	}
 	switch client.Classify(err).Kind {
 	case client.KindUnauthorized:
 		return "The API key is missing, wrong or expired: generate a new admin API key on the dashboard's API keys page and set api_key or " + envAPIKey + "."
@@ -44,6 +49,24 @@ func hint(err error) string {
 		return "Nothing was sent: the server at base_url does not speak the scheme it names (for example plain HTTP on an https:// URL). Check base_url's scheme and port."
 	case client.KindTransport:
 		return "The connection broke while the request was under way: check the network path to the API and any proxy."
+	}
+	return ""
+}
+
+// projectScopedHint words what the project-scoped revision of static export
+// means by a 401, a 403 or a 404 (part E of the API's reference).
+func projectScopedHint(err error) string {
+	switch client.Classify(err).Kind {
+	case client.KindUnauthorized:
+		return "In the project-scoped static export API a 401 means one of three things: the API key is missing or invalid " +
+			"(set api_key or " + envAPIKey + " to an admin key from the dashboard's API keys page), the organization's plan has no API access, " +
+			"or static export is not enabled for the project (both on the dashboard, or with the platform's support)."
+	case client.KindForbidden:
+		return "In the project-scoped static export API a 403 means that the key lacks write permission (a start needs it), " +
+			"or that this machine's IP address is not in the key's allowlist."
+	case client.KindNotFound, client.KindNoSuchPath:
+		return "In the project-scoped static export API a 404 also means that project_id names a project that does not exist or is not in the key's organization: " +
+			"check project_id against the dashboard's API keys page."
 	}
 	return ""
 }

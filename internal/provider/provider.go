@@ -10,6 +10,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/float64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/action"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -88,6 +89,7 @@ type providerModel struct {
 	MaxConcurrentRequests types.Int64   `tfsdk:"max_concurrent_requests"`
 	MaxUnpackedBytes      types.Int64   `tfsdk:"max_unpacked_bytes"`
 	DownloadIdleTimeout   types.String  `tfsdk:"download_idle_timeout"`
+	StaticExportRevision  types.String  `tfsdk:"static_export_revision"`
 }
 
 func (p *docsadminProvider) Metadata(_ context.Context, _ provider.MetadataRequest, resp *provider.MetadataResponse) {
@@ -120,6 +122,17 @@ func (p *docsadminProvider) Schema(_ context.Context, _ provider.SchemaRequest, 
 					"Defaults to the `" + envProjectID + "` environment variable; the `project_id` of a resource, data source or action wins over both.",
 				Optional:   true,
 				Validators: []validator.String{notBlankValidator()},
+			},
+			"static_export_revision": schema.StringAttribute{
+				MarkdownDescription: "Which revision of the static export API to speak. The API has two, and an account may be moved from one to the other without notice: " +
+					"`domain` exports a domain (`POST /v1/static-export/jobs` with `domain`, `version` and `paths`, and a bundle call for each link); " +
+					"`project` exports the project's deployment as a whole (`POST /v1/static-export/{projectId}/jobs` with no body, one export at a time, " +
+					"ten starts per organization an hour, and the link on the completed job), and needs `project_id`. " +
+					"`auto` (the default) tries the revision that last answered, else `domain`, and the other one only after a `404` or `405`, " +
+					"which started nothing; each job is then read in the revision it was found in, and found again in the other after a `404`. " +
+					"Set `domain` or `project` to pin one, in an air gap or for an audit: no request then goes to the other.",
+				Optional:   true,
+				Validators: []validator.String{stringvalidator.OneOf(exportRevisionAuto, string(client.RevisionDomain), string(client.RevisionProject))},
 			},
 			"max_retries": schema.Int64Attribute{
 				MarkdownDescription: "How many times one API call is retried after a rate limit (429), a server error (5xx) or a network failure, from 0 to 20. " +
@@ -194,6 +207,12 @@ func (p *docsadminProvider) Configure(ctx context.Context, req provider.Configur
 			resp.Diagnostics.AddAttributeWarning(path.Root("base_url"), "Unencrypted base URL in "+envBaseURL, warning)
 		}
 	}
+	exportRevision := exportRevisionSetting(cfg.StaticExportRevision)
+	if exportRevision == client.RevisionProject && projectID == "" {
+		resp.Diagnostics.AddAttributeError(path.Root("project_id"), "Missing project ID",
+			"static_export_revision = \"project\" exports a project, so project_id is needed: set it in the provider block or the "+envProjectID+
+				" environment variable to the project shown on the dashboard's API keys page, or leave static_export_revision unset.")
+	}
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -211,6 +230,8 @@ func (p *docsadminProvider) Configure(ctx context.Context, req provider.Configur
 		Logger:    tflogLogger{},
 
 		RequestTimeout: p.options.RequestTimeout,
+		ExportRevision: exportRevision,
+		ProjectID:      projectID,
 	}
 	// Unknown settings keep their defaults until they are known.
 	if !cfg.MaxRetries.IsNull() && !cfg.MaxRetries.IsUnknown() {
@@ -239,6 +260,8 @@ func (p *docsadminProvider) Configure(ctx context.Context, req provider.Configur
 		apiKey:    apiKey,
 		baseURL:   baseURL,
 		sanitizer: sanitizer,
+
+		exportRevision: exportRevision,
 	}
 	resp.ResourceData = data
 	resp.DataSourceData = data
@@ -316,6 +339,20 @@ type providerData struct {
 	apiKey    string
 	baseURL   string
 	sanitizer *redact.Sanitizer // for every text of the API shown or stored
+	// exportRevision is the pinned revision of the static export API, ""
+	// when the client chooses.
+	exportRevision client.ExportRevision
+}
+
+// exportRevisionAuto is static_export_revision's value for "choose".
+const exportRevisionAuto = "auto"
+
+// exportRevisionSetting is the pinned revision, "" for auto or unset.
+func exportRevisionSetting(v types.String) client.ExportRevision {
+	if v.IsNull() || v.IsUnknown() || v.ValueString() == exportRevisionAuto {
+		return ""
+	}
+	return client.ExportRevision(v.ValueString())
 }
 
 func (d *providerData) now() time.Time { return d.clock.Now() }

@@ -26,13 +26,14 @@ type staticExportDataSource struct {
 }
 
 type staticExportDataModel struct {
-	JobID     types.String  `tfsdk:"job_id"`
-	Status    types.String  `tfsdk:"status"`
-	Progress  types.Float64 `tfsdk:"progress"`
-	PageCount types.Int64   `tfsdk:"page_count"`
-	CreatedAt types.String  `tfsdk:"created_at"`
-	UpdatedAt types.String  `tfsdk:"updated_at"`
-	Error     types.String  `tfsdk:"error"`
+	JobID       types.String  `tfsdk:"job_id"`
+	APIRevision types.String  `tfsdk:"api_revision"`
+	Status      types.String  `tfsdk:"status"`
+	Progress    types.Float64 `tfsdk:"progress"`
+	PageCount   types.Int64   `tfsdk:"page_count"`
+	CreatedAt   types.String  `tfsdk:"created_at"`
+	UpdatedAt   types.String  `tfsdk:"updated_at"`
+	Error       types.String  `tfsdk:"error"`
 }
 
 func (d *staticExportDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
@@ -48,6 +49,11 @@ func (d *staticExportDataSource) Schema(_ context.Context, _ datasource.SchemaRe
 				MarkdownDescription: "Identifier of the export job, such as `se_3f9a2c1b8e7d4a06`.",
 				Required:            true,
 				Validators:          []validator.String{notBlankValidator()},
+			},
+			"api_revision": schema.StringAttribute{
+				MarkdownDescription: "The revision of the static export API the job was found in: `domain` or `project` (see the provider's `static_export_revision`). " +
+					"A job of the `project` revision reports neither `progress` nor `page_count`.",
+				Computed: true,
 			},
 			"status": schema.StringAttribute{
 				MarkdownDescription: "Status: `queued`, `running`, `completed` or `failed` (other values the API may add are passed through).",
@@ -94,6 +100,7 @@ func (d *staticExportDataSource) Read(ctx context.Context, req datasource.ReadRe
 		resp.Diagnostics.AddError("Cannot read the static export job", fmt.Sprintf("Reading export job %s failed: %s", jobID, withHint(err)))
 		return
 	}
+	cfg.APIRevision = types.StringValue(string(job.Revision))
 	cfg.Status = types.StringValue(d.data.apiLine(string(job.Status)))
 	cfg.Progress = types.Float64Null()
 	if job.Progress != nil {

@@ -100,8 +100,9 @@ func (e *linkNotReadyError) Error() string {
 func (e *linkNotReadyError) Unwrap() error { return e.wait }
 
 // requestLink asks for a link to a completed export's archive. A 409 right
-// after completion means the archive is not ready yet, so it is asked again
-// until ctx ends; other failures end the wait (the client already retried
+// after completion (or, in the project revision, a completed job without its
+// link yet) means the archive is not ready yet, so it is asked again until
+// ctx ends; other failures end the wait (the client already retried
 // the transient ones). A wait that ends on a 409 returns a
 // *linkNotReadyError.
 func (d *providerData) requestLink(ctx context.Context, jobID string) (*client.StaticExportLink, error) {
@@ -110,7 +111,7 @@ func (d *providerData) requestLink(ctx context.Context, jobID string) (*client.S
 	_, err := poll.Until(ctx, d.pollPolicy([]string{"link not ready", "link ready"}), func(ctx context.Context) (poll.Observation, error) {
 		l, err := d.client.CreateStaticExportLink(ctx, jobID)
 		switch {
-		case client.IsConflict(err):
+		case client.IsLinkNotReady(err):
 			lastConflict = err
 			return poll.Observation{Status: "link not ready"}, nil
 		case err != nil:
@@ -127,18 +128,4 @@ func (d *providerData) requestLink(ctx context.Context, jobID string) (*client.S
 		return nil, &linkNotReadyError{wait: err, answer: lastConflict}
 	}
 	return link, err
-}
-
-// startErrorDetail explains a failed start, including whether an export may
-// have been started anyway.
-func startErrorDetail(domain string, err error) string {
-	if client.MayHaveActed(err) {
-		return fmt.Sprintf("Starting an export of %s failed after the request was sent: %s. The API may have started the export; "+
-			"the request was not repeated so that no second export is started. Run terraform apply again to start a new one.", domain, err)
-	}
-	if client.IsConflict(err) {
-		return fmt.Sprintf("Starting an export of %s failed: %s. An export of this domain is still running: wait for it to finish, "+
-			"or manage it with an import of <domain>/<job_id>, then apply again.", domain, err)
-	}
-	return fmt.Sprintf("Starting an export of %s failed: %s", domain, withHint(err))
 }
