@@ -33,6 +33,7 @@ type staticExportModel struct {
 	RenewTriggers   types.Map      `tfsdk:"renew_triggers"`
 	VerifyArchive   types.Bool     `tfsdk:"verify_archive"`
 	JobID           types.String   `tfsdk:"job_id"`
+	APIRevision     types.String   `tfsdk:"api_revision"`
 	Status          types.String   `tfsdk:"status"`
 	Progress        types.Float64  `tfsdk:"progress"`
 	PageCount       types.Int64    `tfsdk:"page_count"`
@@ -64,7 +65,7 @@ func (m staticExportModel) inputs(ctx context.Context) (exportInputs, diag.Diagn
 	if !m.Paths.IsNull() && !m.Paths.IsUnknown() {
 		diags.Append(m.Paths.ElementsAs(ctx, &in.Paths, false)...)
 	}
-	if !m.Triggers.IsNull() && !m.Triggers.IsUnknown() {
+	if !m.Triggers.IsNull() && !m.Triggers.IsUnknown() && len(m.Triggers.Elements()) > 0 {
 		diags.Append(m.Triggers.ElementsAs(ctx, &in.Triggers, false)...)
 	}
 	return in, diags
@@ -85,6 +86,11 @@ func (d *providerData) resumeKey(in exportInputs) string {
 func (m *staticExportModel) setJob(job *client.StaticExportJob) {
 	m.ID = types.StringValue(job.JobID)
 	m.JobID = types.StringValue(job.JobID)
+	if job.Revision != "" {
+		m.APIRevision = types.StringValue(string(job.Revision))
+	} else if m.APIRevision.IsUnknown() {
+		m.APIRevision = types.StringNull()
+	}
 	// The sanitizer of no secrets: a status is a word, and quoting is what
 	// it may need.
 	m.Status = types.StringValue((*redact.Sanitizer)(nil).Line(string(job.Status), redact.LineBytes))
@@ -115,6 +121,24 @@ func (m *staticExportModel) clearBundle() {
 	m.BundleSizeBytes = types.Int64Null()
 	m.BundleExpiresAt = types.StringNull()
 	m.ReadyForRenewal = types.BoolValue(false)
+}
+
+// planNewLink plans a link that the apply asks for.
+func (m *staticExportModel) planNewLink() {
+	m.BundleURL = types.StringUnknown()
+	m.BundleSizeBytes = types.Int64Unknown()
+	m.BundleExpiresAt = types.StringUnknown()
+	m.LinkRevision = types.Int64Unknown()
+	m.ReadyForRenewal = types.BoolValue(false)
+}
+
+// planNewArchive plans an archive that the apply verifies.
+func (m *staticExportModel) planNewArchive() {
+	m.ArchiveSHA256 = types.StringUnknown()
+	m.ArchiveMD5 = types.StringUnknown()
+	m.ArchiveMD5B64 = types.StringUnknown()
+	m.ArchiveSize = types.Int64Unknown()
+	m.ArchiveFiles = types.Int64Unknown()
 }
 
 // setBundle records a fresh link, issued at issuedAt, and its expiry: the
@@ -153,18 +177,30 @@ func bundleExpiry(b *client.StaticExportLink) (time.Time, bool) {
 
 func (m *staticExportModel) copyJobFrom(s staticExportModel) {
 	m.ID, m.JobID, m.Status, m.Progress, m.PageCount, m.CreatedAt = s.ID, s.JobID, s.Status, s.Progress, s.PageCount, s.CreatedAt
+	m.APIRevision = s.APIRevision
+}
+
+// copyLinkFrom keeps the link in s.
+func (m *staticExportModel) copyLinkFrom(s staticExportModel) {
+	m.BundleURL, m.BundleSizeBytes, m.BundleExpiresAt = s.BundleURL, s.BundleSizeBytes, s.BundleExpiresAt
+	m.LinkRevision, m.ReadyForRenewal = s.LinkRevision, s.ReadyForRenewal
 }
 
 // setArchive records the identity of the archive a download verified.
 func (m *staticExportModel) setArchive(sum archive.Summary) {
 	m.ArchiveSHA256 = types.StringValue(sum.SHA256)
 	m.ArchiveMD5 = types.StringValue(sum.MD5)
-	m.ArchiveMD5B64 = types.StringNull()
-	if raw, err := hex.DecodeString(sum.MD5); err == nil && len(raw) == md5.Size {
-		m.ArchiveMD5B64 = types.StringValue(base64.StdEncoding.EncodeToString(raw))
-	}
+	m.ArchiveMD5B64 = md5Base64(sum.MD5)
 	m.ArchiveSize = types.Int64Value(sum.Size)
 	m.ArchiveFiles = types.Int64Value(int64(sum.Files))
+}
+
+// md5Base64 is an MD5 in hex as base64, null when it is not one.
+func md5Base64(hexMD5 string) types.String {
+	if raw, err := hex.DecodeString(hexMD5); err == nil && len(raw) == md5.Size {
+		return types.StringValue(base64.StdEncoding.EncodeToString(raw))
+	}
+	return types.StringNull()
 }
 
 // clearArchive forgets the archive's identity: nothing verified it (yet).

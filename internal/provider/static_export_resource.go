@@ -7,7 +7,6 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
-	"github.com/hashicorp/terraform-plugin-framework-validators/mapvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -16,10 +15,10 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/boolplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/float64planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/listplanmodifier"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/mapplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
@@ -50,6 +49,9 @@ type staticExportResource struct {
 
 func (r *staticExportResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
 	resp.TypeName = req.ProviderTypeName + "_static_export"
+	// An update exports again when triggers that were unknown at plan
+	// time turn out changed (planExportAtApply): a new job, a new identity.
+	resp.ResourceBehavior.MutableIdentity = true
 }
 
 func (r *staticExportResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
@@ -65,20 +67,23 @@ func (r *staticExportResource) Schema(ctx context.Context, _ resource.SchemaRequ
 				PlanModifiers:       keep(),
 			},
 			"domain": schema.StringAttribute{
-				MarkdownDescription: "Hostname of the documentation site to export, such as `docs.example.com`: no scheme, port, path or trailing slash. Changing it starts a new export.",
-				Required:            true,
-				Validators:          []validator.String{domainValidator()},
-				PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()},
+				MarkdownDescription: "Hostname of the documentation site to export, such as `docs.example.com`: no scheme, port, path or trailing slash. Changing it starts a new export. " +
+					"The project-scoped revision of the API exports the project's deployment and does not take it: it then names the export in state, imports and messages.",
+				Required:      true,
+				Validators:    []validator.String{domainValidator()},
+				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
 			},
 			"version": schema.StringAttribute{
-				MarkdownDescription: "Label of the content version to export. Default: the latest published version. Changing it starts a new export.",
-				Optional:            true,
-				Validators:          []validator.String{notBlankValidator()},
-				PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()},
+				MarkdownDescription: "Label of the content version to export. Default: the latest published version. Changing it starts a new export. " +
+					"Not sent in the project-scoped revision of the API, which exports the published version whole; a warning says so.",
+				Optional:      true,
+				Validators:    []validator.String{notBlankValidator()},
+				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
 			},
 			"paths": schema.ListAttribute{
 				MarkdownDescription: "Page paths to export, relative to the site root, such as `index` or `guides/getting-started`: each non-empty, unique, " +
-					"without scheme, host, leading slash, query or fragment. Default: all pages. Changing it starts a new export.",
+					"without scheme, host, leading slash, query or fragment. Default: all pages. Changing it starts a new export. " +
+					"Not sent in the project-scoped revision of the API, which exports every page; a warning says so.",
 				ElementType: types.StringType,
 				Optional:    true,
 				Validators: []validator.List{
@@ -89,12 +94,13 @@ func (r *staticExportResource) Schema(ctx context.Context, _ resource.SchemaRequ
 				PlanModifiers: []planmodifier.List{listplanmodifier.RequiresReplace()},
 			},
 			"triggers": schema.MapAttribute{
-				MarkdownDescription: "Arbitrary strings whose change starts a new export, for example `{ docs_commit = var.docs_commit }` " +
-					"to re-export whenever new content is published. Not sent to the API.",
-				ElementType:   types.StringType,
-				Optional:      true,
-				Validators:    []validator.Map{mapvalidator.SizeAtLeast(1)},
-				PlanModifiers: []planmodifier.Map{mapplanmodifier.RequiresReplace()},
+				MarkdownDescription: "Arbitrary strings whose change starts a new export, in place, for example `{ docs_commit = var.docs_commit }` " +
+					"to re-export whenever new content is published. Not sent to the API; unset and `{}` are the same. " +
+					"When they are not known until apply, such as a deployment's `commit_sha` while it deploys, the plan shows an update that may export: " +
+					"during apply, once they are known, the export runs again only if they differ, so a redeployment of the same commit exports nothing. " +
+					"After an import, the configuration's `triggers` are taken over at the first apply without exporting.",
+				ElementType: types.StringType,
+				Optional:    true,
 			},
 			"renew_before": schema.StringAttribute{
 				MarkdownDescription: "How long before `bundle_expires_at` a plan renews the link in place (same export, new link), as a duration such as `30m` or `12h`; " +
@@ -105,10 +111,10 @@ func (r *staticExportResource) Schema(ctx context.Context, _ resource.SchemaRequ
 			},
 			"renew_triggers": schema.MapAttribute{
 				MarkdownDescription: "Arbitrary strings whose change renews the link now, in place, for the same export: the counterpart of `triggers`, which exports again. " +
-					"For example `{ rotated = \"2026-11-23\" }` to replace a link that leaked. Not sent to the API.",
+					"For example `{ rotated = \"2026-11-23\" }` to replace a link that leaked. Not sent to the API; unset and `{}` are the same, " +
+					"and the first plan after an import takes the configuration's `renew_triggers` over without renewing.",
 				ElementType: types.StringType,
 				Optional:    true,
-				Validators:  []validator.Map{mapvalidator.SizeAtLeast(1)},
 			},
 			"verify_archive": schema.BoolAttribute{
 				MarkdownDescription: "Whether the provider downloads the archive once when an export completes (create, re-export, import, resume) and refuses one a " +
@@ -124,6 +130,13 @@ func (r *staticExportResource) Schema(ctx context.Context, _ resource.SchemaRequ
 				MarkdownDescription: "Identifier of the export job, such as `se_3f9a2c1b8e7d4a06`.",
 				Computed:            true,
 				PlanModifiers:       keep(),
+			},
+			"api_revision": schema.StringAttribute{
+				MarkdownDescription: "The revision of the static export API the job was found in: `domain` (the job exported `domain`, `version` and `paths`) " +
+					"or `project` (the job exported the project's whole deployment; `version` and `paths` were not sent). Reads go there first, and to the other " +
+					"revision after a `404`, so the job is found again when the API moves from one revision to the other (see the provider's `static_export_revision`).",
+				Computed:      true,
+				PlanModifiers: keep(),
 			},
 			"status": schema.StringAttribute{
 				MarkdownDescription: "Last seen status of the export job: `queued`, `running`, `completed` or `failed`. `completed` after a successful apply.",
@@ -223,51 +236,75 @@ func (r *staticExportResource) Create(ctx context.Context, req resource.CreateRe
 		return
 	}
 
+	out := exportOutput{state: &resp.State, identity: resp.Identity, private: resp.Private, diags: &resp.Diagnostics}
+	r.export(ctx, &plan, inputs, types.Int64Null(), timeoutCreate, timeout, out)
+}
+
+// exportOutput is where an export records itself as it goes: the response
+// of a create, or of an update that exports again.
+type exportOutput struct {
+	state    *tfsdk.State
+	identity *tfsdk.ResourceIdentity
+	private  privateSetter
+	diags    *diag.Diagnostics
+}
+
+func (o exportOutput) save(ctx context.Context, m staticExportModel) {
+	o.diags.Append(o.state.Set(ctx, &m)...)
+	o.diags.Append(setExportIdentity(ctx, o.identity, m)...)
+}
+
+// export exports inputs into m: it continues the job an unfinished create
+// of the same inputs left, or starts one, waits for it to complete and
+// delivers its link, whose revision rises from previousLink. The job is
+// saved as soon as it is known, so that a timeout or interrupt never loses
+// it: the next apply continues it, and no second export is started.
+func (r *staticExportResource) export(ctx context.Context, m *staticExportModel, inputs exportInputs, previousLink types.Int64,
+	name timeoutName, limit time.Duration, out exportOutput) {
 	job, err := r.resumableJob(ctx, inputs)
 	if err != nil {
-		resp.Diagnostics.AddError("Cannot continue the unfinished static export", err.Error())
+		out.diags.AddError("Cannot continue the unfinished static export", err.Error())
 		return
 	}
 	if job == nil {
-		started, err := r.data.client.StartStaticExport(ctx, inputs.request())
+		started, err := r.data.startExport(ctx, inputs)
 		if err != nil {
-			resp.Diagnostics.AddError("Cannot start the static export", startErrorDetail(inputs.Domain, err))
+			out.diags.AddError("Cannot start the static export", r.data.startFailure(inputs.Domain, name, limit, err))
 			return
 		}
 		job = started
-		tflog.Info(ctx, "started static export", map[string]any{"job_id": job.JobID, "domain": inputs.Domain})
-		warnMalformed(&resp.Diagnostics, "the start of the export of "+inputs.Domain, job.Malformed)
+		tflog.Info(ctx, "started static export", map[string]any{"job_id": job.JobID, "domain": inputs.Domain, "api_revision": string(job.Revision)})
+		warnMalformed(out.diags, "the start of the export of "+inputs.Domain, job.Malformed)
+		warnWholeProject(out.diags, *m, job.Revision)
 	}
 
-	// Saved before waiting, so that a timeout or interrupt never loses the
-	// job id. Every value is known: Terraform refuses a state that still
+	// Every value saved is known: Terraform refuses a state that still
 	// holds the plan's unknowns, even beside an error.
-	plan.setJob(job)
-	plan.clearBundle()
-	plan.clearArchive()
-	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
-	resp.Diagnostics.Append(setExportIdentity(ctx, resp.Identity, plan)...)
+	m.setJob(job)
+	m.clearBundle()
+	m.clearArchive()
+	out.save(ctx, *m)
 
-	job, err = r.waitForCompletion(ctx, job.JobID, job, timeoutCreate, timeout)
+	job, err = r.waitForCompletion(ctx, job.JobID, job, name, limit)
 	if job != nil {
-		plan.setJob(job)
-		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+		m.setJob(job)
+		out.save(ctx, *m)
 	}
 	if err != nil {
-		resp.Diagnostics.AddError("Static export did not complete", err.Error())
+		out.diags.AddError("Static export did not complete", err.Error())
 		return
 	}
 
-	diags, failure := r.data.deliverBundle(ctx, &plan, bundleWait(job.JobID, timeoutCreate, timeout), resp.Private)
+	m.LinkRevision = previousLink
+	diags, failure := r.data.deliverBundle(ctx, m, bundleWait(job.JobID, name, limit), out.private)
 	if failure != nil {
-		// The state saved after the wait has no link: the replacement that
-		// the next apply plans takes this job over (see Delete) instead of
-		// exporting again.
-		resp.Diagnostics.AddError(failure.summary, failure.kept(job.JobID))
+		// The state saved after the wait has no link: the next apply
+		// delivers this job's link (see ModifyPlan) instead of exporting again.
+		out.diags.AddError(failure.summary, failure.kept(job.JobID))
 		return
 	}
-	resp.Diagnostics.Append(diags...)
-	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	out.diags.Append(diags...)
+	out.save(ctx, *m)
 }
 
 // resumableJob returns the job that an earlier, unfinished create of the same
@@ -297,6 +334,7 @@ func (r *staticExportResource) Read(ctx context.Context, req resource.ReadReques
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 
+	r.data.knowExport(state)
 	job, err := r.data.client.GetStaticExport(ctx, state.JobID.ValueString())
 	if client.IsNotFound(err) {
 		resp.Diagnostics.AddWarning("Static export job no longer exists",
@@ -334,6 +372,8 @@ func (r *staticExportResource) Update(ctx context.Context, req resource.UpdateRe
 		return
 	}
 	ctx = r.data.maskSecrets(ctx)
+	// The plan compared the configuration with the imported state.
+	resp.Diagnostics.Append(resp.Private.SetKey(ctx, privateImported, nil)...)
 
 	if !plan.BundleURL.IsUnknown() {
 		// Only settings changed (renew_before, timeouts).
@@ -349,6 +389,31 @@ func (r *staticExportResource) Update(ctx context.Context, req resource.UpdateRe
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 
+	r.data.knowExport(state)
+	if plan.JobID.IsUnknown() {
+		// Planned by planExportAgain, with triggers known now.
+		if !sameStrings(plan.Triggers, state.Triggers) {
+			inputs, diags := plan.inputs(ctx)
+			resp.Diagnostics.Append(diags...)
+			if !diags.HasError() {
+				out := exportOutput{state: &resp.State, identity: resp.Identity, private: resp.Private, diags: &resp.Diagnostics}
+				r.export(ctx, &plan, inputs, state.LinkRevision, timeoutUpdate, timeout, out)
+			}
+			return
+		}
+		tflog.Info(ctx, "the triggers are unchanged: the export is kept, and nothing is exported", map[string]any{"job_id": state.JobID.ValueString()})
+		work := r.linkWork(plan, state, wasImported(ctx, req.Private), bundleIssuedAt(ctx, req.Private))
+		plan.copyArchiveFrom(state)
+		if work.verify {
+			plan.planNewArchive()
+		}
+		if !work.any() {
+			plan.copyJobFrom(state)
+			plan.copyLinkFrom(state)
+			resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+			return
+		}
+	}
 	// On failure the prior state is saved with only what did happen (the
 	// job's progress), so that renew_triggers, a due renewal or a verification
 	// is planned again rather than recorded as done. The old link stays:
@@ -444,13 +509,18 @@ func (r *staticExportResource) ImportState(ctx context.Context, req resource.Imp
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &model)...)
 	resp.Diagnostics.Append(setExportIdentity(ctx, resp.Identity, model)...)
+	resp.Diagnostics.Append(setPrivateJSON(ctx, resp.Private, privateImported, true)...)
 }
 
 // ModifyPlan plans a link renewal (in place, same export) when the link is
 // due, the rest of an unfinished export in place, and a new export in place
 // of a failed one.
 func (r *staticExportResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	if req.State.Raw.IsNull() || req.Plan.Raw.IsNull() {
+	if req.Plan.Raw.IsNull() {
+		return
+	}
+	if req.State.Raw.IsNull() {
+		r.warnPinnedToProject(ctx, req, resp)
 		return
 	}
 	var plan, state staticExportModel
@@ -469,35 +539,68 @@ func (r *staticExportResource) ModifyPlan(ctx context.Context, req resource.Modi
 		return
 	}
 
-	issuedAt := bundleIssuedAt(ctx, req.Private)
-	warnIfEveryPlanRenews(plan, linkLifetime(state, issuedAt), &resp.Diagnostics)
-
-	unfinished := state.Status.ValueString() != string(client.ExportCompleted)
-	unverified := !unfinished && plan.verifies() && state.ArchiveSHA256.IsNull()
-	renewNow := !plan.RenewTriggers.Equal(state.RenewTriggers)
-	due := state.BundleURL.IsNull() || state.ReadyForRenewal.ValueBool() || renewalDue(plan, r.clock.Now(), issuedAt)
-	if !unfinished && !unverified && !renewNow && !due {
+	imported := wasImported(ctx, req.Private)
+	if change := planTriggers(plan, state, imported); change == triggersChanged || change == triggersAtApply {
+		planExportAgain(&plan, state, change, &resp.Diagnostics)
+		resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
 		return
 	}
-	if unfinished {
+
+	issuedAt := bundleIssuedAt(ctx, req.Private)
+	warnIfEveryPlanRenews(plan, linkLifetime(state, issuedAt), &resp.Diagnostics)
+	work := r.linkWork(plan, state, imported, issuedAt)
+	if !work.any() {
+		return
+	}
+	if work.unfinished {
 		plan.Status = types.StringUnknown()
 		plan.Progress = types.Float64Unknown()
 		plan.PageCount = types.Int64Unknown()
 		plan.CreatedAt = types.StringUnknown()
 	}
-	if (unfinished || unverified) && plan.verifies() {
-		plan.ArchiveSHA256 = types.StringUnknown()
-		plan.ArchiveMD5 = types.StringUnknown()
-		plan.ArchiveMD5B64 = types.StringUnknown()
-		plan.ArchiveSize = types.Int64Unknown()
-		plan.ArchiveFiles = types.Int64Unknown()
+	if work.verify {
+		plan.planNewArchive()
 	}
-	plan.BundleURL = types.StringUnknown()
-	plan.BundleSizeBytes = types.Int64Unknown()
-	plan.BundleExpiresAt = types.StringUnknown()
-	plan.LinkRevision = types.Int64Unknown()
-	plan.ReadyForRenewal = types.BoolValue(false)
+	plan.planNewLink()
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+}
+
+// linkWork is what an apply does for an export in state that is not
+// exported again.
+type linkWork struct {
+	unfinished bool // wait for the job to complete
+	verify     bool // download and verify its archive
+	link       bool // ask for a fresh link
+}
+
+func (w linkWork) any() bool { return w.unfinished || w.verify || w.link }
+
+// linkWork decides it: the rest of an unfinished export, the verification
+// of an archive that no download verified, a renewal that renew_triggers
+// asks for or that is due (see renewalDue).
+func (r *staticExportResource) linkWork(plan, state staticExportModel, imported bool, issuedAt *time.Time) linkWork {
+	unfinished := state.Status.ValueString() != string(client.ExportCompleted)
+	unverified := !unfinished && state.ArchiveSHA256.IsNull()
+	renewNow := !sameStrings(plan.RenewTriggers, state.RenewTriggers) && !(imported && state.RenewTriggers.IsNull())
+	due := state.BundleURL.IsNull() || state.ReadyForRenewal.ValueBool() || renewalDue(plan, r.clock.Now(), issuedAt)
+	w := linkWork{unfinished: unfinished, verify: (unfinished || unverified) && plan.verifies(), link: renewNow || due}
+	if w.unfinished || w.verify {
+		w.link = true
+	}
+	return w
+}
+
+// warnPinnedToProject warns at plan time, when the provider is pinned to the
+// project-scoped revision, of the settings that revision does not send.
+func (r *staticExportResource) warnPinnedToProject(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if r.data == nil || r.data.exportRevision != client.RevisionProject {
+		return
+	}
+	var plan staticExportModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if !resp.Diagnostics.HasError() {
+		warnWholeProject(&resp.Diagnostics, plan, client.RevisionProject)
+	}
 }
 
 // warnIfEveryPlanRenews warns when a renew_before the user set is at least

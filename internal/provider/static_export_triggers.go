@@ -1,0 +1,102 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+)
+
+// When an export is exported again. A change of triggers exports again, in
+// place, as a deployment deploys again: the resource is the latest export
+// (a replacement could not be undone into an update when triggers that were
+// unknown at plan time turn out unchanged: Terraform lets an update become a
+// no-op during apply, never a replacement). So:
+//   - triggers known and changed: an update that exports again.
+//   - triggers not known until apply (a deployment's commit_sha while the
+//     deployment runs): the same update, with a warning that it may export;
+//     during apply, once they are known, it exports only if they differ from
+//     the state's, and is otherwise a no-op. One published commit, one export.
+//   - the first plan after an import: the imported state has no triggers,
+//     so the configuration's are taken over in place (privateImported).
+// An unset map and an empty one ({}, a module's default) are the same.
+
+// privateImported marks a state written by an import and not yet planned
+// against the configuration.
+const privateImported = "imported"
+
+// triggersChange is what a plan does about the triggers.
+type triggersChange int
+
+const (
+	triggersSame      triggersChange = iota // nothing: exported with these
+	triggersChanged                         // a new export, in place
+	triggersAtApply                         // decided during apply, in place
+	triggersTakenOver                       // recorded after an import, in place
+)
+
+// planTriggers compares the planned triggers with the state's.
+func planTriggers(plan, state staticExportModel, imported bool) triggersChange {
+	switch {
+	case !knownStrings(plan.Triggers):
+		return triggersAtApply
+	case sameStrings(plan.Triggers, state.Triggers):
+		return triggersSame
+	case imported && state.Triggers.IsNull():
+		return triggersTakenOver
+	}
+	return triggersChanged
+}
+
+// knownStrings reports a map whose every value is known.
+func knownStrings(m types.Map) bool {
+	if m.IsUnknown() {
+		return false
+	}
+	for _, v := range m.Elements() {
+		if v.IsUnknown() {
+			return false
+		}
+	}
+	return true
+}
+
+// sameStrings compares two known maps of strings, an unset one equal to an
+// empty one.
+func sameStrings(a, b types.Map) bool {
+	if len(a.Elements()) == 0 && len(b.Elements()) == 0 {
+		return true
+	}
+	return a.Equal(b)
+}
+
+// planExportAgain plans an update in place that exports again, or may:
+// every attribute of the job is unknown. With triggers unknown, a warning
+// says why it may not.
+func planExportAgain(plan *staticExportModel, state staticExportModel, change triggersChange, diags *diag.Diagnostics) {
+	plan.ID, plan.JobID, plan.APIRevision = types.StringUnknown(), types.StringUnknown(), types.StringUnknown()
+	plan.Status, plan.CreatedAt = types.StringUnknown(), types.StringUnknown()
+	plan.Progress, plan.PageCount = types.Float64Unknown(), types.Int64Unknown()
+	plan.planNewLink()
+	if plan.verifies() {
+		plan.planNewArchive()
+	}
+	if change != triggersAtApply {
+		return
+	}
+	jobID := state.JobID.ValueString()
+	diags.AddAttributeWarning(path.Root("triggers"), "The export may run again",
+		fmt.Sprintf("triggers are not known until apply, so whether export job %s is exported again is decided during apply, once they are: "+
+			"if they then differ from the current ones, a new export is started in place; if they are the same (for example the same commit "+
+			"deployed again), export job %s is kept and nothing is exported.", jobID, jobID))
+}
+
+// wasImported reports a state that an import wrote and no apply has
+// compared with the configuration yet.
+func wasImported(ctx context.Context, private privateGetter) bool {
+	var imported bool
+	getPrivateJSON(ctx, private, privateImported, &imported)
+	return imported
+}
