@@ -118,8 +118,6 @@ func badInputs() []badInput {
   paths  = ["index", "   "]`), want: []string{"paths", "page path is empty", acceptedPath}},
 		{name: "path climbing out with ..", config: badResource(`domain = "docs.example.com"
   paths  = ["guides/../admin"]`), want: []string{"paths", "..", acceptedPath}},
-		{name: "triggers empty map", config: badResource(`domain   = "docs.example.com"
-  triggers = {}`), want: []string{"triggers", "at least 1"}},
 		{name: "triggers with a list value", config: badResource(`domain   = "docs.example.com"
   triggers = { docs_commit = ["a1b2c3"] }`), want: []string{`"triggers"`, `element "docs_commit": string required`}},
 		{name: "version blank", config: badResource(`domain  = "docs.example.com"

@@ -316,9 +316,9 @@ output "values" {
 				Check:            resource.ComposeTestCheckFunc(render, renewed),
 			},
 			{
-				// New content published: a new export, a new pod template.
+				// New content published: a new export (in place), a new pod template.
 				Config:           config("d4e5f6", "r2"),
-				ConfigPlanChecks: expect(plancheck.ResourceActionReplace),
+				ConfigPlanChecks: expect(plancheck.ResourceActionUpdate),
 				Check:            resource.ComposeTestCheckFunc(render, reexported),
 			},
 			{Config: config("d4e5f6", "r2"), ConfigPlanChecks: emptyPlan, Check: resource.ComposeTestCheckFunc(render, unchanged)},

@@ -155,7 +155,7 @@ output "revision" {
 			unchanged(newChart),
 			changed(newChart, plancheck.ResourceActionUpdate, renewalDue),
 			unchanged(newChart),
-			changed(reexported, plancheck.ResourceActionReplace, nil),
+			changed(reexported, plancheck.ResourceActionUpdate, nil), // a new export, in place
 			unchanged(reexported),
 			// Back to an earlier chart version: still a higher revision.
 			changed(rolledBack, plancheck.ResourceActionUpdate, nil),

@@ -439,11 +439,10 @@ func TestAccStaticExport_linkRevisionRisesWithEveryNewLink(t *testing.T) {
 				ConfigStateChecks: revision(rose),
 			},
 			{
-				// A new export: the replacement's revision is the time,
-				// which is past every earlier one once the clock is back.
+				// A new export (in place): its link's revision still rises.
 				PreConfig:         func() { clock.Advance(time.Hour + time.Second) },
 				Config:            config("b", "r3"),
-				ConfigPlanChecks:  newLink(plancheck.ResourceActionReplace),
+				ConfigPlanChecks:  newLink(plancheck.ResourceActionUpdate),
 				ConfigStateChecks: revision(rose),
 			},
 		},

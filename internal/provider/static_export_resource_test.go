@@ -141,13 +141,16 @@ func TestAccStaticExport_inputsReachTheAPIAndChangesReplace(t *testing.T) {
 				Check: resource.ComposeTestCheckFunc(captureAttr(exportAddress, "job_id", &firstJob), jobInputs(&firstJob, "v2", "index", "guides/getting-started")),
 			},
 			{
-				// A new commit in the docs repository re-exports.
+				// A new commit in the docs repository re-exports, in place.
 				Config: exportConfig(mock, `
   domain   = "docs.example.com"
   version  = "v2"
   paths    = ["index", "guides/getting-started"]
   triggers = { docs_commit = "d4e5f6" }`),
-				ConfigPlanChecks: replaced,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(exportAddress, plancheck.ResourceActionUpdate),
+					plancheck.ExpectUnknownValue(exportAddress, tfjsonpath.New("job_id")),
+				}},
 				Check: resource.ComposeTestCheckFunc(
 					expectCount("exports started", 2, func() int { return mock.ExportsStarted("docs.example.com") }),
 					captureAttr(exportAddress, "job_id", &secondJob),

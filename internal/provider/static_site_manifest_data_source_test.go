@@ -132,7 +132,7 @@ resource "terraform_data" "upload" {
 				ConfigVariables: jobIDVar,
 				ConfigPlanChecks: resource.ConfigPlanChecks{
 					PreApply: []plancheck.PlanCheck{
-						plancheck.ExpectResourceAction(exportAddress, plancheck.ResourceActionReplace),
+						plancheck.ExpectResourceAction(exportAddress, plancheck.ResourceActionUpdate),
 						uploadsPlanned{},
 					},
 				},

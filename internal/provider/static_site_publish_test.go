@@ -64,7 +64,7 @@ func TestAccStaticSite_newExportSwitchesInPlace(t *testing.T) {
 				return resource.TestStep{
 					Config: siteOfCommit(mock, dir, commit, lifecycle),
 					ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-						plancheck.ExpectResourceAction(exportAddress, plancheck.ResourceActionReplace),
+						plancheck.ExpectResourceAction(exportAddress, plancheck.ResourceActionUpdate),
 						plancheck.ExpectResourceAction(siteAddress, plancheck.ResourceActionUpdate),
 					}},
 					Check: resource.ComposeTestCheckFunc(sameID, func(*terraform.State) error {
