@@ -20,9 +20,11 @@ terraform {
   }
 }
 
-# Empty on purpose: base_url and api_key come from the DOCSADMIN_BASE_URL and
-# DOCSADMIN_API_KEY environment variables, so no secret lives in the
-# configuration.
+# Empty on purpose: base_url, api_key and project_id come from the
+# DOCSADMIN_BASE_URL, DOCSADMIN_API_KEY and DOCSADMIN_PROJECT_ID environment
+# variables, so no secret lives in the configuration. The project is used
+# when the API speaks the project-scoped revision of static export: the
+# provider finds out which revision the API speaks.
 provider "docsadmin" {}
 
 resource "docsadmin_static_export" "docs" {
@@ -34,13 +36,18 @@ output "job_id" {
   value       = docsadmin_static_export.docs.job_id
 }
 
+output "api_revision" {
+  description = "The revision of the static export API that exported it: domain or project."
+  value       = docsadmin_static_export.docs.api_revision
+}
+
 output "status" {
   description = "Status of the export job; completed after a successful apply."
   value       = docsadmin_static_export.docs.status
 }
 
 output "page_count" {
-  description = "Number of pages exported."
+  description = "Number of pages exported; null in the project-scoped revision, which does not report it."
   value       = docsadmin_static_export.docs.page_count
 }
 

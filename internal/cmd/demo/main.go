@@ -6,7 +6,7 @@
 // link with its signature redacted), downloads and lists the bundle, then
 // destroys and cleans up.
 //
-//	go run ./internal/cmd/demo [-keep] [-export-duration 3s] [-link-ttl 1h] [-timeout 10m]
+//	go run ./internal/cmd/demo [-keep] [-export-duration 3s] [-link-ttl 1h] [-timeout 10m] [-api-revision domain|project|both]
 //
 // Terraform on PATH (or -terraform) and Go are the only prerequisites;
 // nothing is fetched from a registry.
@@ -31,14 +31,16 @@ import (
 )
 
 const (
-	exampleDir = "examples/demo"
-	demoDomain = "docs.example.com"
+	exampleDir  = "examples/demo"
+	demoDomain  = "docs.example.com"
+	demoProject = "proj_demo"
 )
 
 type options struct {
 	keep                             bool
 	exportDuration, linkTTL, timeout time.Duration
 	terraform                        string
+	apiRevision                      string
 }
 
 func main() {
@@ -78,6 +80,9 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.DurationVar(&o.linkTTL, "link-ttl", time.Hour, "lifetime of the bundle links the mock generates")
 	fs.DurationVar(&o.timeout, "timeout", 10*time.Minute, "give up (and clean up) after this long")
 	fs.StringVar(&o.terraform, "terraform", "terraform", "Terraform executable: a name looked up on PATH, or a path")
+	fs.StringVar(&o.apiRevision, "api-revision", string(mockapi.RevisionDomain),
+		"the static export API the mock speaks: domain (POST /v1/static-export/jobs), project (POST /v1/static-export/{projectId}/jobs) or both; "+
+			"the provider finds out which, as it does against a real server")
 	switch err := fs.Parse(args); {
 	case err != nil:
 		return o, err
@@ -85,6 +90,8 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 		return o, fmt.Errorf("unexpected arguments: %s", strings.Join(fs.Args(), " "))
 	case o.exportDuration <= 0 || o.linkTTL < time.Second || o.timeout <= 0:
 		return o, errors.New("-export-duration and -timeout must be positive and -link-ttl at least 1s")
+	case !mockapi.ValidAPIRevision(mockapi.APIRevision(o.apiRevision)) || o.apiRevision == "":
+		return o, fmt.Errorf("-api-revision %q is none of %v", o.apiRevision, mockapi.APIRevisions)
 	}
 	return o, nil
 }
@@ -128,8 +135,9 @@ func run(ictx context.Context, args []string, stdout, stderr io.Writer) (err err
 	}
 
 	d.step(2, "Starting the mock API")
-	d.mock = mockapi.NewServer(mockapi.Config{ExportDuration: opts.exportDuration, LinkTTL: opts.linkTTL})
-	fmt.Fprintf(stdout, "Mock API listening on %s (exports take %s, links live %s)\n", d.mock.URL, opts.exportDuration, opts.linkTTL)
+	d.mock = mockapi.NewServer(mockapi.Config{ExportDuration: opts.exportDuration, LinkTTL: opts.linkTTL, APIRevision: mockapi.APIRevision(opts.apiRevision)})
+	fmt.Fprintf(stdout, "Mock API listening on %s (static export API revision %s, exports take %s, links live %s)\n",
+		d.mock.URL, opts.apiRevision, opts.exportDuration, opts.linkTTL)
 
 	d.step(3, "terraform init and apply")
 	if err := d.apply(ctx, runner); err != nil {

@@ -40,12 +40,14 @@ func (d *demo) apply(ctx context.Context, runner *tfrunner.Runner) error {
 	}
 	workDir := filepath.Join(d.tmp, "work")
 	if d.tf, err = runner.Module(workDir, files, map[string]string{
-		"DOCSADMIN_BASE_URL": d.mock.URL,
-		"DOCSADMIN_API_KEY":  d.mock.APIKey,
+		"DOCSADMIN_BASE_URL":   d.mock.URL,
+		"DOCSADMIN_API_KEY":    d.mock.APIKey,
+		"DOCSADMIN_PROJECT_ID": demoProject,
 	}); err != nil {
 		return err
 	}
-	fmt.Fprintf(d.stdout, "Copied %s/*.tf to %s; DOCSADMIN_BASE_URL=%s, DOCSADMIN_API_KEY=(mock key)\n", exampleDir, workDir, d.mock.URL)
+	fmt.Fprintf(d.stdout, "Copied %s/*.tf to %s; DOCSADMIN_BASE_URL=%s, DOCSADMIN_API_KEY=(mock key), DOCSADMIN_PROJECT_ID=%s\n",
+		exampleDir, workDir, d.mock.URL, demoProject)
 	if err := runner.Init(ctx, workDir, d.stdout, d.stderr); err != nil {
 		return fmt.Errorf("%w%s", err, stopped(ctx))
 	}
@@ -83,12 +85,13 @@ func stopped(ctx context.Context) string {
 // outputs are the example's outputs the demo uses; a number the API did not
 // report is null.
 type outputs struct {
-	JobID      string `json:"job_id"`
-	Status     string `json:"status"`
-	ExpiresAt  string `json:"bundle_expires_at"`
-	BundleURL  string `json:"bundle_url"`
-	PageCount  *int64 `json:"page_count"`
-	BundleSize *int64 `json:"bundle_size_bytes"`
+	JobID       string `json:"job_id"`
+	APIRevision string `json:"api_revision"`
+	Status      string `json:"status"`
+	ExpiresAt   string `json:"bundle_expires_at"`
+	BundleURL   string `json:"bundle_url"`
+	PageCount   *int64 `json:"page_count"`
+	BundleSize  *int64 `json:"bundle_size_bytes"`
 }
 
 // readOutputs reads `terraform output -json`. The bundle link is in it
@@ -124,7 +127,7 @@ func (d *demo) printSummary(o outputs) {
 	} else if o.ExpiresAt != "" {
 		expires = o.ExpiresAt
 	}
-	fmt.Fprintf(w, "  job id:        %s\n  status:        %s\n", o.JobID, o.Status)
+	fmt.Fprintf(w, "  job id:        %s\n  api revision:  %s\n  status:        %s\n", o.JobID, o.APIRevision, o.Status)
 	fmt.Fprintf(w, "  page count:    %v\n  bundle bytes:  %v\n", reported(o.PageCount), reported(o.BundleSize))
 	fmt.Fprintf(w, "  link expires:  %s\n", expires)
 	fmt.Fprintf(w, "  bundle link:   %s\n", bundlelink.Redact(o.BundleURL))
