@@ -512,7 +512,14 @@ func failedExportOutsideTerraform(t *testing.T, mock *mockapi.Server) string {
 // and returns its job id.
 func startExportOutsideTerraform(t *testing.T, mock *mockapi.Server, domain string) string {
 	t.Helper()
-	req, err := http.NewRequest(http.MethodPost, mock.URL+"/v1/static-export/jobs", strings.NewReader(`{"domain":"`+domain+`"}`))
+	return postExportStart(t, mock, "/v1/static-export/jobs", `{"domain":"`+domain+`"}`)
+}
+
+// postExportStart sends a start to path, with body unless it is empty, and
+// returns the job id of the answer.
+func postExportStart(t *testing.T, mock *mockapi.Server, path, body string) string {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, mock.URL+path, strings.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"os"
@@ -281,23 +280,7 @@ func fileHasDigest(filename, address string) func(*terraform.State) error {
 // revision the way another pipeline would, and returns its job id.
 func startProjectExportOutsideTerraform(t *testing.T, mock *mockapi.Server) string {
 	t.Helper()
-	req, err := http.NewRequest(http.MethodPost, mock.URL+"/v1/static-export/"+testProject+"/jobs", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Authorization", "Bearer "+mock.APIKey)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	var job struct {
-		JobID string `json:"jobId"`
-	}
-	if err := json.NewDecoder(resp.Body).Decode(&job); err != nil || job.JobID == "" {
-		t.Fatalf("starting an export: HTTP %d, %v", resp.StatusCode, err)
-	}
-	return job.JobID
+	return postExportStart(t, mock, "/v1/static-export/"+testProject+"/jobs", "")
 }
 
 func TestAccStaticExport_conflictWaitsForTheRunningExportThenStarts(t *testing.T) {
