@@ -2,7 +2,6 @@ package provider
 
 import (
 	"context"
-	"fmt"
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
@@ -65,12 +64,14 @@ func (f *podAnnotationsFunction) Run(ctx context.Context, req function.RunReques
 		return
 	}
 	digest := arg.ValueString()
-	if problem := archiveSHA256Problem(digest); problem != "" {
-		resp.Error = function.NewArgumentFuncError(0, problem)
+	if problem := sha256Problem(digest); problem != "" {
+		resp.Error = function.NewArgumentFuncError(0, "archive_sha256: "+problem)
 		return
 	}
+	// Lower case, so that a digest written either way gives one annotation
+	// and rolls no pod.
 	annotations, diags := types.MapValue(types.StringType, map[string]attr.Value{
-		archiveSHA256Annotation: types.StringValue(digest),
+		archiveSHA256Annotation: types.StringValue(strings.ToLower(digest)),
 	})
 	if diags.HasError() {
 		resp.Error = function.FuncErrorFromDiags(ctx, diags)
@@ -79,24 +80,3 @@ func (f *podAnnotationsFunction) Run(ctx context.Context, req function.RunReques
 	resp.Error = function.ConcatFuncErrors(resp.Error, resp.Result.Set(ctx, annotations))
 }
 
-// archiveSHA256Problem accepts a hex SHA-256 digest in lower case, the form
-// archive_sha256 has. Messages end without a period, which Terraform adds.
-func archiveSHA256Problem(digest string) string {
-	const accepted = "Accepted: a SHA-256 digest as 64 lowercase hexadecimal characters, such as the archive_sha256 of docsadmin_static_export"
-	shown := digest
-	if len(shown) > 80 {
-		shown = shown[:80] + "..."
-	}
-	switch {
-	case digest == "":
-		return "archive_sha256 is empty. " + accepted
-	case len(digest) != 64:
-		return fmt.Sprintf("archive_sha256 %q has %d characters, not 64. %s", shown, len(digest), accepted)
-	case strings.Trim(digest, "0123456789abcdef") == "":
-		return ""
-	case strings.Trim(digest, "0123456789abcdefABCDEF") == "":
-		return fmt.Sprintf("archive_sha256 %q has upper-case letters. %s; wrap the value in lower() if it comes from elsewhere", shown, accepted)
-	default:
-		return fmt.Sprintf("archive_sha256 %q is not hexadecimal. %s", shown, accepted)
-	}
-}

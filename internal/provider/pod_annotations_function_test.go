@@ -1,7 +1,6 @@
 package provider
 
 import (
-	"regexp"
 	"strings"
 	"testing"
 
@@ -35,19 +34,21 @@ func TestPodAnnotationsFunction_runErrors(t *testing.T) {
 	cases := []struct {
 		name, digest, want string
 	}{
-		{"empty", "", "archive_sha256 is empty"},
-		{"too short", archiveDigest[:63], "has 63 characters, not 64"},
-		{"too long", archiveDigest + "0", "has 65 characters, not 64"},
-		{"upper case", strings.ToUpper(archiveDigest), "has upper-case letters"},
-		{"not hexadecimal", "z" + archiveDigest[1:], "is not hexadecimal"},
-		{"surrounding space", " " + archiveDigest[1:], "is not hexadecimal"},
-		{"a link instead of a digest", s3Link, "not 64"},
+		{"empty", "", "archive_sha256: The value is empty"},
+		{"too short", archiveDigest[:63], "it has 63 hexadecimal digits, not 64"},
+		{"too long", archiveDigest + "0", "it has 65 hexadecimal digits, not 64"},
+		{"not hexadecimal", "z" + archiveDigest[1:], "it is not all hexadecimal digits"},
+		{"surrounding space", " " + archiveDigest[1:], "it is not all hexadecimal digits"},
+		{"a link instead of a digest", s3Link, "a value of"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			resp := runFunction(t, NewPodAnnotationsFunction(), types.MapUnknown(types.StringType), types.StringValue(tc.digest))
 			assertArgumentError(t, resp, 0, tc.want)
-			if !strings.Contains(resp.Error.Text, "64 lowercase hexadecimal characters") {
+			if strings.Contains(resp.Error.Text, "X-Amz-Signature") {
+				t.Errorf("error %q shows a link's signature", resp.Error.Text)
+			}
+			if !strings.Contains(resp.Error.Text, "Accepted: 64 hexadecimal digits") {
 				t.Errorf("error %q does not say what is accepted", resp.Error.Text)
 			}
 			if len(resp.Error.Text) > 400 {
@@ -87,12 +88,18 @@ output "values_yaml" {
 				},
 			},
 			{
+				// Written in upper case, the same digest: the same annotation, so
+				// no pod rolls.
 				Config: `
 output "annotations" {
   value = provider::docsadmin::pod_annotations(upper("` + archiveDigest + `"))
 }
 `,
-				ExpectError: regexp.MustCompile(`(?s)archive_sha256.*has\s+upper-case\s+letters`),
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownOutputValue("annotations", knownvalue.MapExact(map[string]knownvalue.Check{
+						"docsadmin.io/archive-sha256": knownvalue.StringExact(archiveDigest),
+					})),
+				},
 			},
 		},
 	})

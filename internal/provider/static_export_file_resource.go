@@ -398,20 +398,6 @@ func (expectedDigestPlan) PlanModifyString(ctx context.Context, req planmodifier
 	resp.PlanValue = types.StringValue(strings.ToLower(expected.ValueString()))
 }
 
-var hexSHA256 = regexp.MustCompile(`^[0-9a-fA-F]{64}$`)
-
-// sha256Problem accepts a SHA-256 as 64 hexadecimal digits, in any case.
-func sha256Problem(s string) string {
-	if hexSHA256.MatchString(s) {
-		return ""
-	}
-	shown := fmt.Sprintf("%q", s)
-	if len(s) > 80 {
-		shown = fmt.Sprintf("a value of %d characters", len(s))
-	}
-	return fmt.Sprintf("%s is not a SHA-256. Accepted: 64 hexadecimal digits, such as the output of sha256sum "+
-		"or docsadmin_static_export.docs.archive_sha256, without a file name or prefix.", shown)
-}
 
 // filenameProblem accepts any path that names a file.
 func filenameProblem(s string) string {
@@ -439,12 +425,18 @@ func existingDirectoryProblem(s string) string {
 
 var octalPermission = regexp.MustCompile(`^0?[0-7]{3}$`)
 
-// filePermissionProblem accepts a permission in octal, as local_file does.
+// filePermissionProblem accepts a permission in octal, as local_file does:
+// read, write and execute bits only. A leading digit other than 0 is a
+// setuid, setgid or sticky bit, which a downloaded archive has no use for.
 func filePermissionProblem(s string) string {
-	if octalPermission.MatchString(s) {
+	const accepted = "Accepted: three octal digits, or four with a leading 0, such as \"0644\" or \"0600\"."
+	switch {
+	case octalPermission.MatchString(s):
 		return ""
+	case len(s) == 4 && strings.Trim(s, "01234567") == "":
+		return fmt.Sprintf("%q sets the setuid, setgid or sticky bits (its first digit %q), which a file the provider writes does not take. %s", s, s[:1], accepted)
 	}
-	return fmt.Sprintf("%q is not an octal file permission. Accepted: three or four octal digits, such as \"0644\" or \"0600\".", s)
+	return fmt.Sprintf("%q is not an octal file permission. %s", s, accepted)
 }
 
 func parseFilePermission(s string) (os.FileMode, error) {

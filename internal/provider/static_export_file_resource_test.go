@@ -398,6 +398,8 @@ func TestAccStaticExportFile_badInputFailsAtPlanTime(t *testing.T) {
 			want: []string{"file_permission", `"rw-r--r--" is not an octal file permission`, `"0644"`}},
 		{name: "non-octal permission", config: file(job + "\nfilename = \"b.tar.gz\"\nfile_permission = \"0809\""),
 			want: []string{"file_permission", `"0809" is not an octal file permission`}},
+		{name: "sticky permission", config: file(job + "\nfilename = \"b.tar.gz\"\nfile_permission = \"1777\""),
+			want: []string{"file_permission", `"1777" sets the setuid, setgid or sticky bits`, `"0644"`}},
 		{name: "short digest", config: file(job + "\nfilename = \"b.tar.gz\"\nexpected_sha256 = \"abc123\""),
 			want: []string{"expected_sha256", `"abc123" is not a SHA-256`, "64 hexadecimal digits"}},
 		{name: "sha256sum line", config: file(job + "\nfilename = \"b.tar.gz\"\nexpected_sha256 = \"" + strings.Repeat("ab", 32) + "  docs.tar.gz\""),

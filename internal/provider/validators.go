@@ -243,3 +243,24 @@ func (baseURLValidator) ValidateString(_ context.Context, req validator.StringRe
 		resp.Diagnostics.AddAttributeWarning(req.Path, "Unencrypted base URL", warning)
 	}
 }
+
+// sha256Problem is the one rule for a SHA-256 a user writes: 64 hexadecimal
+// digits, in either case (sha256sum writes lower case, some tools upper);
+// what reads one compares or stores it in lower case. A long value is not
+// shown: it may be a link pasted by mistake, signature and all.
+func sha256Problem(s string) string {
+	const accepted = "Accepted: 64 hexadecimal digits, such as the output of sha256sum or docsadmin_static_export.docs.archive_sha256, without a file name or prefix."
+	shown := fmt.Sprintf("%q", s)
+	if len(s) > 80 {
+		shown = fmt.Sprintf("a value of %d characters", len(s))
+	}
+	switch {
+	case s == "":
+		return "The value is empty: it is not a SHA-256. " + accepted
+	case len(s) != 64 && strings.Trim(s, "0123456789abcdefABCDEF") == "":
+		return fmt.Sprintf("%s is not a SHA-256: it has %d hexadecimal digits, not 64. %s", shown, len(s), accepted)
+	case strings.Trim(s, "0123456789abcdefABCDEF") != "":
+		return fmt.Sprintf("%s is not a SHA-256: it is not all hexadecimal digits. %s", shown, accepted)
+	}
+	return ""
+}
