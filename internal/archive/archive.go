@@ -67,6 +67,10 @@ type Limits struct {
 	IdleTimeout time.Duration
 }
 
+// MaxUnpacked is the cap on unpacked bytes in force: MaxUnpackedBytes, or
+// its default.
+func (l Limits) MaxUnpacked() int64 { return l.withDefaults().MaxUnpackedBytes }
+
 func (l Limits) withDefaults() Limits {
 	if l.MaxEntries <= 0 {
 		l.MaxEntries = DefaultMaxEntries
@@ -361,7 +365,7 @@ func (v *verifier) entry(e *Entry, sc *tarScanner) error {
 	switch e.Type {
 	case TypeFile:
 		if e.Size > sc.budget {
-			return &Error{Kind: ErrLimit, Entry: e.Name, Reason: fmt.Sprintf("the files would unpack to more than %d bytes", v.limits.MaxUnpackedBytes)}
+			return &Error{Kind: ErrLimit, Cap: CapUnpackedBytes, Entry: e.Name, Reason: fmt.Sprintf("the files would unpack to more than %d bytes", v.limits.MaxUnpackedBytes)}
 		}
 		sc.budget -= e.Size
 		var err error

@@ -57,7 +57,16 @@ type Error struct {
 	Reason string
 	// Err is the underlying cause, if any (a gzip, tar or read error).
 	Err error
+	// Cap names the limit of Limits an ErrLimit met, when a setting of
+	// the caller sets it: "" for the fixed ones.
+	Cap Cap
 }
+
+// Cap is a limit of Limits that a caller may set.
+type Cap string
+
+// CapUnpackedBytes is Limits.MaxUnpackedBytes.
+const CapUnpackedBytes Cap = "unpacked bytes"
 
 func (e *Error) Error() string {
 	var b strings.Builder

@@ -302,7 +302,7 @@ func (s *tarScanner) meta(name string, size, limit int64, what string) ([]byte, 
 		return nil, &Error{Kind: ErrLimit, Entry: name, Reason: fmt.Sprintf("a %s of %d bytes, more than the %d bytes allowed", what, size, limit)}
 	}
 	if size > s.budget {
-		return nil, &Error{Kind: ErrLimit, Entry: name, Reason: "the files and extended headers would unpack to more than the cap on unpacked bytes"}
+		return nil, &Error{Kind: ErrLimit, Cap: CapUnpackedBytes, Entry: name, Reason: "the files and extended headers would unpack to more than the cap on unpacked bytes"}
 	}
 	s.budget -= size
 	data := make([]byte, blocks(size))

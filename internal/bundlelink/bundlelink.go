@@ -125,6 +125,16 @@ func isSignatureParam(name string) bool {
 	return false
 }
 
+// WithoutLink is err as it may appear about a download from link: when its
+// text carries the link's query (a transport error that quotes the URL),
+// it says only that the download from the link's host failed.
+func WithoutLink(link string, err error) error {
+	if u, perr := url.Parse(link); perr == nil && u.RawQuery != "" && strings.Contains(err.Error(), u.RawQuery) {
+		return fmt.Errorf("download from %s failed", Host(link))
+	}
+	return err
+}
+
 // lookup finds a query parameter whatever its case, preferring the exact
 // spelling so that the answer never depends on map order.
 func lookup(query url.Values, name string) (string, bool) {

@@ -2,6 +2,7 @@ package bundlelink_test
 
 import (
 	"errors"
+	"fmt"
 	"net/url"
 	"slices"
 	"strings"
@@ -286,5 +287,17 @@ func TestSignatureInTextFindsEverySigningValue(t *testing.T) {
 	}
 	if !strings.Contains(masked, "b.example.com/x?") {
 		t.Errorf("masking took more than the values: %q", masked)
+	}
+}
+
+func TestWithoutLink(t *testing.T) {
+	link := "https://b.s3.amazonaws.com/se_1/bundle.tar.gz?X-Amz-Date=20261122T080000Z&X-Amz-Signature=abc123"
+	quoting := fmt.Errorf(`Get "%s": connection reset`, link)
+	if got := bundlelink.WithoutLink(link, quoting).Error(); strings.Contains(got, "abc123") || !strings.Contains(got, "b.s3.amazonaws.com") {
+		t.Errorf("WithoutLink(an error quoting the link) = %q: want the host and no signature", got)
+	}
+	plain := errors.New("the archive is larger than the 10 bytes the API reported for it")
+	if got := bundlelink.WithoutLink(link, plain); got != plain {
+		t.Errorf("WithoutLink changed an error that does not quote the link: %v", got)
 	}
 }

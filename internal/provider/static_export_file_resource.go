@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -174,11 +173,9 @@ func (r *staticExportFileResource) Create(ctx context.Context, req resource.Crea
 	}
 	written, err := r.data.downloadArchive(ctx, link.BundleURL, plan.Filename.ValueString(), perm, plan.ExpectedSHA256.ValueString(), reported)
 	if err != nil {
-		detail := fmt.Sprintf("Writing the archive of export job %s to %s failed: %s", jobID, plan.Filename.ValueString(), err)
-		if errors.Is(err, context.DeadlineExceeded) {
-			detail += fmt.Sprintf(". The download did not finish within timeouts.create = %s: raise it, for example create = \"60m\"", limit)
-		}
-		resp.Diagnostics.AddError("Cannot write the static export's archive", detail)
+		failure := archiveFailure{doing: "writing the archive of export job " + jobID + " to " + plan.Filename.ValueString(),
+			use: "a deployment", timeout: timeoutCreate, limit: limit}
+		resp.Diagnostics.AddError("Cannot write the static export's archive", failure.explain(r.data, link.BundleURL, err))
 		return
 	}
 	tflog.Debug(ctx, "wrote the export's archive", map[string]any{
@@ -272,7 +269,7 @@ func (d *providerData) downloadArchive(ctx context.Context, link, filename strin
 	// nil: archive.DownloadClient, which honours HTTPS_PROXY, NO_PROXY and SSL_CERT_FILE.
 	sum, err := d.limits.Fetch(ctx, nil, link, out)
 	if err != nil {
-		return writtenArchive{}, downloadProblem(link, err)
+		return writtenArchive{}, err
 	}
 	if expected != "" {
 		if err := archive.CheckSHA256(sum, expected); err != nil {
@@ -314,14 +311,6 @@ func (b *sizeBound) Write(p []byte) (int, error) {
 	return b.w.Write(p)
 }
 
-// downloadProblem makes sure that no error text carries the link itself:
-// archive.Fetch names the host only, and a write failure names the file.
-func downloadProblem(link string, err error) error {
-	if u, perr := url.Parse(link); perr == nil && u.RawQuery != "" && strings.Contains(err.Error(), u.RawQuery) {
-		return fmt.Errorf("download from %s failed", bundlelink.Host(link))
-	}
-	return err
-}
 
 // syncDir makes a rename durable where the system allows it; a failure
 // only loses durability across a power cut, not correctness.

@@ -359,7 +359,7 @@ func TestAccStaticExport_zipArchiveRefusedByContent(t *testing.T) {
 		Steps: []resource.TestStep{
 			{
 				Config:      revisionConfig(mock, "", `domain = "docs.example.com"`),
-				ExpectError: regexp.MustCompile(`(?s)the bytes of a zip archive`),
+				ExpectError: regexp.MustCompile(wrapped(`it starts with the bytes of a zip archive`)),
 			},
 			{
 				// Unverified, the file and the site refuse it too, before writing anything.
@@ -372,7 +372,7 @@ resource "docsadmin_static_export_file" "bundle" {
   filename = %q
 }
 `, filepath.Join(dir, "bundle.tar.gz")),
-				ExpectError: regexp.MustCompile(`(?s)the bytes of a zip archive`),
+				ExpectError: regexp.MustCompile(wrapped(`it starts with the bytes of a zip archive`)),
 				Check: func(*terraform.State) error {
 					entries, err := os.ReadDir(dir)
 					if err != nil || len(entries) != 0 {

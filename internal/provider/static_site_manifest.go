@@ -1,8 +1,6 @@
 package provider
 
 import (
-	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -109,21 +107,8 @@ func (c *siteCollector) model(sum archive.Summary) (siteManifestModel, diag.Diag
 }
 
 // siteDownloadProblem words a failed download of a site's archive for
-// export job jobID: the archive's refusal, the host's answer, or the local
-// failure; never the link itself.
-func siteDownloadProblem(jobID, link, what string, limit time.Duration, timeoutName string, err error) string {
-	err = downloadProblem(link, err)
-	detail := fmt.Sprintf("%s the archive of export job %s failed: %s", what, jobID, err)
-	var unservable *archive.Error
-	if errors.As(err, &unservable) && !errors.Is(err, archive.ErrRead) {
-		detail = fmt.Sprintf("%s the archive of export job %s failed: it cannot be served as a static site: %s", what, jobID, err)
-	}
-	if errors.Is(err, context.DeadlineExceeded) {
-		if timeoutName != "" {
-			detail += fmt.Sprintf(". It did not finish within %s = %s: raise it, for example %s = \"60m\"", timeoutName, limit, timeoutName)
-		} else {
-			detail += fmt.Sprintf(". It did not finish within %s", limit)
-		}
-	}
-	return detail
+// export job jobID (see archiveFailure).
+func (d *providerData) siteDownloadProblem(jobID, link, what string, limit time.Duration, timeout fmt.Stringer, err error) string {
+	failure := archiveFailure{doing: what + " the archive of export job " + jobID, use: "a static host", timeout: timeout, limit: limit}
+	return failure.explain(d, link, err)
 }

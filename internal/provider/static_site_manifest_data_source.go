@@ -151,7 +151,7 @@ func (d *staticSiteManifestDataSource) Read(ctx context.Context, req datasource.
 		var err error
 		sum, err = d.data.limits.FetchFiles(ctx, nil, link.BundleURL, collector.add)
 		if err != nil {
-			resp.Diagnostics.AddError("Cannot read the static site's manifest", siteDownloadProblem(jobID, link.BundleURL, "Reading", defaultSiteTimeout, "", err))
+			resp.Diagnostics.AddError("Cannot read the static site's manifest", d.data.siteDownloadProblem(jobID, link.BundleURL, "reading", defaultSiteTimeout, nil, err))
 			return
 		}
 		if err := cache.store(jobID, sum.SHA256, collector.manifest); err != nil {

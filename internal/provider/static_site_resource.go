@@ -318,7 +318,7 @@ func (r *staticSiteResource) Create(ctx context.Context, req resource.CreateRequ
 	if plan.ID.IsUnknown() || plan.ID.IsNull() {
 		plan.ID = types.StringValue(newSiteOwner())
 	}
-	if !r.publish(ctx, &plan, plan.ExpectedSHA256.ValueString(), "timeouts.create", limit, "Cannot publish the static site", &resp.Diagnostics) {
+	if !r.publish(ctx, &plan, plan.ExpectedSHA256.ValueString(), timeoutCreate, limit, "Cannot publish the static site", &resp.Diagnostics) {
 		return
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
@@ -329,7 +329,7 @@ func (r *staticSiteResource) Create(ctx context.Context, req resource.CreateRequ
 // new release of the plan's directory and switches the directory to it,
 // recording the manifest and the release in the plan. An archive whose
 // SHA-256 is not expected (when set) is refused.
-func (r *staticSiteResource) publish(ctx context.Context, plan *staticSiteModel, expected, timeoutName string, limit time.Duration, summary string, diags *diag.Diagnostics) bool {
+func (r *staticSiteResource) publish(ctx context.Context, plan *staticSiteModel, expected string, timeout timeoutName, limit time.Duration, summary string, diags *diag.Diagnostics) bool {
 	jobID, owner := plan.JobID.ValueString(), plan.ID.ValueString()
 	site, err := publish.Locate(plan.Directory.ValueString())
 	if err != nil {
@@ -371,7 +371,7 @@ func (r *staticSiteResource) publish(ctx context.Context, plan *staticSiteModel,
 	// SSL_CERT_FILE, sends no Referer and refuses https to http redirects.
 	sum, err := r.data.limits.FetchUnpack(ctx, nil, link.BundleURL, staged, opts)
 	if err != nil {
-		diags.AddError(summary, siteDownloadProblem(jobID, link.BundleURL, "Unpacking into "+site.Dir+" from", limit, timeoutName, err))
+		diags.AddError(summary, r.data.siteDownloadProblem(jobID, link.BundleURL, "unpacking into "+site.Dir+" from", limit, timeout, err))
 		return false
 	}
 	manifest, d := collector.model(sum)
@@ -489,7 +489,7 @@ func (r *staticSiteResource) Update(ctx context.Context, req resource.UpdateRequ
 		// A restore publishes the same archive again.
 		summary, expected = "Cannot restore the static site", state.ArchiveSHA256.ValueString()
 	}
-	if !r.publish(ctx, &plan, expected, "timeouts.update", limit, summary, &resp.Diagnostics) {
+	if !r.publish(ctx, &plan, expected, timeoutUpdate, limit, summary, &resp.Diagnostics) {
 		return
 	}
 	if !newExport {
