@@ -79,4 +79,3 @@ func (f *podAnnotationsFunction) Run(ctx context.Context, req function.RunReques
 	}
 	resp.Error = function.ConcatFuncErrors(resp.Error, resp.Result.Set(ctx, annotations))
 }
-

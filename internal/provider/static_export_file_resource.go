@@ -311,7 +311,6 @@ func (b *sizeBound) Write(p []byte) (int, error) {
 	return b.w.Write(p)
 }
 
-
 // syncDir makes a rename durable where the system allows it; a failure
 // only loses durability across a power cut, not correctness.
 func syncDir(dir string) {
@@ -386,7 +385,6 @@ func (expectedDigestPlan) PlanModifyString(ctx context.Context, req planmodifier
 	}
 	resp.PlanValue = types.StringValue(strings.ToLower(expected.ValueString()))
 }
-
 
 // filenameProblem accepts any path that names a file.
 func filenameProblem(s string) string {
