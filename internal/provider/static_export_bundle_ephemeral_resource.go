@@ -3,19 +3,14 @@ package provider
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"time"
 
-	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/ephemeral"
 	"github.com/hashicorp/terraform-plugin-framework/ephemeral/schema"
 	"github.com/hashicorp/terraform-plugin-framework/provider"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
-
-	"github.com/docsadmin/terraform-provider-docsadmin/internal/client"
-	"github.com/docsadmin/terraform-provider-docsadmin/internal/redact"
 )
 
 const (
@@ -141,46 +136,6 @@ func (e *staticExportBundleEphemeralResource) Open(ctx context.Context, req ephe
 	}
 }
 
-// completedExportLink generates a fresh link to the archive of a completed
-// export, or adds an error saying why there is none and returns nil.
-// Reading the job first turns "not finished" and "failed" into errors that
-// say what to do, instead of the bundle endpoint's bare 409.
-func (d *providerData) completedExportLink(ctx context.Context, jobID string, diags *diag.Diagnostics) *client.StaticExportLink {
-	if !d.completedExport(ctx, jobID, diags) {
-		return nil
-	}
-
-	// The link endpoint may answer 409 for a short while after a job completes.
-	linkCtx, cancel := context.WithTimeout(ctx, bundleReadyTimeout)
-	defer cancel()
-	bundle, err := d.requestLink(linkCtx, jobID)
-	if err != nil {
-		wait := waitFailure{
-			subject: "the bundle of export job " + jobID, timeout: fixedLimit("for a completed export's bundle"), limit: bundleReadyTimeout,
-			onTimeout: "Run Terraform again in a few minutes",
-		}
-		diags.AddError(linkFailureSummary, linkFailure(jobID, wait, err))
-		return nil
-	}
-	diags.Append(plainHTTPLinkWarning(bundle.BundleURL)...)
-	return bundle
-}
-
-// completedExport reads the job (read scope is enough) and reports whether
-// it completed, with an error that says why not.
-func (d *providerData) completedExport(ctx context.Context, jobID string, diags *diag.Diagnostics) bool {
-	job, err := d.client.GetStaticExport(ctx, jobID)
-	if err != nil {
-		diags.AddError(bundleErrorSummary(err), bundleJobReadError(jobID, err))
-		return false
-	}
-	if problem := notBundleable(job, d.sanitizer); problem != "" {
-		diags.AddError("Static export not ready for a bundle link", problem)
-		return false
-	}
-	return true
-}
-
 // Renew is called by Terraform at RenewAt, shortly before the link expires,
 // when a run lasts that long. Terraform gives Renew no way to hand consumers
 // a different value, and a presigned link cannot be extended, so generating
@@ -211,36 +166,4 @@ func linkRenewAt(expiry, providerNow, wallNow time.Time) time.Time {
 	}
 	margin := min(maxRenewMargin, remaining/10)
 	return wallNow.Add(remaining - margin)
-}
-
-// notBundleable explains why a job cannot be bundled yet, or returns "".
-func notBundleable(job *client.StaticExportJob, s *redact.Sanitizer) string {
-	switch job.Status {
-	case client.ExportCompleted:
-		return ""
-	case client.ExportFailed:
-		return fmt.Sprintf("Export job %s failed: %s. A failed export has no archive to link to; start a new export "+
-			"(with the docsadmin_static_export resource, change its triggers) and pass the new job's id.", job.JobID, failureReason(job, s))
-	}
-	state := fmt.Sprintf("status %s", s.Line(string(job.Status), redact.LineBytes))
-	if job.Progress != nil {
-		state += fmt.Sprintf(", progress %.1f%%", clampPercent(*job.Progress))
-	}
-	return fmt.Sprintf("Export job %s is not completed yet: %s; wait for it, e.g. with the docsadmin_static_export resource "+
-		"(which waits for completion) or the docsadmin_static_export data source (which reports its status), then run Terraform again.",
-		job.JobID, state)
-}
-
-func bundleErrorSummary(err error) string {
-	if client.IsNotFound(err) {
-		return "Static export job not found"
-	}
-	return "Cannot read the static export job"
-}
-
-func bundleJobReadError(jobID string, err error) string {
-	if client.IsNotFound(err) {
-		return fmt.Sprintf("There is no export job %s: %s. Check the id; the API may also have stopped retaining an old job, in which case start a new export.", jobID, err)
-	}
-	return fmt.Sprintf("Reading export job %s failed: %s", jobID, withHint(err))
 }

@@ -2,15 +2,12 @@ package provider
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/url"
 	"strings"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
-
-	"github.com/docsadmin/terraform-provider-docsadmin/internal/client"
 )
 
 // importTimeout bounds an import, which has no timeouts block: the link
@@ -85,27 +82,6 @@ func importBundleWait(jobID string) waitFailure {
 type fixedLimit string
 
 func (l fixedLimit) String() string { return string(l) }
-
-// linkFailureSummary is the summary of every failed request for a link.
-const linkFailureSummary = "Cannot generate the export's bundle link"
-
-// linkFailure words a failed request for a fresh link to export job jobID,
-// for every place that asks for one; wait words a wait that ended before
-// the link.
-func linkFailure(jobID string, wait waitFailure, err error) string {
-	lastAnswer := ""
-	var notReady *linkNotReadyError
-	if errors.As(err, &notReady) {
-		err, lastAnswer = notReady.wait, ". The API's last answer: "+notReady.answer.Error()
-	}
-	if text, ok := wait.explain(err); ok {
-		return text + lastAnswer
-	}
-	if client.IsNotFound(err) {
-		return fmt.Sprintf("export job %s disappeared before its link was generated: %s. The API may have stopped retaining it; start a new export", jobID, err)
-	}
-	return fmt.Sprintf("generating a link for export job %s failed: %s", jobID, withHint(err))
-}
 
 // kept words what becomes of an export in state whose delivery failed.
 func (f *deliveryFailure) kept(jobID string) string {
