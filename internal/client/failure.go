@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/redirect"
 )
@@ -65,6 +66,9 @@ type Failure struct {
 	MayHaveActed bool
 	// Reason describes the failure in a few words, for the retry log.
 	Reason string
+	// RetryAfter is how long the server asked to wait (its Retry-After),
+	// 0 when it did not say.
+	RetryAfter time.Duration
 }
 
 // Classify understands err. A 429, a 503 with Retry-After, a failure before
@@ -80,6 +84,12 @@ func Classify(err error) Failure {
 	if !errors.As(err, &apiErr) {
 		return Failure{Kind: KindOther}
 	}
+	f := classifyStatus(apiErr)
+	f.RetryAfter = apiErr.RetryAfter
+	return f
+}
+
+func classifyStatus(apiErr *APIError) Failure {
 	reason := fmt.Sprintf("HTTP %d", apiErr.StatusCode)
 	switch code := apiErr.StatusCode; {
 	case code == http.StatusTooManyRequests:

@@ -184,7 +184,7 @@ func TestAccAgentJobAction_errors(t *testing.T) {
 				}
 				return nil
 			},
-			want: `(?s)Cannot start the agent job.*HTTP 429.*at\s+most\s+100\s+agent\s+job\s+creations\s+per\s+project\s+per\s+hour.*Try\s+again\s+after\s+\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\s+\(in\s+(59m|1h0m)`,
+			want: `(?s)Cannot start the agent job.*HTTP 429.*at\s+most\s+100\s+agent\s+job\s+creations\s+per\s+project\s+per\s+hour.*Try\s+again\s+after\s+\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\s+\(in\s+(59m\d*s?|1h)\)`,
 		},
 		{
 			name: "429 without Retry-After",

@@ -2,7 +2,6 @@ package provider
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 	"unicode/utf8"
@@ -134,10 +133,15 @@ func (d *providerData) agentJobCallError(diags *diag.Diagnostics, run agentJobRu
 // tryAgain says when a rate-limited call may succeed: at the time the
 // Retry-After header gives, else within the hour that the limit counts.
 func (d *providerData) tryAgain(err error) string {
-	var apiErr *client.APIError
-	if errors.As(err, &apiErr) && apiErr.RetryAfter > 0 {
-		at := d.now().Add(apiErr.RetryAfter).UTC().Truncate(time.Second)
-		return fmt.Sprintf("Try again after %s (in %s)", at.Format(time.RFC3339), apiErr.RetryAfter.Round(time.Second))
+	if wait := client.Classify(err).RetryAfter; wait > 0 {
+		return "Try again " + d.retryAt(wait)
 	}
 	return "Try again within the hour"
+}
+
+// retryAt words when a wait the API asked for ends: "after
+// 2026-11-22T09:00:00Z (in 1h)".
+func (d *providerData) retryAt(wait time.Duration) string {
+	at := d.now().Add(wait).UTC().Truncate(time.Second)
+	return fmt.Sprintf("after %s (in %s)", at.Format(time.RFC3339), durationText(wait))
 }

@@ -27,15 +27,13 @@ const (
 // time the operation has left: waiting would only end in a timeout.
 type startQuotaError struct {
 	answer  error
-	retryAt time.Time
-	wait    time.Duration // the Retry-After
+	retryAt string        // when, as retryAt words it
 	left    time.Duration // what the operation had left
 }
 
 func (e *startQuotaError) Error() string {
 	return fmt.Sprintf("the API limits how many exports may be started (the project-scoped revision allows 10 per organization an hour) "+
-		"and asks to start again after %s (in %s), which is beyond the %s this operation has left: %s",
-		e.retryAt.Format(time.RFC3339), durationText(e.wait), durationText(e.left), e.answer)
+		"and asks to start again %s, which is beyond the %s this operation has left: %s", e.retryAt, durationText(e.left), e.answer)
 }
 
 func (e *startQuotaError) Unwrap() error { return e.answer }
@@ -72,18 +70,18 @@ func (d *providerData) startExport(ctx context.Context, inputs exportInputs) (*c
 // what is left of ctx, and otherwise ends the start with a
 // *startQuotaError. A 429 without Retry-After is spaced as a poll.
 func (d *providerData) waitForStartQuota(ctx context.Context, err error) error {
-	var apiErr *client.APIError
-	if !errors.As(err, &apiErr) || apiErr.RetryAfter <= 0 {
+	wait := client.Classify(err).RetryAfter
+	if wait <= 0 {
 		return err // transient: the poll's backoff spaces the next start
 	}
 	if deadline, ok := ctx.Deadline(); ok {
 		// A deadline is wall time, whatever the provider's clock.
-		if left := time.Until(deadline); apiErr.RetryAfter > left {
-			return poll.Permanent(&startQuotaError{answer: err, retryAt: time.Now().Add(apiErr.RetryAfter).UTC().Truncate(time.Second), wait: apiErr.RetryAfter, left: left})
+		if left := time.Until(deadline); wait > left {
+			return poll.Permanent(&startQuotaError{answer: err, retryAt: d.retryAt(wait), left: left})
 		}
 	}
-	tflog.Info(ctx, "the API answered 429 to the start; waiting for its Retry-After", map[string]any{"retry_after": apiErr.RetryAfter.String()})
-	if sleepErr := clock.Sleep(ctx, d.clock, apiErr.RetryAfter); sleepErr != nil {
+	tflog.Info(ctx, "the API answered 429 to the start; waiting for its Retry-After", map[string]any{"retry_after": durationText(wait)})
+	if sleepErr := clock.Sleep(ctx, d.clock, wait); sleepErr != nil {
 		return poll.Permanent(err)
 	}
 	return nil
@@ -109,8 +107,8 @@ func (d *providerData) startFailure(domain string, name timeoutName, limit time.
 	}
 	var quota *startQuotaError
 	if errors.As(err, &quota) {
-		return fmt.Sprintf("Starting an export of %s: %s. Nothing was started: apply again after %s, or raise %s.",
-			domain, quota, quota.retryAt.Format(time.RFC3339), name)
+		return fmt.Sprintf("Starting an export of %s: %s. Nothing was started: apply again %s, or raise %s.",
+			domain, quota, quota.retryAt, name)
 	}
 	if client.MayHaveActed(err) {
 		return fmt.Sprintf("Starting an export of %s failed after the request was sent: %s. The API may have started the export; "+
