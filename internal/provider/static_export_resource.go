@@ -49,8 +49,8 @@ type staticExportResource struct {
 
 func (r *staticExportResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
 	resp.TypeName = req.ProviderTypeName + "_static_export"
-	// An update exports again when triggers that were unknown at plan
-	// time turn out changed (planExportAtApply): a new job, a new identity.
+	// An update exports again when triggers change (planExportAgain): a
+	// new job, a new identity.
 	resp.ResourceBehavior.MutableIdentity = true
 }
 
@@ -392,7 +392,7 @@ func (r *staticExportResource) Update(ctx context.Context, req resource.UpdateRe
 	r.data.knowExport(state)
 	if plan.JobID.IsUnknown() {
 		// Planned by planExportAgain, with triggers known now.
-		if !sameStrings(plan.Triggers, state.Triggers) {
+		if planTriggers(plan, state, wasImported(ctx, req.Private)) == triggersChanged {
 			inputs, diags := plan.inputs(ctx)
 			resp.Diagnostics.Append(diags...)
 			if !diags.HasError() {
@@ -512,9 +512,10 @@ func (r *staticExportResource) ImportState(ctx context.Context, req resource.Imp
 	resp.Diagnostics.Append(setPrivateJSON(ctx, resp.Private, privateImported, true)...)
 }
 
-// ModifyPlan plans a link renewal (in place, same export) when the link is
-// due, the rest of an unfinished export in place, and a new export in place
-// of a failed one.
+// ModifyPlan plans a new export in place when triggers change or are not
+// known yet (static_export_triggers.go), a link renewal (in place, same
+// export) when the link is due, the rest of an unfinished export in place,
+// and a replacement of a failed one.
 func (r *staticExportResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	if req.Plan.Raw.IsNull() {
 		return
