@@ -31,7 +31,7 @@ type agentJobDataSource struct {
 }
 
 type agentJobModel struct {
-	ID                 types.String   `tfsdk:"id"`
+	JobID              types.String   `tfsdk:"job_id"`
 	ProjectID          types.String   `tfsdk:"project_id"`
 	WaitForFinalStatus types.Bool     `tfsdk:"wait_for_final_status"`
 	Timeouts           timeouts.Value `tfsdk:"timeouts"`
@@ -57,8 +57,8 @@ func (d *agentJobDataSource) Schema(ctx context.Context, _ datasource.SchemaRequ
 		MarkdownDescription: "Reads an AI agent job: its status and, once it finished, the pull request it opened. " +
 			"Reading a `failed` or `archived` job is not an error: the status is reported, and a `postcondition` can turn it into one.",
 		Attributes: map[string]schema.Attribute{
-			"id": schema.StringAttribute{
-				MarkdownDescription: "Identifier of the agent job.",
+			"job_id": schema.StringAttribute{
+				MarkdownDescription: "Identifier of the agent job, such as `aj_3f9a2c1b8e7d4a06`: the `id` of a `docsadmin_agent_job` resource, or the `job_id` of the action.",
 				Required:            true,
 				Validators:          []validator.String{notBlankValidator()},
 			},
@@ -124,7 +124,7 @@ func (d *agentJobDataSource) Read(ctx context.Context, req datasource.ReadReques
 	if projectID == "" {
 		return
 	}
-	jobID := cfg.ID.ValueString()
+	jobID := cfg.JobID.ValueString()
 	subject := fmt.Sprintf("agent job %s in project %s", jobID, projectID)
 
 	var job *client.AgentJob

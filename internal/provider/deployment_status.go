@@ -47,7 +47,7 @@ type deploymentStatusModel struct {
 // deploymentStatusDescriptions document the attributes of deploymentStatusModel.
 var deploymentStatusDescriptions = map[string]string{
 	"status_id": "Identifier of the deployment's status, as `POST /v1/project/update/{projectId}` (or the preview call) returned it; " +
-		"the `id` of the `docsadmin_deployment` data source.",
+		"the `status_id` that reads it with the `docsadmin_deployment` data source.",
 	"status": "Last seen status: `queued`, `in_progress`, `success` or `failure` (other values the API may add are passed through, " +
 		"and are not final).",
 	"commit_sha":     "Commit the deployment built, as the API reports it. Null while the API does not say (it may not while the deployment is queued).",
