@@ -82,8 +82,8 @@ func (d *providerData) runAgentJob(ctx context.Context, run agentJobRun, diags *
 
 	if run.wait {
 		wait := waitFailure{subject: fmt.Sprintf("agent job %s in project %s", job.ID, run.projectID), timeout: run.timeout, limit: run.limit,
-			onTimeout: fmt.Sprintf("The job keeps running on the server: raise %s, or follow it with the docsadmin_agent_job data source (id = %q)", run.timeout, job.ID),
-			onInterrupt: fmt.Sprintf("The job keeps running on the server: follow it with the docsadmin_agent_job data source (id = %q); %s",
+			onTimeout: fmt.Sprintf("The job keeps running on the server: raise %s, or follow it with the docsadmin_agent_job data source (job_id = %q)", run.timeout, job.ID),
+			onInterrupt: fmt.Sprintf("The job keeps running on the server: follow it with the docsadmin_agent_job data source (job_id = %q); %s",
 				job.ID, run.afterInterrupt)}
 		last, err := d.waitForAgentJob(ctx, run.projectID, job.ID, run.limit, job, progress.seen)
 		if last != nil {
