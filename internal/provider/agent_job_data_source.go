@@ -31,16 +31,16 @@ type agentJobDataSource struct {
 }
 
 type agentJobModel struct {
-	JobID              types.String   `tfsdk:"job_id"`
-	ProjectID          types.String   `tfsdk:"project_id"`
-	WaitForFinalStatus types.Bool     `tfsdk:"wait_for_final_status"`
-	Timeouts           timeouts.Value `tfsdk:"timeouts"`
-	Status             types.String   `tfsdk:"status"`
-	Source             types.Object   `tfsdk:"source"`
-	Model              types.String   `tfsdk:"model"`
-	PRLink             types.String   `tfsdk:"pr_link"`
-	CreatedAt          types.String   `tfsdk:"created_at"`
-	ArchivedAt         types.String   `tfsdk:"archived_at"`
+	JobID      types.String   `tfsdk:"job_id"`
+	ProjectID  types.String   `tfsdk:"project_id"`
+	Wait       types.Bool     `tfsdk:"wait"`
+	Timeouts   timeouts.Value `tfsdk:"timeouts"`
+	Status     types.String   `tfsdk:"status"`
+	Source     types.Object   `tfsdk:"source"`
+	Model      types.String   `tfsdk:"model"`
+	PRLink     types.String   `tfsdk:"pr_link"`
+	CreatedAt  types.String   `tfsdk:"created_at"`
+	ArchivedAt types.String   `tfsdk:"archived_at"`
 }
 
 var agentJobSourceTypes = map[string]attr.Type{
@@ -68,7 +68,7 @@ func (d *agentJobDataSource) Schema(ctx context.Context, _ datasource.SchemaRequ
 				Computed:            true,
 				Validators:          []validator.String{notBlankValidator()},
 			},
-			"wait_for_final_status": schema.BoolAttribute{
+			"wait": schema.BoolAttribute{
 				MarkdownDescription: "When true, the read waits until the job is `completed`, `archived` or `failed`, up to `timeouts.read`. Default: `false` (read once).",
 				Optional:            true,
 			},
@@ -94,7 +94,7 @@ func (d *agentJobDataSource) Schema(ctx context.Context, _ datasource.SchemaRequ
 		},
 		Blocks: map[string]schema.Block{
 			"timeouts": timeouts.BlockWithOpts(ctx, timeouts.Opts{
-				ReadDescription: "Longest wait when `wait_for_final_status` is true, as a duration of at least 1s such as `30m`. Default: `10m`.",
+				ReadDescription: "Longest wait when `wait` is true, as a duration of at least 1s such as `30m`. Default: `10m`.",
 			}),
 		},
 	}
@@ -130,8 +130,8 @@ func (d *agentJobDataSource) Read(ctx context.Context, req datasource.ReadReques
 	var job *client.AgentJob
 	var err error
 	wait := waitFailure{subject: subject, timeout: timeoutRead, limit: defaultAgentJobWait,
-		onTimeout: "It did not reach a final status (completed, archived or failed): raise " + timeoutRead.String() + ", or read without wait_for_final_status"}
-	if cfg.WaitForFinalStatus.ValueBool() {
+		onTimeout: "It did not reach a final status (completed, archived or failed): raise " + timeoutRead.String() + ", or read with wait = false"}
+	if cfg.Wait.ValueBool() {
 		var diags diag.Diagnostics
 		wait.limit, diags = cfg.Timeouts.Read(ctx, defaultAgentJobWait)
 		resp.Diagnostics.Append(diags...)

@@ -197,7 +197,7 @@ func TestAccAgentJob_waitsForFinalStatus(t *testing.T) {
 			Config: agentJobConfig(mock, "", `
   job_id                = "job_1"
   project_id            = "proj_1"
-  wait_for_final_status = true
+  wait = true
   timeouts {
     read = "1m"
   }`),
@@ -236,7 +236,7 @@ func TestAccAgentJob_errors(t *testing.T) {
 			body: `
   job_id                = "job_1"
   project_id            = "proj_1"
-  wait_for_final_status = true
+  wait = true
   timeouts {
     read = "2s"
   }`,
@@ -261,7 +261,7 @@ func TestAccAgentJob_errors(t *testing.T) {
 			body: `
   job_id                = "job_1"
   project_id            = "proj_1"
-  wait_for_final_status = true
+  wait = true
   timeouts {
     read = "0s"
   }`,

@@ -152,7 +152,7 @@ func badInputs() []badInput {
   project_id = " "`), want: []string{"project_id =", "empty or blank"}},
 		{name: "data agent_job timeouts.read negative", config: badAgentJob(`  job_id = "job_1"
   project_id = "proj_1"
-  wait_for_final_status = true
+  wait = true
   timeouts {
     read = "-1m"
   }`), want: []string{"read =", "below the minimum of 1s", "Accepted: a duration of at least 1s"}},
@@ -161,9 +161,9 @@ func badInputs() []badInput {
   timeouts {
     read = "10"
   }`), want: []string{"read =", "Time Duration", `"2h45m"`}},
-		{name: "data agent_job wait_for_final_status not a bool", config: badAgentJob(`  job_id = "job_1"
+		{name: "data agent_job wait not a bool", config: badAgentJob(`  job_id = "job_1"
   project_id = "proj_1"
-  wait_for_final_status = "maybe"`), want: []string{`"wait_for_final_status"`, "a bool is required"}},
+  wait = "maybe"`), want: []string{`"wait"`, "a bool is required"}},
 	}
 }
 

@@ -5,8 +5,8 @@ variable "agent_job_id" {
 }
 
 data "docsadmin_agent_job" "fix_typos" {
-  job_id                = var.agent_job_id
-  wait_for_final_status = true
+  job_id = var.agent_job_id
+  wait   = true
   timeouts {
     read = "30m"
   }
