@@ -15,6 +15,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/client"
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/duration"
 )
 
 // agentJobCallLimit bounds one create or message call, retries included. A
@@ -85,7 +86,7 @@ func (a *agentJobAction) Schema(_ context.Context, _ action.SchemaRequest, resp 
 				Optional: true,
 			},
 			"timeout": schema.StringAttribute{
-				MarkdownDescription: "Longest wait when `wait` is true, as a duration of at least 1s such as `30m`. Default: `10m`.",
+				MarkdownDescription: "Longest wait when `wait` is true, as a duration of at least 1s such as `30m`. Default: `" + duration.Written(defaultAgentJobWait) + "`.",
 				Optional:            true,
 				Validators:          []validator.String{durationValidator(time.Second)},
 			},

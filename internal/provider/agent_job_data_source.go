@@ -14,6 +14,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/client"
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/duration"
 )
 
 const defaultAgentJobWait = 10 * time.Minute
@@ -94,7 +95,7 @@ func (d *agentJobDataSource) Schema(ctx context.Context, _ datasource.SchemaRequ
 		},
 		Blocks: map[string]schema.Block{
 			"timeouts": timeouts.BlockWithOpts(ctx, timeouts.Opts{
-				ReadDescription: "Longest wait when `wait` is true, as a duration of at least 1s such as `30m`. Default: `10m`.",
+				ReadDescription: "Longest wait when `wait` is true, as a duration of at least 1s such as `30m`. Default: `" + duration.Written(defaultAgentJobWait) + "`.",
 			}),
 		},
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/client"
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/duration"
 )
 
 var (
@@ -109,7 +110,7 @@ func (r *agentJobResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 		Blocks: map[string]schema.Block{
 			"timeouts": timeouts.Block(ctx, timeouts.Opts{
 				Create:            true,
-				CreateDescription: "Longest wait when `wait` is true, as a duration such as `30m`. Default: `10m`.",
+				CreateDescription: "Longest wait when `wait` is true, as a duration such as `30m`. Default: `" + duration.Written(defaultAgentJobWait) + "`.",
 			}),
 		},
 	}

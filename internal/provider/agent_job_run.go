@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/client"
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/duration"
 )
 
 // agentJobRun is one prompt sent to an agent job, by the action or by the
@@ -137,7 +138,7 @@ func (d *providerData) tryAgain(err error) string {
 	var apiErr *client.APIError
 	if errors.As(err, &apiErr) && apiErr.RetryAfter > 0 {
 		at := d.now().Add(apiErr.RetryAfter).UTC().Truncate(time.Second)
-		return fmt.Sprintf("Try again after %s (in %s)", at.Format(time.RFC3339), apiErr.RetryAfter.Round(time.Second))
+		return fmt.Sprintf("Try again after %s (in %s)", at.Format(time.RFC3339), duration.Written(apiErr.RetryAfter.Round(time.Second)))
 	}
 	return "Try again within the hour"
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/client"
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/duration"
 )
 
 var (
@@ -67,8 +68,8 @@ func (r *deploymentResource) Schema(ctx context.Context, _ resource.SchemaReques
 			"timeouts": timeouts.Block(ctx, timeouts.Opts{
 				Create:            true,
 				Update:            true,
-				CreateDescription: "Longest wait for the first deployment to end, as a duration such as `45m`. Default: `30m`.",
-				UpdateDescription: "Longest wait for a new deployment (a change of `triggers`), or for one an earlier apply left unfinished, to end. Default: `30m`.",
+				CreateDescription: "Longest wait for the first deployment to end, as a duration such as `45m`. Default: `" + duration.Written(defaultDeploymentWait) + "`.",
+				UpdateDescription: "Longest wait for a new deployment (a change of `triggers`), or for one an earlier apply left unfinished, to end. Default: `" + duration.Written(defaultDeploymentWait) + "`.",
 			}),
 		},
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/client"
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/duration"
 )
 
 var (
@@ -92,8 +93,8 @@ func (r *previewDeploymentResource) Schema(ctx context.Context, _ resource.Schem
 			"timeouts": timeouts.Block(ctx, timeouts.Opts{
 				Create:            true,
 				Update:            true,
-				CreateDescription: "Longest wait for the first build when `wait` is true, as a duration such as `20m`. Default: `30m`.",
-				UpdateDescription: "Longest wait for a rebuild when `wait` is true. Default: `30m`.",
+				CreateDescription: "Longest wait for the first build when `wait` is true, as a duration such as `20m`. Default: `" + duration.Written(defaultDeploymentWait) + "`.",
+				UpdateDescription: "Longest wait for a rebuild when `wait` is true. Default: `" + duration.Written(defaultDeploymentWait) + "`.",
 			}),
 		},
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/archive"
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/duration"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/site"
 )
 
@@ -120,9 +121,9 @@ func siteDownloadProblem(jobID, link, what string, limit time.Duration, timeoutN
 	}
 	if errors.Is(err, context.DeadlineExceeded) {
 		if timeoutName != "" {
-			detail += fmt.Sprintf(". It did not finish within %s = %s: raise it, for example %s = \"60m\"", timeoutName, limit, timeoutName)
+			detail += fmt.Sprintf(". It did not finish within %s = %s: raise it, for example %s = \"60m\"", timeoutName, duration.Written(limit), timeoutName)
 		} else {
-			detail += fmt.Sprintf(". It did not finish within %s", limit)
+			detail += fmt.Sprintf(". It did not finish within %s", duration.Written(limit))
 		}
 	}
 	return detail

@@ -15,6 +15,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/client"
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/duration"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/poll"
 )
 
@@ -65,7 +66,7 @@ func (l *statusLog) note(ctx context.Context, obs poll.Observation) {
 	if l.seen && obs.Status == l.last {
 		return
 	}
-	fields := map[string]any{"status": obs.Status, "waited": l.now().Sub(l.start).Round(time.Second).String()}
+	fields := map[string]any{"status": obs.Status, "waited": duration.Written(l.now().Sub(l.start).Round(time.Second))}
 	maps.Copy(fields, l.fields)
 	msg := fmt.Sprintf("%s is %s", l.subject, shownStatus(obs.Status))
 	if l.seen {
@@ -108,17 +109,17 @@ func (w waitFailure) explain(err error) (string, bool) {
 	switch {
 	case errors.As(err, &timeout) && errors.Is(err, context.DeadlineExceeded):
 		return fmt.Sprintf("waiting for %s timed out after %s (limit %s = %s); last seen: %s%s. %s",
-			w.subject, timeout.Waited.Round(time.Second), w.timeout, w.limit, lastSeen(timeout.Last, timeout.Seen), lastFailure(timeout.LastErr), w.onTimeout), true
+			w.subject, duration.Written(timeout.Waited.Round(time.Second)), w.timeout, duration.Written(w.limit), lastSeen(timeout.Last, timeout.Seen), lastFailure(timeout.LastErr), w.onTimeout), true
 	case errors.As(err, &timeout):
 		text := fmt.Sprintf("waiting for %s was interrupted after %s; last seen: %s",
-			w.subject, timeout.Waited.Round(time.Second), lastSeen(timeout.Last, timeout.Seen))
+			w.subject, duration.Written(timeout.Waited.Round(time.Second)), lastSeen(timeout.Last, timeout.Seen))
 		if w.onInterrupt != "" {
 			text += ". " + w.onInterrupt
 		}
 		return text, true
 	case errors.As(err, &budget):
 		return fmt.Sprintf("reading %s failed %d times in a row over %s; last seen: %s; last error: %s",
-			w.subject, budget.Errors, budget.Waited.Round(time.Second), lastSeen(budget.Last, budget.Seen), withHint(budget.Err)), true
+			w.subject, budget.Errors, duration.Written(budget.Waited.Round(time.Second)), lastSeen(budget.Last, budget.Seen), withHint(budget.Err)), true
 	}
 	return "", false
 }
