@@ -5,13 +5,11 @@ import (
 	"fmt"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
-	"github.com/hashicorp/terraform-plugin-framework-validators/mapvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/mapplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
@@ -80,13 +78,7 @@ func (r *agentJobResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 				Validators:    []validator.String{stringCheck{summary: "Invalid prompt", description: "must not be empty or blank", check: promptProblem}},
 				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
 			},
-			"triggers": schema.MapAttribute{
-				MarkdownDescription: "Arbitrary strings whose change starts a new job, for example `{ release = var.release_version }`. Not sent to the API.",
-				ElementType:         types.StringType,
-				Optional:            true,
-				Validators:          []validator.Map{mapvalidator.SizeAtLeast(1)},
-				PlanModifiers:       []planmodifier.Map{mapplanmodifier.RequiresReplace()},
-			},
+			"triggers": triggersAttribute("Arbitrary strings whose change starts a new job, for example `{ release = var.release_version }`. Not sent to the API.", true),
 			"wait": schema.BoolAttribute{
 				MarkdownDescription: "When true, apply waits until the job is `completed`, `archived` or `failed`, up to `timeouts.create`, " +
 					"and fails on a failed job. Default: `false` (apply ends once the job is started; refresh reads its status and pull request later).",
