@@ -25,13 +25,13 @@ func Written(d time.Duration) string {
 		return "-" + Written(-d)
 	}
 	var s string
-	if h := d / time.Hour; h > 0 {
-		s += strconv.FormatInt(int64(h), 10) + "h"
-		d -= h * time.Hour
+	if h := int64(d / time.Hour); h > 0 {
+		s += strconv.FormatInt(h, 10) + "h"
+		d %= time.Hour
 	}
-	if m := d / time.Minute; m > 0 {
-		s += strconv.FormatInt(int64(m), 10) + "m"
-		d -= m * time.Minute
+	if m := int64(d / time.Minute); m > 0 {
+		s += strconv.FormatInt(m, 10) + "m"
+		d %= time.Minute
 	}
 	if d > 0 {
 		s += d.String() // under a minute: 5s, 1.5s, 500ms
