@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/bundlelink"
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/duration"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/redirect"
 )
 
@@ -109,7 +110,7 @@ var errIdle = errors.New("no data received")
 func fetchFailure(ctx context.Context, host string, idle time.Duration, err error) error {
 	if errors.Is(context.Cause(ctx), errIdle) {
 		return fmt.Errorf("download from %s: %w", host, &Error{Kind: ErrRead,
-			Reason: fmt.Sprintf("no data received for %s: the server or the network stalled; try again later", idle)})
+			Reason: fmt.Sprintf("no data received for %s: the server or the network stalled; try again later", duration.Written(idle))})
 	}
 	return fmt.Errorf("download from %s: %w", host, err)
 }

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/duration"
 )
 
 // PermanentError marks an error that must end a wait at once (not found,
@@ -49,7 +51,7 @@ func (e *TimeoutError) Error() string {
 	} else {
 		b.WriteString("timed out")
 	}
-	fmt.Fprintf(&b, " after %s (%s); %s", e.Waited.Round(time.Millisecond), Count{"poll", e.Polls}, describeLast(e.Last, e.Seen))
+	fmt.Fprintf(&b, " after %s (%s); %s", duration.Written(e.Waited.Round(time.Millisecond)), Count{"poll", e.Polls}, describeLast(e.Last, e.Seen))
 	if e.LastErr != nil {
 		fmt.Fprintf(&b, "; last poll failed: %v", e.LastErr)
 	}
@@ -72,7 +74,7 @@ type ErrorBudgetError struct {
 
 func (e *ErrorBudgetError) Error() string {
 	return fmt.Sprintf("giving up after %d consecutive failed polls over %s; %s; last error: %v",
-		e.Errors, e.Waited.Round(time.Millisecond), describeLast(e.Last, e.Seen), e.Err)
+		e.Errors, duration.Written(e.Waited.Round(time.Millisecond)), describeLast(e.Last, e.Seen), e.Err)
 }
 
 // Unwrap exposes the last error.

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/clock"
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/duration"
 )
 
 // Observation is what one poll saw.
@@ -214,7 +215,7 @@ func (w *wait) logDecision(obs Observation, d Decision) {
 	}
 	if d.Rate > 0 {
 		fields["rate_percent_per_second"] = d.Rate
-		fields["estimated_completion_in"] = d.ETA.Sub(w.p.Clock.Now()).Round(time.Millisecond).String()
+		fields["estimated_completion_in"] = duration.Written(d.ETA.Sub(w.p.Clock.Now()).Round(time.Millisecond))
 		fields["erratic"] = d.Erratic
 	}
 	w.log("waiting before next poll", fields)

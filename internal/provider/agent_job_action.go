@@ -15,6 +15,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/client"
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/duration"
 )
 
 // agentJobCallLimit bounds one create or message call, retries included. A
@@ -40,11 +41,11 @@ type agentJobAction struct {
 }
 
 type agentJobActionModel struct {
-	Prompt             types.String `tfsdk:"prompt"`
-	JobID              types.String `tfsdk:"job_id"`
-	ProjectID          types.String `tfsdk:"project_id"`
-	WaitForFinalStatus types.Bool   `tfsdk:"wait_for_final_status"`
-	Timeout            types.String `tfsdk:"timeout"`
+	Prompt    types.String `tfsdk:"prompt"`
+	JobID     types.String `tfsdk:"job_id"`
+	ProjectID types.String `tfsdk:"project_id"`
+	Wait      types.Bool   `tfsdk:"wait"`
+	Timeout   types.String `tfsdk:"timeout"`
 }
 
 // attributeName names a plain attribute that bounds a wait, where
@@ -78,14 +79,14 @@ func (a *agentJobAction) Schema(_ context.Context, _ action.SchemaRequest, resp 
 				Optional:            true,
 				Validators:          []validator.String{identifierValidator("project id", "proj_0123456789")},
 			},
-			"wait_for_final_status": schema.BoolAttribute{
+			"wait": schema.BoolAttribute{
 				MarkdownDescription: "When true, the action waits until the job is `completed`, `archived` or `failed`, up to `timeout`, " +
 					"reporting each status change and the pull request link, and the status at least every 30 seconds while nothing changes. " +
 					"Default: `false` (the action ends once the job is started).",
 				Optional: true,
 			},
 			"timeout": schema.StringAttribute{
-				MarkdownDescription: "Longest wait when `wait_for_final_status` is true, as a duration of at least 1s such as `30m`. Default: `10m`.",
+				MarkdownDescription: "Longest wait when `wait` is true, as a duration of at least 1s such as `30m`. Default: `" + duration.Written(defaultAgentJobWait) + "`.",
 				Optional:            true,
 				Validators:          []validator.String{durationValidator(time.Second)},
 			},
@@ -101,9 +102,9 @@ func (a *agentJobAction) ValidateConfig(ctx context.Context, req action.Validate
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	if !cfg.Timeout.IsNull() && !cfg.WaitForFinalStatus.IsUnknown() && !cfg.WaitForFinalStatus.ValueBool() {
+	if !cfg.Timeout.IsNull() && !cfg.Wait.IsUnknown() && !cfg.Wait.ValueBool() {
 		resp.Diagnostics.AddAttributeWarning(path.Root("timeout"), "Timeout without waiting",
-			"timeout bounds the wait for the job's final status, which happens only with wait_for_final_status = true: set it, or remove timeout.")
+			"timeout bounds the wait for the job's final status, which happens only with wait = true: set it, or remove timeout.")
 	}
 }
 
@@ -153,7 +154,7 @@ func (a *agentJobAction) Invoke(ctx context.Context, req action.InvokeRequest, r
 		projectID:      projectID,
 		jobID:          jobID,
 		prompt:         prompt,
-		wait:           cfg.WaitForFinalStatus.ValueBool(),
+		wait:           cfg.Wait.ValueBool(),
 		limit:          limit,
 		timeout:        attributeName("timeout"),
 		say:            func(msg string) { resp.SendProgress(action.InvokeProgressEvent{Message: msg}) },

@@ -48,7 +48,7 @@ variable "prompt" {
 action "docsadmin_agent_job" "docs" {
   config {
     prompt                = var.prompt
-    wait_for_final_status = true
+    wait = true
     timeout               = "1m"
   }
 }

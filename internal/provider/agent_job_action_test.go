@@ -125,7 +125,7 @@ func TestAccAgentJobAction_waitsForTheJob(t *testing.T) {
 		ProtoV6ProviderFactories: testFactories(Options{}),
 		Steps: []resource.TestStep{{
 			Config: agentJobActionConfig(mock, `project_id = "proj_1"`, "1.0.0", promptLine("1.0.0")+`
-    wait_for_final_status = true
+    wait = true
     timeout               = "1m"`),
 			Check: func(s *terraform.State) error {
 				if err := expectJobsCreated(mock, "1.0.0")(s); err != nil {
@@ -166,12 +166,12 @@ func TestAccAgentJobAction_errors(t *testing.T) {
 			prepare: func(mock *mockapi.Server) {
 				mock.SetAgentJobScript("proj_1", mockapi.AgentStep{After: 300 * time.Millisecond, Job: mockapi.AgentJob{Status: mockapi.AgentFailed}})
 			},
-			body: `    wait_for_final_status = true`,
+			body: `    wait = true`,
 			want: `(?s)Agent job failed.*Agent\s+job\s+aj_[0-9a-f]+\s+in\s+project\s+proj_1\s+failed`,
 		},
 		{
 			name: "wait times out",
-			body: "    wait_for_final_status = true\n    timeout = \"2s\"",
+			body: "    wait = true\n    timeout = \"2s\"",
 			want: `(?s)Cannot follow the agent job.*waiting\s+for\s+agent\s+job\s+aj_[0-9a-f]+\s+in\s+project\s+proj_1\s+timed\s+out\s+after\s+2s\s+\(limit\s+timeout\s+=\s+2s\).*status\s+"active".*keeps\s+running`,
 		},
 		{
@@ -236,8 +236,8 @@ func TestAccAgentJobAction_badInputAtPlanTime(t *testing.T) {
 			`(?s)Invalid job id.*"aj_1/message" contains a character.*Accepted:\s+a\s+job\s+id`},
 		{"blank project id", promptLine("1.0.0") + `    project_id = " "`, `(?s)Invalid project id.*project id is empty or blank.*Accepted`},
 		{"project id with spaces", promptLine("1.0.0") + `    project_id = "proj 1"`, `(?s)Invalid project id.*"proj 1" contains spaces`},
-		{"zero timeout", promptLine("1.0.0") + "    wait_for_final_status = true\n    timeout = \"0s\"", `(?s)Invalid duration.*"0s" is below the minimum of 1s`},
-		{"unparsable timeout", promptLine("1.0.0") + "    wait_for_final_status = true\n    timeout = \"soon\"", `(?s)Invalid duration.*"soon" is not a duration`},
+		{"zero timeout", promptLine("1.0.0") + "    wait = true\n    timeout = \"0s\"", `(?s)Invalid duration.*"0s" is below the minimum of 1s`},
+		{"unparsable timeout", promptLine("1.0.0") + "    wait = true\n    timeout = \"soon\"", `(?s)Invalid duration.*"soon" is not a duration`},
 		{"no project", promptLine("1.0.0"), `(?s)Missing project ID.*Set project_id in this block`},
 	}
 	runSubtests(t, cases, func(c testCase) string { return c.name }, func(t *testing.T, c testCase) {

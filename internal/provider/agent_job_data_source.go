@@ -14,6 +14,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/client"
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/duration"
 )
 
 const defaultAgentJobWait = 10 * time.Minute
@@ -31,16 +32,16 @@ type agentJobDataSource struct {
 }
 
 type agentJobModel struct {
-	ID                 types.String   `tfsdk:"id"`
-	ProjectID          types.String   `tfsdk:"project_id"`
-	WaitForFinalStatus types.Bool     `tfsdk:"wait_for_final_status"`
-	Timeouts           timeouts.Value `tfsdk:"timeouts"`
-	Status             types.String   `tfsdk:"status"`
-	Source             types.Object   `tfsdk:"source"`
-	Model              types.String   `tfsdk:"model"`
-	PRLink             types.String   `tfsdk:"pr_link"`
-	CreatedAt          types.String   `tfsdk:"created_at"`
-	ArchivedAt         types.String   `tfsdk:"archived_at"`
+	JobID      types.String   `tfsdk:"job_id"`
+	ProjectID  types.String   `tfsdk:"project_id"`
+	Wait       types.Bool     `tfsdk:"wait"`
+	Timeouts   timeouts.Value `tfsdk:"timeouts"`
+	Status     types.String   `tfsdk:"status"`
+	Source     types.Object   `tfsdk:"source"`
+	Model      types.String   `tfsdk:"model"`
+	PRLink     types.String   `tfsdk:"pr_link"`
+	CreatedAt  types.String   `tfsdk:"created_at"`
+	ArchivedAt types.String   `tfsdk:"archived_at"`
 }
 
 var agentJobSourceTypes = map[string]attr.Type{
@@ -57,8 +58,8 @@ func (d *agentJobDataSource) Schema(ctx context.Context, _ datasource.SchemaRequ
 		MarkdownDescription: "Reads an AI agent job: its status and, once it finished, the pull request it opened. " +
 			"Reading a `failed` or `archived` job is not an error: the status is reported, and a `postcondition` can turn it into one.",
 		Attributes: map[string]schema.Attribute{
-			"id": schema.StringAttribute{
-				MarkdownDescription: "Identifier of the agent job.",
+			"job_id": schema.StringAttribute{
+				MarkdownDescription: "Identifier of the agent job, such as `aj_3f9a2c1b8e7d4a06`: the `id` of a `docsadmin_agent_job` resource, or the `job_id` of the action.",
 				Required:            true,
 				Validators:          []validator.String{notBlankValidator()},
 			},
@@ -68,7 +69,7 @@ func (d *agentJobDataSource) Schema(ctx context.Context, _ datasource.SchemaRequ
 				Computed:            true,
 				Validators:          []validator.String{notBlankValidator()},
 			},
-			"wait_for_final_status": schema.BoolAttribute{
+			"wait": schema.BoolAttribute{
 				MarkdownDescription: "When true, the read waits until the job is `completed`, `archived` or `failed`, up to `timeouts.read`. Default: `false` (read once).",
 				Optional:            true,
 			},
@@ -94,7 +95,7 @@ func (d *agentJobDataSource) Schema(ctx context.Context, _ datasource.SchemaRequ
 		},
 		Blocks: map[string]schema.Block{
 			"timeouts": timeouts.BlockWithOpts(ctx, timeouts.Opts{
-				ReadDescription: "Longest wait when `wait_for_final_status` is true, as a duration of at least 1s such as `30m`. Default: `10m`.",
+				ReadDescription: "Longest wait when `wait` is true, as a duration of at least 1s such as `30m`. Default: `" + duration.Written(defaultAgentJobWait) + "`.",
 			}),
 		},
 	}
@@ -124,14 +125,15 @@ func (d *agentJobDataSource) Read(ctx context.Context, req datasource.ReadReques
 	if projectID == "" {
 		return
 	}
-	jobID := cfg.ID.ValueString()
+	jobID := cfg.JobID.ValueString()
 	subject := fmt.Sprintf("agent job %s in project %s", jobID, projectID)
 
 	var job *client.AgentJob
 	var err error
 	wait := waitFailure{subject: subject, timeout: timeoutRead, limit: defaultAgentJobWait,
-		onTimeout: "It did not reach a final status (completed, archived or failed): raise " + timeoutRead.String() + ", or read without wait_for_final_status"}
-	if cfg.WaitForFinalStatus.ValueBool() {
+		onTimeout: "It did not reach a final status (completed, archived or failed): raise " + timeoutRead.String() + ", or read with wait = false",
+		onGone:    agentJobGone}
+	if cfg.Wait.ValueBool() {
 		var diags diag.Diagnostics
 		wait.limit, diags = cfg.Timeouts.Read(ctx, defaultAgentJobWait)
 		resp.Diagnostics.Append(diags...)
@@ -143,23 +145,13 @@ func (d *agentJobDataSource) Read(ctx context.Context, req datasource.ReadReques
 		job, err = d.data.client.GetAgentJob(ctx, projectID, jobID)
 	}
 	if err != nil {
-		resp.Diagnostics.AddError("Cannot read the agent job", agentJobErrorDetail(wait, err))
+		resp.Diagnostics.AddError("Cannot read the agent job", wait.describe(err))
 		return
 	}
 
 	cfg.ProjectID = types.StringValue(projectID)
 	cfg.setJob(job, d.data, &resp.Diagnostics)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &cfg)...)
-}
-
-func agentJobErrorDetail(wait waitFailure, err error) string {
-	if text, ok := wait.explain(err); ok {
-		return text
-	}
-	if client.IsNotFound(err) {
-		return fmt.Sprintf("There is no %s: %s. Check the job id and the project id (shown on the dashboard's API keys page).", wait.subject, err)
-	}
-	return fmt.Sprintf("Reading %s failed: %s", wait.subject, withHint(err))
 }
 
 // setJob records what the API reported of a job, through the sanitizer;
@@ -177,11 +169,4 @@ func (m *agentJobModel) setJob(job *client.AgentJob, d *providerData, diags *dia
 			"ref":        d.apiLineValue(job.Source.Ref),
 		})
 	}
-}
-
-func timeValue(t *time.Time) types.String {
-	if t == nil {
-		return types.StringNull()
-	}
-	return types.StringValue(t.UTC().Format(time.RFC3339))
 }

@@ -105,7 +105,7 @@ func TestAccAgentJob_eachStatus(t *testing.T) {
 			resource.UnitTest(t, resource.TestCase{
 				ProtoV6ProviderFactories: testFactories(Options{}),
 				Steps: []resource.TestStep{{
-					Config:            agentJobConfig(mock, "", `id = "job_42"`+"\n"+`project_id = "proj_1"`),
+					Config:            agentJobConfig(mock, "", `job_id = "job_42"`+"\n"+`project_id = "proj_1"`),
 					ConfigStateChecks: tc.checks,
 				}},
 			})
@@ -122,21 +122,21 @@ func TestAccAgentJob_projectFromProviderOrAttribute(t *testing.T) {
 		ProtoV6ProviderFactories: testFactories(Options{}),
 		Steps: []resource.TestStep{
 			{
-				Config: agentJobConfig(mock, `project_id = "proj_default"`, `id = "job_1"`),
+				Config: agentJobConfig(mock, `project_id = "proj_default"`, `job_id = "job_1"`),
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue(agentJobAddress, tfjsonpath.New("project_id"), knownvalue.StringExact("proj_default")),
 					statecheck.ExpectKnownValue(agentJobAddress, tfjsonpath.New("status"), knownvalue.StringExact("active")),
 				},
 			},
 			{
-				Config: agentJobConfig(mock, `project_id = "proj_default"`, `id = "job_1"`+"\n"+`project_id = "proj_other"`),
+				Config: agentJobConfig(mock, `project_id = "proj_default"`, `job_id = "job_1"`+"\n"+`project_id = "proj_other"`),
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue(agentJobAddress, tfjsonpath.New("project_id"), knownvalue.StringExact("proj_other")),
 					statecheck.ExpectKnownValue(agentJobAddress, tfjsonpath.New("status"), knownvalue.StringExact("completed")),
 				},
 			},
 			{
-				Config:      agentJobConfig(mock, "", `id = "job_1"`),
+				Config:      agentJobConfig(mock, "", `job_id = "job_1"`),
 				ExpectError: regexp.MustCompile(`(?s)Missing project ID.*project_id`),
 			},
 		},
@@ -150,7 +150,7 @@ func TestAccAgentJob_projectFromEnvironment(t *testing.T) {
 	resource.UnitTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testFactories(Options{}),
 		Steps: []resource.TestStep{{
-			Config: agentJobConfig(mock, "", `id = "job_1"`),
+			Config: agentJobConfig(mock, "", `job_id = "job_1"`),
 			ConfigStateChecks: []statecheck.StateCheck{
 				statecheck.ExpectKnownValue(agentJobAddress, tfjsonpath.New("project_id"), knownvalue.StringExact("proj_env")),
 				statecheck.ExpectKnownValue(agentJobAddress, tfjsonpath.New("status"), knownvalue.StringExact("archived")),
@@ -162,7 +162,7 @@ func TestAccAgentJob_projectFromEnvironment(t *testing.T) {
 func TestAccAgentJob_authErrorsSayWhich(t *testing.T) {
 	mock := newMock(t, mockapi.Config{})
 	mock.SeedAgentJob("proj_1", mockapi.AgentJob{ID: "job_1", Status: "active"})
-	config := agentJobConfig(mock, "", `id = "job_1"`+"\n"+`project_id = "proj_1"`)
+	config := agentJobConfig(mock, "", `job_id = "job_1"`+"\n"+`project_id = "proj_1"`)
 	resource.UnitTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testFactories(Options{}),
 		Steps: []resource.TestStep{
@@ -195,9 +195,9 @@ func TestAccAgentJob_waitsForFinalStatus(t *testing.T) {
 		ProtoV6ProviderFactories: testFactories(Options{}),
 		Steps: []resource.TestStep{{
 			Config: agentJobConfig(mock, "", `
-  id                    = "job_1"
+  job_id                = "job_1"
   project_id            = "proj_1"
-  wait_for_final_status = true
+  wait = true
   timeouts {
     read = "1m"
   }`),
@@ -227,16 +227,16 @@ func TestAccAgentJob_errors(t *testing.T) {
 	}{
 		{
 			name: "not found names project and job",
-			body: `id = "job_missing"` + "\n" + `project_id = "proj_1"`,
+			body: `job_id = "job_missing"` + "\n" + `project_id = "proj_1"`,
 			want: `(?s)no agent job job_missing in project proj_1.*HTTP 404`,
 		},
 		{
 			name:   "wait times out",
 			status: "active",
 			body: `
-  id                    = "job_1"
+  job_id                = "job_1"
   project_id            = "proj_1"
-  wait_for_final_status = true
+  wait = true
   timeouts {
     read = "2s"
   }`,
@@ -246,12 +246,12 @@ func TestAccAgentJob_errors(t *testing.T) {
 			name:   "postcondition fails on a failed job",
 			status: "failed",
 			body: `
-  id         = "job_1"
+  job_id     = "job_1"
   project_id = "proj_1"
   lifecycle {
     postcondition {
       condition     = self.status != "failed"
-      error_message = "Agent job ${self.id} failed."
+      error_message = "Agent job ${self.job_id} failed."
     }
   }`,
 			want: `Agent job job_1 failed\.`,
@@ -259,9 +259,9 @@ func TestAccAgentJob_errors(t *testing.T) {
 		{
 			name: "invalid timeout",
 			body: `
-  id                    = "job_1"
+  job_id                = "job_1"
   project_id            = "proj_1"
-  wait_for_final_status = true
+  wait = true
   timeouts {
     read = "0s"
   }`,

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/client"
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/duration"
 )
 
 // agentJobProgressEvery is the longest the action stays silent while it
@@ -45,7 +46,9 @@ func (p *jobProgress) say(format string, args ...any) {
 	p.send(fmt.Sprintf(format, args...))
 }
 
-func (p *jobProgress) elapsed() time.Duration { return p.now().Sub(p.start).Round(time.Second) }
+func (p *jobProgress) elapsed() string {
+	return duration.Written(p.now().Sub(p.start).Round(time.Second))
+}
 
 // started reports the answer of the create (or, with messaged, the
 // message) call, or, with resumed, a job an earlier run left unfinished.

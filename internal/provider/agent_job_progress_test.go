@@ -119,9 +119,9 @@ func TestAgentJobAction_sendsProgressWhileTheJobRuns(t *testing.T) {
 	stream, err := actions.InvokeAction(ctx, &tfprotov6.InvokeActionRequest{
 		ActionType: "docsadmin_agent_job",
 		Config: dynamicValue(t, actionSchema.Schema.ValueType(), map[string]tftypes.Value{
-			"prompt":                tftypes.NewValue(tftypes.String, prompt),
-			"wait_for_final_status": tftypes.NewValue(tftypes.Bool, true),
-			"timeout":               tftypes.NewValue(tftypes.String, "30s"),
+			"prompt":  tftypes.NewValue(tftypes.String, prompt),
+			"wait":    tftypes.NewValue(tftypes.Bool, true),
+			"timeout": tftypes.NewValue(tftypes.String, "30s"),
 		}),
 	})
 	if err != nil {

@@ -5,13 +5,11 @@ import (
 	"fmt"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
-	"github.com/hashicorp/terraform-plugin-framework-validators/mapvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/mapplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
@@ -19,12 +17,14 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/client"
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/duration"
 )
 
 var (
 	_ resource.ResourceWithConfigure      = (*agentJobResource)(nil)
 	_ resource.ResourceWithModifyPlan     = (*agentJobResource)(nil)
 	_ resource.ResourceWithValidateConfig = (*agentJobResource)(nil)
+	_ resource.ResourceWithUpgradeState   = (*agentJobResource)(nil)
 )
 
 // NewAgentJobResource is the docsadmin_agent_job resource: the action's
@@ -37,16 +37,16 @@ type agentJobResource struct {
 }
 
 type agentJobResourceModel struct {
-	ID                 types.String   `tfsdk:"id"`
-	ProjectID          types.String   `tfsdk:"project_id"`
-	Prompt             types.String   `tfsdk:"prompt"`
-	Triggers           types.Map      `tfsdk:"triggers"`
-	WaitForFinalStatus types.Bool     `tfsdk:"wait_for_final_status"`
-	Status             types.String   `tfsdk:"status"`
-	PRLink             types.String   `tfsdk:"pr_link"`
-	Model              types.String   `tfsdk:"model"`
-	CreatedAt          types.String   `tfsdk:"created_at"`
-	Timeouts           timeouts.Value `tfsdk:"timeouts"`
+	ID        types.String   `tfsdk:"id"`
+	ProjectID types.String   `tfsdk:"project_id"`
+	Prompt    types.String   `tfsdk:"prompt"`
+	Triggers  types.Map      `tfsdk:"triggers"`
+	Wait      types.Bool     `tfsdk:"wait"`
+	Status    types.String   `tfsdk:"status"`
+	PRLink    types.String   `tfsdk:"pr_link"`
+	Model     types.String   `tfsdk:"model"`
+	CreatedAt types.String   `tfsdk:"created_at"`
+	Timeouts  timeouts.Value `tfsdk:"timeouts"`
 }
 
 func (r *agentJobResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
@@ -56,6 +56,8 @@ func (r *agentJobResource) Metadata(_ context.Context, req resource.MetadataRequ
 func (r *agentJobResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	keep := func() []planmodifier.String { return []planmodifier.String{stringplanmodifier.UseStateForUnknown()} }
 	resp.Schema = schema.Schema{
+		// Version 1 renamed wait_for_final_status to wait (agentJobStateUpgraders).
+		Version: 1,
 		MarkdownDescription: "Starts an AI agent job from a prompt when created, and a new one whenever `triggers` or the prompt change, " +
 			"optionally waiting for its pull request. The same work as the `docsadmin_agent_job` action, for OpenTofu and Terraform " +
 			"versions without actions, and where the job's status and pull request belong in state. Destroy only forgets the job: " +
@@ -76,14 +78,8 @@ func (r *agentJobResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 				Validators:    []validator.String{stringCheck{summary: "Invalid prompt", description: "must not be empty or blank", check: promptProblem}},
 				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
 			},
-			"triggers": schema.MapAttribute{
-				MarkdownDescription: "Arbitrary strings whose change starts a new job, for example `{ release = var.release_version }`. Not sent to the API.",
-				ElementType:         types.StringType,
-				Optional:            true,
-				Validators:          []validator.Map{mapvalidator.SizeAtLeast(1)},
-				PlanModifiers:       []planmodifier.Map{mapplanmodifier.RequiresReplace()},
-			},
-			"wait_for_final_status": schema.BoolAttribute{
+			"triggers": triggersAttribute("Arbitrary strings whose change starts a new job, for example `{ release = var.release_version }`. Not sent to the API.", true),
+			"wait": schema.BoolAttribute{
 				MarkdownDescription: "When true, apply waits until the job is `completed`, `archived` or `failed`, up to `timeouts.create`, " +
 					"and fails on a failed job. Default: `false` (apply ends once the job is started; refresh reads its status and pull request later).",
 				Optional: true,
@@ -106,7 +102,7 @@ func (r *agentJobResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 		Blocks: map[string]schema.Block{
 			"timeouts": timeouts.Block(ctx, timeouts.Opts{
 				Create:            true,
-				CreateDescription: "Longest wait when `wait_for_final_status` is true, as a duration such as `30m`. Default: `10m`.",
+				CreateDescription: "Longest wait when `wait` is true, as a duration such as `30m`. Default: `" + duration.Written(defaultAgentJobWait) + "`.",
 			}),
 		},
 	}
@@ -139,7 +135,7 @@ func (r *agentJobResource) Create(ctx context.Context, req resource.CreateReques
 	run := agentJobRun{
 		projectID: projectID,
 		prompt:    prompt,
-		wait:      plan.WaitForFinalStatus.ValueBool(),
+		wait:      plan.Wait.ValueBool(),
 		limit:     limit,
 		timeout:   timeoutCreate,
 		say:       func(msg string) { tflog.Info(ctx, msg) },
@@ -209,7 +205,7 @@ func (r *agentJobResource) Read(ctx context.Context, req resource.ReadRequest, r
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 }
 
-// Update only records settings that start nothing (wait_for_final_status,
+// Update only records settings that start nothing (wait,
 // timeouts): everything else starts a new job, by replacement.
 func (r *agentJobResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
 	var plan agentJobResourceModel

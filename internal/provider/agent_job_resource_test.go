@@ -68,7 +68,7 @@ func TestAccAgentJobResource_startsOneJobPerTrigger(t *testing.T) {
 			},
 			{
 				// Waiting only changes from now on: no job.
-				Config:           agentJobResourceConfig(mock, "1.0.0", "  wait_for_final_status = true"),
+				Config:           agentJobResourceConfig(mock, "1.0.0", "  wait = true"),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(agentJobResourceAddress, plancheck.ResourceActionUpdate)}},
 				Check:            expectJobsCreated(mock, "1.0.0"),
 			},
@@ -88,7 +88,7 @@ func TestAccAgentJobResource_waitsForThePullRequest(t *testing.T) {
 	resource.UnitTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testFactories(Options{}),
 		Steps: []resource.TestStep{{
-			Config: agentJobResourceConfig(mock, "2.0.0", "  wait_for_final_status = true\n  timeouts {\n    create = \"1m\"\n  }"),
+			Config: agentJobResourceConfig(mock, "2.0.0", "  wait = true\n  timeouts {\n    create = \"1m\"\n  }"),
 			ConfigStateChecks: []statecheck.StateCheck{
 				statecheck.ExpectKnownValue(agentJobResourceAddress, tfjsonpath.New("status"), knownvalue.StringExact("completed")),
 				statecheck.ExpectKnownValue(agentJobResourceAddress, tfjsonpath.New("pr_link"), knownvalue.StringExact(pr)),
@@ -106,7 +106,7 @@ func TestAccAgentJobResource_waitsForThePullRequest(t *testing.T) {
 func TestAccAgentJobResource_failedJobIsReplaced(t *testing.T) {
 	mock := newMock(t, mockapi.Config{})
 	mock.SetAgentJobScript("proj_1", mockapi.AgentStep{After: 300 * time.Millisecond, Job: mockapi.AgentJob{Status: mockapi.AgentFailed}})
-	config := agentJobResourceConfig(mock, "3.0.0", "  wait_for_final_status = true")
+	config := agentJobResourceConfig(mock, "3.0.0", "  wait = true")
 	resource.UnitTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testFactories(Options{}),
 		Steps: []resource.TestStep{
@@ -135,12 +135,12 @@ func TestAccAgentJobResource_timeoutContinuesTheSameJob(t *testing.T) {
 		ProtoV6ProviderFactories: testFactories(Options{}),
 		Steps: []resource.TestStep{
 			{
-				Config: agentJobResourceConfig(mock, "4.0.0", "  wait_for_final_status = true\n  timeouts {\n    create = \"1s\"\n  }"),
+				Config: agentJobResourceConfig(mock, "4.0.0", "  wait = true\n  timeouts {\n    create = \"1s\"\n  }"),
 				ExpectError: regexp.MustCompile(`(?s)Cannot follow the agent job.*timed\s+out\s+after\s+1s\s+\(limit\s+timeouts.create\s+=\s+1s\).*` +
 					`raise\s+timeouts.create`),
 			},
 			{
-				Config: agentJobResourceConfig(mock, "4.0.0", "  wait_for_final_status = true\n  timeouts {\n    create = \"1m\"\n  }"),
+				Config: agentJobResourceConfig(mock, "4.0.0", "  wait = true\n  timeouts {\n    create = \"1m\"\n  }"),
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue(agentJobResourceAddress, tfjsonpath.New("pr_link"), knownvalue.StringExact(pr)),
 				},

@@ -10,6 +10,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/client"
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/duration"
 )
 
 // agentJobRun is one prompt sent to an agent job, by the action or by the
@@ -81,15 +82,16 @@ func (d *providerData) runAgentJob(ctx context.Context, run agentJobRun, diags *
 
 	if run.wait {
 		wait := waitFailure{subject: fmt.Sprintf("agent job %s in project %s", job.ID, run.projectID), timeout: run.timeout, limit: run.limit,
-			onTimeout: fmt.Sprintf("The job keeps running on the server: raise %s, or follow it with the docsadmin_agent_job data source (id = %q)", run.timeout, job.ID),
-			onInterrupt: fmt.Sprintf("The job keeps running on the server: follow it with the docsadmin_agent_job data source (id = %q); %s",
-				job.ID, run.afterInterrupt)}
+			onTimeout: fmt.Sprintf("The job keeps running on the server: raise %s, or follow it with the docsadmin_agent_job data source (job_id = %q)", run.timeout, job.ID),
+			onInterrupt: fmt.Sprintf("The job keeps running on the server: follow it with the docsadmin_agent_job data source (job_id = %q); %s",
+				job.ID, run.afterInterrupt),
+			onGone: agentJobGone}
 		last, err := d.waitForAgentJob(ctx, run.projectID, job.ID, run.limit, job, progress.seen)
 		if last != nil {
 			job = last
 		}
 		if err != nil {
-			diags.AddError("Cannot follow the agent job", agentJobErrorDetail(wait, err))
+			diags.AddError("Cannot follow the agent job", wait.describe(err))
 			return job
 		}
 	}
@@ -130,6 +132,9 @@ func (d *providerData) agentJobCallError(diags *diag.Diagnostics, run agentJobRu
 	diags.AddError(summary, detail)
 }
 
+// agentJobGone says what to do about an agent job the API does not know.
+const agentJobGone = "Check the job id and the project id (shown on the dashboard's API keys page)"
+
 // tryAgain says when a rate-limited call may succeed: at the time the
 // Retry-After header gives, else within the hour that the limit counts.
 func (d *providerData) tryAgain(err error) string {
@@ -143,5 +148,5 @@ func (d *providerData) tryAgain(err error) string {
 // 2026-11-22T09:00:00Z (in 1h)".
 func (d *providerData) retryAt(wait time.Duration) string {
 	at := d.now().Add(wait).UTC().Truncate(time.Second)
-	return fmt.Sprintf("after %s (in %s)", at.Format(time.RFC3339), durationText(wait))
+	return fmt.Sprintf("after %s (in %s)", at.Format(time.RFC3339), duration.Written(wait.Round(time.Second)))
 }

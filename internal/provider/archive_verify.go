@@ -11,6 +11,7 @@ import (
 
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/archive"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/bundlelink"
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/duration"
 )
 
 // verifyArchive downloads the archive behind link once, streaming, and
@@ -64,9 +65,9 @@ func (f archiveFailure) explain(d *providerData, link string, err error) string 
 		}
 	case errors.Is(err, context.DeadlineExceeded) && f.timeout != nil:
 		text = fmt.Sprintf("%s failed: %s. It did not finish within %s = %s: raise it, for example %s = \"60m\"",
-			f.doing, err, f.timeout, durationText(f.limit), f.timeout)
+			f.doing, err, f.timeout, duration.Written(f.limit), f.timeout)
 	case errors.Is(err, context.DeadlineExceeded):
-		text = fmt.Sprintf("%s failed: %s. It did not finish within %s", f.doing, err, durationText(f.limit))
+		text = fmt.Sprintf("%s failed: %s. It did not finish within %s", f.doing, err, duration.Written(f.limit))
 	default:
 		text = fmt.Sprintf("%s failed: %s", f.doing, err)
 		if f.unreachable != "" {

@@ -144,24 +144,24 @@ func badInputs() []badInput {
 		{name: "data static_export job_id empty", config: badExportData(`  job_id = ""`), want: []string{"job_id =", "empty or blank", "Accepted: a non-empty identifier"}},
 
 		// data.docsadmin_agent_job.
-		{name: "data agent_job id empty", config: badAgentJob(`  id = ""
-  project_id = "proj_1"`), want: []string{"id =", "empty or blank", "Accepted: a non-empty identifier"}},
-		{name: "data agent_job project_id blank", config: badAgentJob(`  id = "job_1"
+		{name: "data agent_job job_id empty", config: badAgentJob(`  job_id = ""
+  project_id = "proj_1"`), want: []string{"job_id =", "empty or blank", "Accepted: a non-empty identifier"}},
+		{name: "data agent_job project_id blank", config: badAgentJob(`  job_id = "job_1"
   project_id = " "`), want: []string{"project_id =", "empty or blank"}},
-		{name: "data agent_job timeouts.read negative", config: badAgentJob(`  id = "job_1"
+		{name: "data agent_job timeouts.read negative", config: badAgentJob(`  job_id = "job_1"
   project_id = "proj_1"
-  wait_for_final_status = true
+  wait = true
   timeouts {
     read = "-1m"
   }`), want: []string{"read =", "below the minimum of 1s", "Accepted: a duration of at least 1s"}},
-		{name: "data agent_job timeouts.read without a unit", config: badAgentJob(`  id = "job_1"
+		{name: "data agent_job timeouts.read without a unit", config: badAgentJob(`  job_id = "job_1"
   project_id = "proj_1"
   timeouts {
     read = "10"
   }`), want: []string{"read =", "Time Duration", `"2h45m"`}},
-		{name: "data agent_job wait_for_final_status not a bool", config: badAgentJob(`  id = "job_1"
+		{name: "data agent_job wait not a bool", config: badAgentJob(`  job_id = "job_1"
   project_id = "proj_1"
-  wait_for_final_status = "maybe"`), want: []string{`"wait_for_final_status"`, "a bool is required"}},
+  wait = "maybe"`), want: []string{`"wait"`, "a bool is required"}},
 	}
 }
 

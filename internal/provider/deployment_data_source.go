@@ -24,7 +24,6 @@ type deploymentDataSource struct {
 }
 
 type deploymentDataModel struct {
-	ID        types.String `tfsdk:"id"`
 	ProjectID types.String `tfsdk:"project_id"`
 	deploymentStatusModel
 }
@@ -35,17 +34,18 @@ func (d *deploymentDataSource) Metadata(_ context.Context, req datasource.Metada
 
 func (d *deploymentDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
 	attrs := deploymentStatusDataSourceAttributes()
-	attrs["id"] = schema.StringAttribute{
-		MarkdownDescription: "Identifier of the deployment's status (the `statusId` of the update or preview call), such as `6743a1f0c2b4e5d6a7b8c9d0`.",
-		Required:            true,
-		Validators:          []validator.String{identifierValidator("deployment status id", "6743a1f0c2b4e5d6a7b8c9d0")},
+	attrs["status_id"] = schema.StringAttribute{
+		MarkdownDescription: "Identifier of the deployment's status (the `statusId` of the update or preview call), such as `6743a1f0c2b4e5d6a7b8c9d0`: " +
+			"the `status_id` of a `docsadmin_deployment` or `docsadmin_preview_deployment` resource.",
+		Required:   true,
+		Validators: []validator.String{identifierValidator("deployment status id", "6743a1f0c2b4e5d6a7b8c9d0")},
 	}
 	attrs["project_id"] = schema.StringAttribute{
 		MarkdownDescription: "Project the deployment belongs to, as the API reports it; null when not reported.",
 		Computed:            true,
 	}
 	resp.Schema = schema.Schema{
-		MarkdownDescription: "Reads a deployment update's or preview's status by its id: its status, the commit it built and the files that " +
+		MarkdownDescription: "Reads a deployment update's or preview's status by its `status_id`: its status, the commit it built and the files that " +
 			"commit changed. Reading a `failure` is not an error: the status is reported, and a `postcondition` can turn it into one.",
 		Attributes: attrs,
 	}
@@ -62,11 +62,11 @@ func (d *deploymentDataSource) Read(ctx context.Context, req datasource.ReadRequ
 		return
 	}
 	ctx = d.data.maskSecrets(ctx)
-	statusID := cfg.ID.ValueString()
+	statusID := cfg.StatusID.ValueString()
 	dep, err := d.data.client.GetDeployment(ctx, statusID)
 	if client.IsNotFound(err) {
 		resp.Diagnostics.AddError("Deployment not found",
-			fmt.Sprintf("There is no deployment status %s: %s. Check the id; the API may also have stopped keeping an old status.", statusID, err))
+			fmt.Sprintf("There is no deployment status %s: %s. Check status_id; the API may also have stopped keeping an old status.", statusID, err))
 		return
 	}
 	if err != nil {

@@ -6,16 +6,15 @@ import (
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
-	"github.com/hashicorp/terraform-plugin-framework-validators/mapvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
-	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/client"
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/duration"
 )
 
 var (
@@ -50,13 +49,8 @@ func (r *deploymentResource) Schema(ctx context.Context, _ resource.SchemaReques
 		Computed:            true,
 	}
 	attrs["project_id"] = projectIDAttribute("Project to deploy. Default: the provider's `project_id` (or `DOCSADMIN_PROJECT_ID`); one of them must be set. Changing it replaces the resource.")
-	attrs["triggers"] = schema.MapAttribute{
-		MarkdownDescription: "Arbitrary strings whose change deploys again, in place, for example `{ docs_commit = var.docs_commit }` to deploy " +
-			"every publication. Not sent to the API.",
-		ElementType: types.StringType,
-		Optional:    true,
-		Validators:  []validator.Map{mapvalidator.SizeAtLeast(1)},
-	}
+	attrs["triggers"] = triggersAttribute("Arbitrary strings whose change deploys again, in place, for example `{ docs_commit = var.docs_commit }` to deploy "+
+		"every publication. Not sent to the API.", false)
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "Deploys the project from its configured deployment branch and waits until the deployment ends: apply queues a " +
 			"deployment update, follows it until `success` or `failure`, and records the commit it built (`commit_sha`). A change of " +
@@ -67,8 +61,8 @@ func (r *deploymentResource) Schema(ctx context.Context, _ resource.SchemaReques
 			"timeouts": timeouts.Block(ctx, timeouts.Opts{
 				Create:            true,
 				Update:            true,
-				CreateDescription: "Longest wait for the first deployment to end, as a duration such as `45m`. Default: `30m`.",
-				UpdateDescription: "Longest wait for a new deployment (a change of `triggers`), or for one an earlier apply left unfinished, to end. Default: `30m`.",
+				CreateDescription: "Longest wait for the first deployment to end, as a duration such as `45m`. Default: `" + duration.Written(defaultDeploymentWait) + "`.",
+				UpdateDescription: "Longest wait for a new deployment (a change of `triggers`), or for one an earlier apply left unfinished, to end. Default: `" + duration.Written(defaultDeploymentWait) + "`.",
 			}),
 		},
 	}
@@ -231,19 +225,10 @@ func (r *deploymentResource) ModifyPlan(ctx context.Context, req resource.Modify
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
 }
 
-// redeployNeeded tells whether a new deployment is due: triggers changed,
-// or the recorded one failed.
+// redeployNeeded tells whether a new deployment is due: triggers changed
+// (an empty map being the same as none), or the recorded one failed.
 func redeployNeeded(planned, prior types.Map, last deploymentStatusModel) bool {
-	return !planned.Equal(prior) || last.status() == client.DeploymentFailure
-}
-
-// deploymentWaitFailure words a wait on a deployment bounded by the
-// resource's timeout called name.
-func deploymentWaitFailure(subject string, name timeoutName, limit time.Duration) waitFailure {
-	return waitFailure{subject: subject, timeout: name, limit: limit,
-		onTimeout: fmt.Sprintf("The deployment keeps running on the server and its status id is saved in state: run terraform apply again to "+
-			"continue waiting for it (no second deployment is queued), or raise the limit in the resource's timeouts block, for example %s = \"1h\"", string(name)),
-		onInterrupt: "The status id is saved in state: the next terraform apply continues waiting for the same deployment"}
+	return triggersChanged(planned, prior) || last.status() == client.DeploymentFailure
 }
 
 // deploymentResumeKey identifies a deployment by the API it runs on, its

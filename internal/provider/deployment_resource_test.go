@@ -383,16 +383,18 @@ func TestAccDeploymentDataSource_readsAStatus(t *testing.T) {
 	time.Sleep(700 * time.Millisecond) // past the deployment
 	const address = "data.docsadmin_deployment.docs"
 	checks := expectDeployed(address, commitV1, "main")
-	checks = append(checks[:len(checks)-2], statecheck.ExpectKnownValue(address, tfjsonpath.New("project_id"), knownvalue.StringExact(deployProject)))
+	checks = append(checks[:len(checks)-2],
+		statecheck.ExpectKnownValue(address, tfjsonpath.New("status_id"), knownvalue.StringExact(start.StatusID)),
+		statecheck.ExpectKnownValue(address, tfjsonpath.New("project_id"), knownvalue.StringExact(deployProject)))
 	resource.UnitTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testFactories(Options{}),
 		Steps: []resource.TestStep{
 			{
-				Config:            blockConfig(mock, "", `data "docsadmin_deployment" "docs"`, fmt.Sprintf("  id = %q", start.StatusID)),
+				Config:            blockConfig(mock, "", `data "docsadmin_deployment" "docs"`, fmt.Sprintf("  status_id = %q", start.StatusID)),
 				ConfigStateChecks: checks,
 			},
 			{
-				Config:      blockConfig(mock, "", `data "docsadmin_deployment" "docs"`, `  id = "0123456789abcdef01234567"`),
+				Config:      blockConfig(mock, "", `data "docsadmin_deployment" "docs"`, `  status_id = "0123456789abcdef01234567"`),
 				ExpectError: regexp.MustCompile(`(?s)Deployment not found.*no deployment status 0123456789abcdef01234567.*HTTP 404`),
 			},
 		},
@@ -400,7 +402,7 @@ func TestAccDeploymentDataSource_readsAStatus(t *testing.T) {
 	resource.UnitTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testFactories(Options{}),
 		Steps: []resource.TestStep{{
-			Config:      blockConfig(mock, "", `data "docsadmin_deployment" "docs"`, `  id = "a/b"`),
+			Config:      blockConfig(mock, "", `data "docsadmin_deployment" "docs"`, `  status_id = "a/b"`),
 			PlanOnly:    true,
 			ExpectError: regexp.MustCompile(`(?s)Invalid deployment status id.*"a/b" contains a character`),
 		}},

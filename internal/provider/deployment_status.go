@@ -47,7 +47,7 @@ type deploymentStatusModel struct {
 // deploymentStatusDescriptions document the attributes of deploymentStatusModel.
 var deploymentStatusDescriptions = map[string]string{
 	"status_id": "Identifier of the deployment's status, as `POST /v1/project/update/{projectId}` (or the preview call) returned it; " +
-		"the `id` of the `docsadmin_deployment` data source.",
+		"the `status_id` that reads it with the `docsadmin_deployment` data source.",
 	"status": "Last seen status: `queued`, `in_progress`, `success` or `failure` (other values the API may add are passed through, " +
 		"and are not final).",
 	"commit_sha":     "Commit the deployment built, as the API reports it. Null while the API does not say (it may not while the deployment is queued).",
@@ -136,14 +136,6 @@ func (m deploymentStatusModel) status() client.DeploymentStatus {
 	return client.DeploymentStatus(m.Status.ValueString())
 }
 
-// optionalString is null for an empty string: a value the API left out.
-func optionalString(s string) types.String {
-	if s == "" {
-		return types.StringNull()
-	}
-	return types.StringValue(s)
-}
-
 // stringList is a list of strings; null when not present.
 func stringList(items []string, present bool) types.List {
 	if !present {
@@ -222,16 +214,10 @@ func (d *providerData) followDeployment(ctx context.Context, f deploymentFollow,
 
 // deploymentWaitError words a wait on a deployment that did not end.
 func deploymentWaitError(wait waitFailure, err error) string {
-	if text, ok := wait.explain(err); ok {
-		return text
-	}
 	if text, ok := endedUnknown(err); ok {
 		return text
 	}
-	if client.IsNotFound(err) {
-		return fmt.Sprintf("%s disappeared while being awaited: %s. The API may no longer keep it; run terraform apply again to deploy again.", wait.subject, err)
-	}
-	return fmt.Sprintf("Reading %s failed: %s", wait.subject, withHint(err))
+	return wait.describe(err)
 }
 
 // deploymentFailure words a deployment that ended in failure: the API's
@@ -291,4 +277,14 @@ func deploymentStartError(what string, err error) string {
 		return fmt.Sprintf("Requesting %s failed: %s. Check project_id (shown on the dashboard's API keys page).", what, err)
 	}
 	return fmt.Sprintf("Requesting %s failed: %s", what, withHint(err))
+}
+
+// deploymentWaitFailure words a wait on a deployment bounded by the
+// resource's timeout called name.
+func deploymentWaitFailure(subject string, name timeoutName, limit time.Duration) waitFailure {
+	return waitFailure{subject: subject, timeout: name, limit: limit,
+		onTimeout: fmt.Sprintf("The deployment keeps running on the server and its status id is saved in state: run terraform apply again to "+
+			"continue waiting for it (no second deployment is queued), or raise the limit in the resource's timeouts block, for example %s = \"1h\"", string(name)),
+		onInterrupt: "The status id is saved in state: the next terraform apply continues waiting for the same deployment",
+		onGone:      "The API may no longer keep it: run terraform apply again to deploy again"}
 }

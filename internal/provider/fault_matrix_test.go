@@ -401,7 +401,7 @@ func faultRows() []faultRow {
 			export: mockapi.ExportBehavior{Duration: 10 * time.Second},
 			during: faultAfterFirstPoll(func(m *mockapi.Server) { m.DeleteExportJob(faultJobID(m)) }),
 			wantErr: []string{
-				"export job {job} disappeared while being awaited", "GET /v1/static-export/jobs/{job}", "HTTP 404",
+				"the API has no export job {job}", "It disappeared while being awaited", "GET /v1/static-export/jobs/{job}", "HTTP 404",
 				"static export job {job} not found", "terraform apply again",
 			},
 		},

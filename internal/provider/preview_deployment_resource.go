@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
-	"github.com/hashicorp/terraform-plugin-framework-validators/mapvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
@@ -19,6 +18,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/client"
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/duration"
 )
 
 var (
@@ -66,12 +66,7 @@ func (r *previewDeploymentResource) Schema(ctx context.Context, _ resource.Schem
 		Validators:          []validator.String{notBlankValidator()},
 		PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()},
 	}
-	attrs["triggers"] = schema.MapAttribute{
-		MarkdownDescription: "Arbitrary strings whose change rebuilds the preview, in place, for example `{ head = var.branch_head }`. Not sent to the API.",
-		ElementType:         types.StringType,
-		Optional:            true,
-		Validators:          []validator.Map{mapvalidator.SizeAtLeast(1)},
-	}
+	attrs["triggers"] = triggersAttribute("Arbitrary strings whose change rebuilds the preview, in place, for example `{ head = var.branch_head }`. Not sent to the API.", false)
 	attrs["wait"] = schema.BoolAttribute{
 		MarkdownDescription: "Whether apply waits until the build ends (`success` or `failure`, within the `timeouts`), and fails on a failed build. " +
 			"With `false` apply ends once the build is queued, with `status` `queued`; refresh reads the status then. Default: `true`.",
@@ -92,8 +87,8 @@ func (r *previewDeploymentResource) Schema(ctx context.Context, _ resource.Schem
 			"timeouts": timeouts.Block(ctx, timeouts.Opts{
 				Create:            true,
 				Update:            true,
-				CreateDescription: "Longest wait for the first build when `wait` is true, as a duration such as `20m`. Default: `30m`.",
-				UpdateDescription: "Longest wait for a rebuild when `wait` is true. Default: `30m`.",
+				CreateDescription: "Longest wait for the first build when `wait` is true, as a duration such as `20m`. Default: `" + duration.Written(defaultDeploymentWait) + "`.",
+				UpdateDescription: "Longest wait for a rebuild when `wait` is true. Default: `" + duration.Written(defaultDeploymentWait) + "`.",
 			}),
 		},
 	}

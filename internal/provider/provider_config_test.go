@@ -16,7 +16,7 @@ import (
 
 const readJobConfig = `
 data "docsadmin_agent_job" "job" {
-  id         = "job_1"
+  job_id     = "job_1"
   project_id = "proj_1"
 }
 `

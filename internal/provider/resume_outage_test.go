@@ -61,8 +61,8 @@ func TestAccFaultMatrix_outageDuringResume(t *testing.T) {
 		pr := "https://github.com/example/docs/pull/46"
 		mock.SetAgentJobScript("proj_1", mockapi.AgentStep{After: 4 * time.Second, Job: mockapi.AgentJob{Status: mockapi.AgentCompleted, PRLink: &pr}})
 		steps := outageDuringResume(t, mockapi.EndpointGetAgentJob,
-			agentJobResourceConfig(mock, "5.0.0", "  wait_for_final_status = true\n  timeouts {\n    create = \"1s\"\n  }"),
-			agentJobResourceConfig(mock, "5.0.0", "  wait_for_final_status = true\n  timeouts {\n    create = \"1m\"\n  }"),
+			agentJobResourceConfig(mock, "5.0.0", "  wait = true\n  timeouts {\n    create = \"1s\"\n  }"),
+			agentJobResourceConfig(mock, "5.0.0", "  wait = true\n  timeouts {\n    create = \"1m\"\n  }"),
 			`timed\s+out`, func() int { return len(mock.AgentJobsCreated("proj_1")) })(mock)
 		resource.UnitTest(t, resource.TestCase{ProtoV6ProviderFactories: testFactories(Options{}), Steps: steps})
 	})
@@ -104,7 +104,7 @@ func TestAccAgentJobResource_unknownArchivedStatusEndsTheWait(t *testing.T) {
 	resource.UnitTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testFactories(Options{}),
 		Steps: []resource.TestStep{{
-			Config:      agentJobResourceConfig(mock, "6.0.0", "  wait_for_final_status = true\n  timeouts {\n    create = \"90s\"\n  }"),
+			Config:      agentJobResourceConfig(mock, "6.0.0", "  wait = true\n  timeouts {\n    create = \"90s\"\n  }"),
 			ExpectError: regexp.MustCompile(`(?s)ended\s+with\s+status\s+"canceled",\s+which\s+the\s+provider\s+does\s+not\s+know.*archivedAt`),
 		}},
 	})

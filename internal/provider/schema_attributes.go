@@ -1,11 +1,16 @@
 package provider
 
 import (
+	"context"
+
+	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/mapplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
 )
 
 // Resource attributes that several resources define alike: one definition
@@ -55,4 +60,62 @@ func keptInt64Attribute(description string) schema.Int64Attribute {
 		Computed:            true,
 		PlanModifiers:       []planmodifier.Int64{int64planmodifier.UseStateForUnknown()},
 	}
+}
+
+// triggersAttribute is a map of arbitrary strings whose change starts new
+// work. An empty map, a module's usual default, means the same as leaving it
+// unset: switching between the two plans no change (unsetTriggers), and
+// triggersChanged compares them as equal. With replace, a change replaces
+// the resource; otherwise the resource's ModifyPlan asks triggersChanged.
+func triggersAttribute(description string, replace bool) schema.MapAttribute {
+	modifiers := []planmodifier.Map{unsetTriggers{}}
+	if replace {
+		modifiers = append(modifiers, mapplanmodifier.RequiresReplaceIf(
+			func(_ context.Context, req planmodifier.MapRequest, resp *mapplanmodifier.RequiresReplaceIfFuncResponse) {
+				resp.RequiresReplace = triggersChanged(req.PlanValue, req.StateValue)
+			},
+			"A change of triggers replaces the resource; an empty map is the same as none.",
+			"A change of `triggers` replaces the resource; an empty map is the same as none."))
+	}
+	return schema.MapAttribute{
+		MarkdownDescription: description + " An empty map (`{}`) is the same as leaving it unset.",
+		ElementType:         types.StringType,
+		Optional:            true,
+		Computed:            true,
+		PlanModifiers:       modifiers,
+	}
+}
+
+// triggersChanged tells whether triggers differ, an empty map being the
+// same as none. A map not known yet may differ.
+func triggersChanged(planned, prior types.Map) bool {
+	if planned.IsUnknown() || prior.IsUnknown() {
+		return true
+	}
+	if len(planned.Elements()) == 0 && len(prior.Elements()) == 0 {
+		return false
+	}
+	return !planned.Equal(prior)
+}
+
+// unsetTriggers plans unset triggers as none: the prior value when it held
+// none (null or an empty map, so that neither form plans a change), else an
+// empty map. Triggers the configuration sets are planned as set.
+type unsetTriggers struct{}
+
+func (unsetTriggers) Description(context.Context) string {
+	return "Unset triggers are planned as an empty map, or as the prior value when it held none."
+}
+
+func (m unsetTriggers) MarkdownDescription(ctx context.Context) string { return m.Description(ctx) }
+
+func (unsetTriggers) PlanModifyMap(_ context.Context, req planmodifier.MapRequest, resp *planmodifier.MapResponse) {
+	if !req.ConfigValue.IsNull() {
+		return
+	}
+	if !req.State.Raw.IsNull() && !req.StateValue.IsUnknown() && len(req.StateValue.Elements()) == 0 {
+		resp.PlanValue = req.StateValue
+		return
+	}
+	resp.PlanValue = types.MapValueMust(types.StringType, map[string]attr.Value{})
 }

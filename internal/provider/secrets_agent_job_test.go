@@ -39,7 +39,7 @@ func TestAccSecrets_promptAndBuildLogsNeverShown(t *testing.T) {
 	config := providerConfig(mock, `project_id = "proj_1"`) + `
 resource "docsadmin_agent_job" "docs" {
   prompt                = "` + prompt + `"
-  wait_for_final_status = true
+  wait = true
 }
 
 resource "docsadmin_deployment" "docs" {

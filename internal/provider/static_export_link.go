@@ -144,11 +144,7 @@ func linkFailure(jobID string, wait waitFailure, err error) string {
 	if errors.As(err, &notReady) {
 		err, lastAnswer = notReady.wait, ". The API's last answer: "+notReady.answer.Error()
 	}
-	if text, ok := wait.explain(err); ok {
-		return text + lastAnswer
-	}
-	if client.IsNotFound(err) {
-		return fmt.Sprintf("export job %s disappeared before its link was generated: %s. The API may have stopped retaining it; start a new export", jobID, err)
-	}
-	return fmt.Sprintf("generating a link for export job %s failed: %s", jobID, withHint(err))
+	wait.onGone = "It disappeared before its link was generated; the API may have stopped retaining it: start a new export"
+	wait.call = "generating a link for export job " + jobID
+	return wait.describe(err) + lastAnswer
 }

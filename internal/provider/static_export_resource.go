@@ -93,15 +93,11 @@ func (r *staticExportResource) Schema(ctx context.Context, _ resource.SchemaRequ
 				},
 				PlanModifiers: []planmodifier.List{listplanmodifier.RequiresReplace()},
 			},
-			"triggers": schema.MapAttribute{
-				MarkdownDescription: "Arbitrary strings whose change starts a new export, in place, for example `{ docs_commit = var.docs_commit }` " +
-					"to re-export whenever new content is published. Not sent to the API; unset and `{}` are the same. " +
-					"When they are not known until apply, such as a deployment's `commit_sha` while it deploys, the plan shows an update that may export: " +
-					"during apply, once they are known, the export runs again only if they differ, so a redeployment of the same commit exports nothing. " +
-					"After an import, the configuration's `triggers` are taken over at the first apply without exporting.",
-				ElementType: types.StringType,
-				Optional:    true,
-			},
+			"triggers": triggersAttribute("Arbitrary strings whose change starts a new export, in place, for example `{ docs_commit = var.docs_commit }` "+
+				"to re-export whenever new content is published. Not sent to the API. "+
+				"When they are not known until apply, such as a deployment's `commit_sha` while it deploys, the plan shows an update that may export: "+
+				"during apply, once they are known, the export runs again only if they differ, so a redeployment of the same commit exports nothing. "+
+				"After an import, the configuration's `triggers` are taken over at the first apply without exporting.", false),
 			"renew_before": schema.StringAttribute{
 				MarkdownDescription: "How long before `bundle_expires_at` a plan renews the link in place (same export, new link), as a duration such as `30m` or `12h`; " +
 					"`0s` renews only expired links. A value you set is honoured as written; a plan warns when it is at least the link's lifetime, because then every plan renews. " +
@@ -109,13 +105,9 @@ func (r *staticExportResource) Schema(ctx context.Context, _ resource.SchemaRequ
 				Optional:   true,
 				Validators: []validator.String{durationValidator(0)},
 			},
-			"renew_triggers": schema.MapAttribute{
-				MarkdownDescription: "Arbitrary strings whose change renews the link now, in place, for the same export: the counterpart of `triggers`, which exports again. " +
-					"For example `{ rotated = \"2026-11-23\" }` to replace a link that leaked. Not sent to the API; unset and `{}` are the same, " +
-					"and the first plan after an import takes the configuration's `renew_triggers` over without renewing.",
-				ElementType: types.StringType,
-				Optional:    true,
-			},
+			"renew_triggers": triggersAttribute("Arbitrary strings whose change renews the link now, in place, for the same export: the counterpart of `triggers`, which exports again. "+
+				"For example `{ rotated = \"2026-11-23\" }` to replace a link that leaked. Not sent to the API. "+
+				"After an import, the configuration's `renew_triggers` are taken over at the first apply without renewing.", false),
 			"verify_archive": schema.BoolAttribute{
 				MarkdownDescription: "Whether the provider downloads the archive once when an export completes (create, re-export, import, resume) and refuses one a " +
 					"deployment could not serve: truncated or corrupt, not a gzip'd tar, no `index.html` at its root, or entries that would escape the directory they are " +
@@ -392,7 +384,7 @@ func (r *staticExportResource) Update(ctx context.Context, req resource.UpdateRe
 	r.data.knowExport(state)
 	if plan.JobID.IsUnknown() {
 		// Planned by planExportAgain, with triggers known now.
-		if planTriggers(plan, state, wasImported(ctx, req.Private)) == triggersChanged {
+		if planTriggers(plan, state, wasImported(ctx, req.Private)) == triggersNewExport {
 			inputs, diags := plan.inputs(ctx)
 			resp.Diagnostics.Append(diags...)
 			if !diags.HasError() {
@@ -488,9 +480,9 @@ func (r *staticExportResource) ImportState(ctx context.Context, req resource.Imp
 		Domain:        types.StringValue(domain),
 		Version:       types.StringNull(),
 		Paths:         types.ListNull(types.StringType),
-		Triggers:      types.MapNull(types.StringType),
+		Triggers:      noTriggers,
 		RenewBefore:   types.StringNull(),
-		RenewTriggers: types.MapNull(types.StringType),
+		RenewTriggers: noTriggers,
 		VerifyArchive: types.BoolValue(true),
 		Timeouts:      timeouts.Value{Object: types.ObjectNull(timeoutsAttrTypes)},
 	}
@@ -541,7 +533,7 @@ func (r *staticExportResource) ModifyPlan(ctx context.Context, req resource.Modi
 	}
 
 	imported := wasImported(ctx, req.Private)
-	if change := planTriggers(plan, state, imported); change == triggersChanged || change == triggersAtApply {
+	if change := planTriggers(plan, state, imported); change == triggersNewExport || change == triggersAtApply {
 		planExportAgain(&plan, state, change, &resp.Diagnostics)
 		resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
 		return
@@ -582,7 +574,7 @@ func (w linkWork) any() bool { return w.unfinished || w.verify || w.link }
 func (r *staticExportResource) linkWork(plan, state staticExportModel, imported bool, issuedAt *time.Time) linkWork {
 	unfinished := state.Status.ValueString() != string(client.ExportCompleted)
 	unverified := !unfinished && state.ArchiveSHA256.IsNull()
-	renewNow := !sameStrings(plan.RenewTriggers, state.RenewTriggers) && !(imported && state.RenewTriggers.IsNull())
+	renewNow := triggersChanged(plan.RenewTriggers, state.RenewTriggers) && !(imported && len(state.RenewTriggers.Elements()) == 0)
 	due := state.BundleURL.IsNull() || state.ReadyForRenewal.ValueBool() || renewalDue(plan, r.clock.Now(), issuedAt)
 	w := linkWork{unfinished: unfinished, verify: (unfinished || unverified) && plan.verifies(), link: renewNow || due}
 	if w.unfinished || w.verify {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/client"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/clock"
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/duration"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/poll"
 )
 
@@ -33,7 +33,7 @@ type startQuotaError struct {
 
 func (e *startQuotaError) Error() string {
 	return fmt.Sprintf("the API limits how many exports may be started (the project-scoped revision allows 10 per organization an hour) "+
-		"and asks to start again %s, which is beyond the %s this operation has left: %s", e.retryAt, durationText(e.left), e.answer)
+		"and asks to start again %s, which is beyond the %s this operation has left: %s", e.retryAt, duration.Written(e.left.Round(time.Second)), e.answer)
 }
 
 func (e *startQuotaError) Unwrap() error { return e.answer }
@@ -80,7 +80,7 @@ func (d *providerData) waitForStartQuota(ctx context.Context, err error) error {
 			return poll.Permanent(&startQuotaError{answer: err, retryAt: d.retryAt(wait), left: left})
 		}
 	}
-	tflog.Info(ctx, "the API answered 429 to the start; waiting for its Retry-After", map[string]any{"retry_after": durationText(wait)})
+	tflog.Info(ctx, "the API answered 429 to the start; waiting for its Retry-After", map[string]any{"retry_after": duration.Written(wait)})
 	if sleepErr := clock.Sleep(ctx, d.clock, wait); sleepErr != nil {
 		return poll.Permanent(err)
 	}
@@ -161,17 +161,4 @@ func warnWholeProject(diags *diag.Diagnostics, m staticExportModel, r client.Exp
 				"every page of its latest published version, whatever version and paths say. Remove "+setting.name+
 				", or pin static_export_revision = \"domain\" if the API still serves the revision that exports a domain.")
 	}
-}
-
-// durationText writes a duration as a user writes one, to the second:
-// "1h", "10m", "1h30m5s".
-func durationText(d time.Duration) string {
-	text := d.Round(time.Second).String()
-	if strings.HasSuffix(text, "m0s") {
-		text = strings.TrimSuffix(text, "0s")
-	}
-	if strings.HasSuffix(text, "h0m") {
-		text = strings.TrimSuffix(text, "0m")
-	}
-	return text
 }

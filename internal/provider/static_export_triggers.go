@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -23,6 +24,10 @@ import (
 //     so the configuration's are taken over in place (privateImported).
 // An unset map and an empty one ({}, a module's default) are the same.
 
+// noTriggers is an import's triggers and renew_triggers: none, in the form
+// the plan gives unset triggers (unsetTriggers).
+var noTriggers = types.MapValueMust(types.StringType, map[string]attr.Value{})
+
 // privateImported marks a state written by an import and not yet planned
 // against the configuration.
 const privateImported = "imported"
@@ -31,8 +36,8 @@ const privateImported = "imported"
 type triggersChange int
 
 const (
-	triggersSame      triggersChange = iota // nothing: exported with these
-	triggersChanged                         // a new export, in place
+	triggersKept      triggersChange = iota // nothing: exported with these
+	triggersNewExport                       // a new export, in place
 	triggersAtApply                         // decided during apply, in place
 	triggersTakenOver                       // recorded after an import, in place
 )
@@ -42,12 +47,12 @@ func planTriggers(plan, state staticExportModel, imported bool) triggersChange {
 	switch {
 	case !knownStrings(plan.Triggers):
 		return triggersAtApply
-	case sameStrings(plan.Triggers, state.Triggers):
-		return triggersSame
-	case imported && state.Triggers.IsNull():
+	case !triggersChanged(plan.Triggers, state.Triggers):
+		return triggersKept
+	case imported && len(state.Triggers.Elements()) == 0:
 		return triggersTakenOver
 	}
-	return triggersChanged
+	return triggersNewExport
 }
 
 // knownStrings reports a map whose every value is known.
@@ -61,15 +66,6 @@ func knownStrings(m types.Map) bool {
 		}
 	}
 	return true
-}
-
-// sameStrings compares two known maps of strings, an unset one equal to an
-// empty one.
-func sameStrings(a, b types.Map) bool {
-	if len(a.Elements()) == 0 && len(b.Elements()) == 0 {
-		return true
-	}
-	return a.Equal(b)
 }
 
 // planExportAgain plans an update in place that exports again, or may:

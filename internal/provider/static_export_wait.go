@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -20,18 +21,8 @@ func exportWait(subject string, name timeoutName, limit time.Duration) waitFailu
 		onTimeout: fmt.Sprintf("The job keeps running on the server and its id is saved in state: run terraform apply again to continue with the same job "+
 			"(no second export is started), or raise the limit in the resource's timeouts block, for example %s = \"2h\"", string(name)),
 		onInterrupt: "The job id is saved in state: the next terraform apply continues with the same job",
+		onGone:      "It disappeared while being awaited; the API may have expired it: run terraform apply again to start a new export",
 	}
-}
-
-// exportError explains a failed wait on an export job.
-func (w waitFailure) exportError(err error) error {
-	if text, ok := w.explain(err); ok {
-		return fmt.Errorf("%s", text)
-	}
-	if client.IsNotFound(err) {
-		return fmt.Errorf("%s disappeared while being awaited: %s. The API may have expired it; run terraform apply again to start a new export", w.subject, err)
-	}
-	return fmt.Errorf("reading %s failed: %s", w.subject, withHint(err))
 }
 
 // waitForCompletion polls an export job until it completes or fails. seen,
@@ -62,7 +53,7 @@ func (r *staticExportResource) waitForCompletion(ctx context.Context, jobID stri
 		_, err = poll.Until(ctx, policy, check)
 	}
 	if err != nil {
-		return last, exportWait("export job "+jobID, name, limit).exportError(err)
+		return last, errors.New(exportWait("export job "+jobID, name, limit).describe(err))
 	}
 	if last.Status == client.ExportFailed {
 		return last, fmt.Errorf("export job %s failed: %s. Fix the cause and run terraform apply again: the failed job is not resumed, a new export is started", jobID, failureReason(last, r.data.sanitizer))

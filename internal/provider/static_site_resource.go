@@ -24,6 +24,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/archive"
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/duration"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/publish"
 )
 
@@ -179,8 +180,8 @@ func (r *staticSiteResource) Schema(ctx context.Context, _ resource.SchemaReques
 			"timeouts": timeouts.Block(ctx, timeouts.Opts{
 				Create:            true,
 				Update:            true,
-				CreateDescription: "Longest time for generating the link, downloading, unpacking and publishing the site, as a duration such as `45m`. Default: `30m`.",
-				UpdateDescription: "Longest time for publishing a new export's site or restoring the site (a fresh link and one download). Default: `30m`.",
+				CreateDescription: "Longest time for generating the link, downloading, unpacking and publishing the site, as a duration such as `45m`. Default: `" + duration.Written(defaultSiteTimeout) + "`.",
+				UpdateDescription: "Longest time for publishing a new export's site or restoring the site (a fresh link and one download). Default: `" + duration.Written(defaultSiteTimeout) + "`.",
 			}),
 		},
 	}

@@ -41,6 +41,11 @@ type upgradeCase struct {
 	// config is the root module both builds apply; "provider" settings come
 	// from the environment.
 	config string
+	// mock configures the mock both builds apply against.
+	mock mockapi.Config
+	// renamedConfig, when set, is config as a user rewrites it for this
+	// build after a rename, before the first plan with it.
+	renamedConfig string
 	// domains are the domains of the exports config starts: each is
 	// exported once, by the earlier build, and never again.
 	domains []string
@@ -98,6 +103,34 @@ resource "docsadmin_static_export_file" "copy" {
 		domains:     []string{"docs.example.com"},
 		hadIdentity: true,
 	},
+	{
+		rev: "3a753a1",
+		what: "the last revision before docsadmin_agent_job's schema version 1: wait was named wait_for_final_status " +
+			"(the state upgrader carries its value over)",
+		config:        upgradeRequiredProviders + upgradeAgentJobConfig("wait_for_final_status"),
+		renamedConfig: upgradeRequiredProviders + upgradeAgentJobConfig("wait"),
+		// The job completes soon, so that the earlier build's wait ends.
+		mock:        mockapi.Config{AgentJobOutcome: mockapi.AgentCompleted, AgentJobDuration: time.Second},
+		domains:     []string{"docs.example.com"},
+		hadIdentity: true,
+	},
+}
+
+// upgradeAgentJobConfig is an export and an agent job that waits for its
+// final status, with the wait attribute named wait.
+func upgradeAgentJobConfig(wait string) string {
+	return fmt.Sprintf(`
+resource "docsadmin_static_export" "site" {
+  domain = "docs.example.com"
+}
+
+resource "docsadmin_agent_job" "fix" {
+  project_id = "proj_1"
+  prompt     = "Fix the typos"
+  triggers   = { release = "1.0.0" }
+  %s = true
+}
+`, wait)
 }
 
 const upgradeRequiredProviders = `terraform {
@@ -158,7 +191,7 @@ func testUpgrade(t *testing.T, c upgradeCase, currentInst tfrunner.Installation,
 		t.Fatal(err)
 	}
 
-	mock := newMock(t, mockapi.Config{})
+	mock := newMock(t, c.mock)
 	env := map[string]string{"DOCSADMIN_BASE_URL": mock.URL, "DOCSADMIN_API_KEY": mock.APIKey}
 	work := t.TempDir()
 	writeFile(t, filepath.Join(work, "main.tf"), c.config)
@@ -205,6 +238,9 @@ func testUpgrade(t *testing.T, c upgradeCase, currentInst tfrunner.Installation,
 	}
 	if said := out.String(); !strings.Contains(said, "docsadmin/docsadmin v"+upgradeVersion) {
 		t.Fatalf("init -upgrade did not install %s:\n%s", upgradeVersion, said)
+	}
+	if c.renamedConfig != "" {
+		writeFile(t, filepath.Join(work, "main.tf"), c.renamedConfig)
 	}
 	tf, err = upgraded.Workdir(work, env)
 	if err != nil {

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/duration"
 )
 
 // Each check below returns a sentence saying what is wrong and what would be
@@ -140,7 +142,7 @@ func durationProblem(s string, minimum time.Duration) string {
 		if minimum == 0 {
 			return fmt.Sprintf("%q is negative. Accepted: zero or a positive duration, such as 0s, 15m or 2h.", s)
 		}
-		return fmt.Sprintf("%q is below the minimum of %s. Accepted: a duration of at least %s, such as 30s, 15m or 2h.", s, minimum, minimum)
+		return fmt.Sprintf("%q is below the minimum of %s. Accepted: a duration of at least %s, such as 30s, 15m or 2h.", s, duration.Written(minimum), duration.Written(minimum))
 	}
 	return ""
 }
@@ -199,7 +201,7 @@ func pagePathValidator() validator.String {
 func durationValidator(minimum time.Duration) validator.String {
 	return stringCheck{
 		summary:     "Invalid duration",
-		description: fmt.Sprintf("must be a duration of at least %s", minimum),
+		description: "must be a duration of at least " + duration.Written(minimum),
 		check:       func(s string) string { return durationProblem(s, minimum) },
 	}
 }

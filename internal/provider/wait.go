@@ -15,6 +15,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/client"
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/duration"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/poll"
 )
 
@@ -65,7 +66,7 @@ func (l *statusLog) note(ctx context.Context, obs poll.Observation) {
 	if l.seen && obs.Status == l.last {
 		return
 	}
-	fields := map[string]any{"status": obs.Status, "waited": l.now().Sub(l.start).Round(time.Second).String()}
+	fields := map[string]any{"status": obs.Status, "waited": duration.Written(l.now().Sub(l.start).Round(time.Second))}
 	maps.Copy(fields, l.fields)
 	msg := fmt.Sprintf("%s is %s", l.subject, shownStatus(obs.Status))
 	if l.seen {
@@ -97,6 +98,29 @@ type waitFailure struct {
 	limit       time.Duration // its value
 	onTimeout   string        // what to do when the limit was reached
 	onInterrupt string        // what to do after an interrupt; may be empty
+	// onGone says what to do when the API says the subject does not
+	// exist: a sentence that follows "the API has no <subject>".
+	onGone string
+	// call is what each poll does, such as "generating a link for export
+	// job se_1"; empty, "reading <subject>".
+	call string
+}
+
+// describe words any error that ended the wait, in one shape for every
+// wait: its own end (explain), the API saying that the subject does not
+// exist (onGone), or a call that failed.
+func (w waitFailure) describe(err error) string {
+	if text, ok := w.explain(err); ok {
+		return text
+	}
+	if client.IsNotFound(err) {
+		return fmt.Sprintf("the API has no %s: %s. %s", w.subject, err, w.onGone)
+	}
+	call := w.call
+	if call == "" {
+		call = "reading " + w.subject
+	}
+	return fmt.Sprintf("%s failed: %s", call, withHint(err))
 }
 
 // explain describes err when it ended the wait itself: the limit was reached,
@@ -108,17 +132,17 @@ func (w waitFailure) explain(err error) (string, bool) {
 	switch {
 	case errors.As(err, &timeout) && errors.Is(err, context.DeadlineExceeded):
 		return fmt.Sprintf("waiting for %s timed out after %s (limit %s = %s); last seen: %s%s. %s",
-			w.subject, timeout.Waited.Round(time.Second), w.timeout, w.limit, lastSeen(timeout.Last, timeout.Seen), lastFailure(timeout.LastErr), w.onTimeout), true
+			w.subject, duration.Written(timeout.Waited.Round(time.Second)), w.timeout, duration.Written(w.limit), lastSeen(timeout.Last, timeout.Seen), lastFailure(timeout.LastErr), w.onTimeout), true
 	case errors.As(err, &timeout):
 		text := fmt.Sprintf("waiting for %s was interrupted after %s; last seen: %s",
-			w.subject, timeout.Waited.Round(time.Second), lastSeen(timeout.Last, timeout.Seen))
+			w.subject, duration.Written(timeout.Waited.Round(time.Second)), lastSeen(timeout.Last, timeout.Seen))
 		if w.onInterrupt != "" {
 			text += ". " + w.onInterrupt
 		}
 		return text, true
 	case errors.As(err, &budget):
 		return fmt.Sprintf("reading %s failed %d times in a row over %s; last seen: %s; last error: %s",
-			w.subject, budget.Errors, budget.Waited.Round(time.Second), lastSeen(budget.Last, budget.Seen), withHint(budget.Err)), true
+			w.subject, budget.Errors, duration.Written(budget.Waited.Round(time.Second)), lastSeen(budget.Last, budget.Seen), withHint(budget.Err)), true
 	}
 	return "", false
 }

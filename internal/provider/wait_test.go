@@ -1,10 +1,15 @@
 package provider
 
 import (
+	"context"
+	"errors"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/client"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/clock"
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/poll"
 )
 
 func TestQuickLookOnlyWhileRequestsAreNotPaced(t *testing.T) {
@@ -20,5 +25,31 @@ func TestQuickLookOnlyWhileRequestsAreNotPaced(t *testing.T) {
 		if got := d.pollPolicy(nil).QuickLook; got != tc.want {
 			t.Errorf("requests_per_second %v: QuickLook = %v, want %v", tc.ceiling, got, tc.want)
 		}
+	}
+}
+
+// A failed wait shows its durations as a configuration writes them: 10m,
+// 1h30m, never 10m0s.
+func TestWaitFailureWritesDurationsAsWritten(t *testing.T) {
+	w := waitFailure{subject: "agent job aj_1", timeout: timeoutCreate, limit: 90 * time.Minute, onTimeout: "Raise it."}
+	for _, tc := range []struct {
+		err  error
+		want string
+	}{
+		{&poll.TimeoutError{Cause: context.DeadlineExceeded, Waited: 90*time.Minute + 200*time.Millisecond},
+			"timed out after 1h30m (limit timeouts.create = 1h30m)"},
+		{&poll.TimeoutError{Cause: context.Canceled, Waited: 10 * time.Minute}, "was interrupted after 10m;"},
+		{&poll.ErrorBudgetError{Errors: 5, Waited: time.Hour, Err: errors.New("503")}, "failed 5 times in a row over 1h;"},
+	} {
+		text, ok := w.explain(tc.err)
+		if !ok || !strings.Contains(text, tc.want) {
+			t.Errorf("explain(%v) = %q, want it to contain %q", tc.err, text, tc.want)
+		}
+		if strings.Contains(text, "m0s") || strings.Contains(text, "h0m") {
+			t.Errorf("explain(%v) = %q shows a duration as time.Duration.String writes it", tc.err, text)
+		}
+	}
+	if got := durationProblem("0s", time.Minute); !strings.Contains(got, "minimum of 1m. Accepted: a duration of at least 1m,") {
+		t.Errorf("durationProblem = %q, want the minimum written as 1m", got)
 	}
 }

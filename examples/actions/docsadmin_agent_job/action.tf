@@ -6,9 +6,9 @@ variable "release_version" {
 
 action "docsadmin_agent_job" "update_docs" {
   config {
-    prompt                = "Update the documentation for release ${var.release_version}: describe what changed and update the examples."
-    wait_for_final_status = true
-    timeout               = "30m"
+    prompt  = "Update the documentation for release ${var.release_version}: describe what changed and update the examples."
+    wait    = true
+    timeout = "30m"
   }
 }
 

@@ -5,8 +5,8 @@ variable "agent_job_id" {
 }
 
 data "docsadmin_agent_job" "fix_typos" {
-  id                    = var.agent_job_id
-  wait_for_final_status = true
+  job_id = var.agent_job_id
+  wait   = true
   timeouts {
     read = "30m"
   }
@@ -14,7 +14,7 @@ data "docsadmin_agent_job" "fix_typos" {
   lifecycle {
     postcondition {
       condition     = self.status != "failed"
-      error_message = "Agent job ${self.id} failed; see its logs on the dashboard."
+      error_message = "Agent job ${self.job_id} failed; see its logs on the dashboard."
     }
   }
 }

@@ -5,12 +5,12 @@ variable "deployment_status_id" {
 }
 
 data "docsadmin_deployment" "latest" {
-  id = var.deployment_status_id
+  status_id = var.deployment_status_id
 
   lifecycle {
     postcondition {
       condition     = self.status == "success"
-      error_message = "Deployment ${self.id} is ${self.status}: ${coalesce(self.summary, "no summary")}."
+      error_message = "Deployment ${self.status_id} is ${self.status}: ${coalesce(self.summary, "no summary")}."
     }
   }
 }

@@ -10,7 +10,7 @@ resource "docsadmin_agent_job" "update_docs" {
   prompt     = "Update the documentation for release ${var.release_version}: describe what changed and update the examples."
   triggers   = { release = var.release_version }
 
-  wait_for_final_status = true
+  wait = true
   timeouts {
     create = "30m"
   }
