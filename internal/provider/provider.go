@@ -26,6 +26,7 @@ import (
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/archive"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/client"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/clock"
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/duration"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/poll"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/redact"
 )
@@ -163,7 +164,7 @@ func (p *docsadminProvider) Schema(_ context.Context, _ provider.SchemaRequest, 
 			},
 			"download_idle_timeout": schema.StringAttribute{
 				MarkdownDescription: "How long a download of an export's archive may receive nothing before it fails with an error naming the host, " +
-					"as a duration of at least `1s`, such as `30s`. Time spent writing what was received does not count. Default: `" + archive.DefaultIdleTimeout.String() + "`.",
+					"as a duration of at least `1s`, such as `30s`. Time spent writing what was received does not count. Default: `" + duration.Written(archive.DefaultIdleTimeout) + "`.",
 				Optional:   true,
 				Validators: []validator.String{durationValidator(time.Second)},
 			},

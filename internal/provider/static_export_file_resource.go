@@ -32,6 +32,7 @@ import (
 
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/archive"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/bundlelink"
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/duration"
 )
 
 const (
@@ -130,7 +131,7 @@ func (r *staticExportFileResource) Schema(ctx context.Context, _ resource.Schema
 		Blocks: map[string]schema.Block{
 			"timeouts": timeouts.Block(ctx, timeouts.Opts{
 				Create:            true,
-				CreateDescription: "Longest time for generating the link and downloading the archive, as a duration such as `45m`. Default: `30m`.",
+				CreateDescription: "Longest time for generating the link and downloading the archive, as a duration such as `45m`. Default: `" + duration.Written(defaultFileCreateTimeout) + "`.",
 			}),
 		},
 	}

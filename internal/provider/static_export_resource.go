@@ -24,6 +24,7 @@ import (
 
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/client"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/clock"
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/duration"
 )
 
 const (
@@ -101,7 +102,7 @@ func (r *staticExportResource) Schema(ctx context.Context, _ resource.SchemaRequ
 			"renew_before": schema.StringAttribute{
 				MarkdownDescription: "How long before `bundle_expires_at` a plan renews the link in place (same export, new link), as a duration such as `30m` or `12h`; " +
 					"`0s` renews only expired links. A value you set is honoured as written; a plan warns when it is at least the link's lifetime, because then every plan renews. " +
-					"Unset: `" + defaultRenewBefore.String() + "`, capped at half the link's lifetime so that short-lived links do not renew on every plan.",
+					"Unset: `" + duration.Written(defaultRenewBefore) + "`, capped at half the link's lifetime so that short-lived links do not renew on every plan.",
 				Optional:   true,
 				Validators: []validator.String{durationValidator(0)},
 			},
@@ -195,9 +196,9 @@ func (r *staticExportResource) Schema(ctx context.Context, _ resource.SchemaRequ
 				Create:            true,
 				Read:              true,
 				Update:            true,
-				CreateDescription: "Longest wait for the export to complete and its bundle to be generated, as a duration such as `90m`. Default: `60m`.",
-				ReadDescription:   "Longest wait for a refresh. Default: `5m`.",
-				UpdateDescription: "Longest wait for a link renewal, including waiting for an export that had not completed. Default: `30m`.",
+				CreateDescription: "Longest wait for the export to complete and its bundle to be generated, as a duration such as `90m`. Default: `" + duration.Written(defaultCreateTimeout) + "`.",
+				ReadDescription:   "Longest wait for a refresh. Default: `" + duration.Written(defaultReadTimeout) + "`.",
+				UpdateDescription: "Longest wait for a link renewal, a new export in place, or the rest of an unfinished one. Default: `" + duration.Written(defaultUpdateTimeout) + "`.",
 			}),
 		},
 	}
@@ -609,5 +610,5 @@ func warnIfEveryPlanRenews(plan staticExportModel, lifetime time.Duration, diags
 	diags.AddAttributeWarning(path.Root("renew_before"), "Every plan will renew the link",
 		fmt.Sprintf("renew_before = %q is at least the link's lifetime (%s), so the link is due for renewal as soon as it is issued and every plan "+
 			"renews it in place. Set renew_before below %s, or leave it unset for the default (%s, capped at half the link's lifetime).",
-			plan.RenewBefore.ValueString(), lifetime, lifetime, defaultRenewBefore))
+			plan.RenewBefore.ValueString(), duration.Written(lifetime), duration.Written(lifetime), duration.Written(defaultRenewBefore)))
 }
