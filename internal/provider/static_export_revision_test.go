@@ -515,13 +515,13 @@ func TestAccStaticExport_emptyTriggersAreUnset(t *testing.T) {
 		Steps: []resource.TestStep{
 			{Config: exportConfig(mock, `domain = "docs.example.com"`)},
 			{
-				// A module's default of {} is no change of triggers: no export.
+				// A module's default of {} is no change of triggers: nothing planned.
 				Config: exportConfig(mock, `
   domain         = "docs.example.com"
   triggers       = {}
   renew_triggers = {}`),
 				ConfigPlanChecks: resource.ConfigPlanChecks{
-					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(exportAddress, plancheck.ResourceActionUpdate)},
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
 				},
 				Check: expectCount("exports started", 1, func() int { return mock.ExportsStarted("docs.example.com") }),
 			},
