@@ -15,7 +15,11 @@ import (
 
 // cliRunner builds the provider into a new directory and returns a runner of
 // the acceptance CLI that installs that build, for the tests that need the
-// real terraform binary rather than the in-process provider.
+// real terraform binary rather than the in-process provider. Those tests
+// are not parallel: each runs go build and a terraform process of its own
+// (the upgrade and install tests build whole releases, the interrupt tests
+// time how fast terraform exits after a signal), which would starve the
+// in-process tests running beside them on a small machine.
 func cliRunner(t *testing.T) *tfrunner.Runner {
 	t.Helper()
 	runner, err := tfrunner.New(acceptanceCLI(t), t.TempDir())
