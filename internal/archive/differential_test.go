@@ -106,6 +106,9 @@ type candidate struct {
 }
 
 func TestDifferentialUnpackers(t *testing.T) {
+	if testing.Short() {
+		t.Skip("unpacks a thousand generated archives with five unpackers: slow; runs in make test")
+	}
 	requireTools(t)
 	_ = os.RemoveAll(escapeMarker) // a failed run's: this run judges itself
 	var cands []candidate

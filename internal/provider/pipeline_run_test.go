@@ -110,6 +110,9 @@ type pipelineEnv struct {
 }
 
 func TestAccPipeline_runsAsCopied(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the example pipelines end to end: slow; runs in make test")
+	}
 	if os.Getenv("TF_ACC") == "" {
 		t.Skip("set TF_ACC=1 to run the pipelines with Terraform (make test does)")
 	}

@@ -73,6 +73,9 @@ const (
 // when the bucket holds the export already, and leaves the verified tree as
 // it found it.
 func TestS3SyncPublishesExportsInOrder(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the sync step against an S3 server, end to end: slow; runs in make test")
+	}
 	aws := awsCLI(t)
 	for _, tool := range []string{"sh", "jq"} {
 		testtools.LookPath(t, tool, "the sync step runs it: "+testtools.MakeTools)
