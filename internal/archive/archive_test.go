@@ -17,6 +17,7 @@ import (
 	"testing/iotest"
 
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/archive"
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/testtools"
 )
 
 func sha(data []byte) string {
@@ -111,10 +112,7 @@ func TestVerifySummary(t *testing.T) {
 // TestVerifyAcceptsSystemTar checks archives written by the tar command, as
 // a site's build writes them: "./" first, then "./index.html" and so on.
 func TestVerifyAcceptsSystemTar(t *testing.T) {
-	tarCmd, err := exec.LookPath("tar")
-	if err != nil {
-		t.Skip("no tar command")
-	}
+	tarCmd := testtools.LookPath(t, "tar", testtools.MakeTools)
 	root := t.TempDir()
 	for name, body := range map[string]string{"index.html": indexPage, "guides/a.html": "a", "assets/img/logo.svg": "<svg/>"} {
 		p := filepath.Join(root, filepath.FromSlash(name))

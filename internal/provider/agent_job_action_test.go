@@ -71,7 +71,7 @@ func expectJobsCreated(mock *mockapi.Server, versions ...string) func(*terraform
 
 func TestAccAgentJobAction_createsOneJobPerRelease(t *testing.T) {
 	mock := newMock(t, mockapi.Config{})
-	resource.UnitTest(t, resource.TestCase{
+	parallelTest(t, resource.TestCase{
 		TerraformVersionChecks:   actionsTerraform,
 		ProtoV6ProviderFactories: testFactories(Options{}),
 		Steps: []resource.TestStep{
@@ -95,7 +95,7 @@ func TestAccAgentJobAction_createsOneJobPerRelease(t *testing.T) {
 func TestAccAgentJobAction_messagesAnExistingJob(t *testing.T) {
 	mock := newMock(t, mockapi.Config{})
 	mock.SeedAgentJob("proj_1", mockapi.AgentJob{ID: "aj_existing", Status: mockapi.AgentCompleted})
-	resource.UnitTest(t, resource.TestCase{
+	parallelTest(t, resource.TestCase{
 		TerraformVersionChecks:   actionsTerraform,
 		ProtoV6ProviderFactories: testFactories(Options{}),
 		Steps: []resource.TestStep{{
@@ -120,7 +120,7 @@ func TestAccAgentJobAction_waitsForTheJob(t *testing.T) {
 	pr := "https://github.com/example/docs/pull/12"
 	mock.SetAgentJobScript("proj_1",
 		mockapi.AgentStep{After: 500 * time.Millisecond, Job: mockapi.AgentJob{Status: mockapi.AgentCompleted, PRLink: &pr}})
-	resource.UnitTest(t, resource.TestCase{
+	parallelTest(t, resource.TestCase{
 		TerraformVersionChecks:   actionsTerraform,
 		ProtoV6ProviderFactories: testFactories(Options{}),
 		Steps: []resource.TestStep{{
@@ -142,6 +142,8 @@ func TestAccAgentJobAction_waitsForTheJob(t *testing.T) {
 }
 
 func TestAccAgentJobAction_errors(t *testing.T) {
+	// Not parallel with other tests: each row bounds how long its apply takes
+	// (the rows run in parallel with one another).
 	type testCase struct {
 		name    string
 		prepare func(*mockapi.Server)
@@ -240,11 +242,13 @@ func TestAccAgentJobAction_badInputAtPlanTime(t *testing.T) {
 		{"unparsable timeout", promptLine("1.0.0") + "    wait = true\n    timeout = \"soon\"", `(?s)Invalid duration.*"soon" is not a duration`},
 		{"no project", promptLine("1.0.0"), `(?s)Missing project ID.*Set project_id in this block`},
 	}
+	// "no project" needs no project id in the environment either: the
+	// variable is cleared for every row, so this test is not parallel.
+	t.Setenv(envProjectID, "")
 	runSubtests(t, cases, func(c testCase) string { return c.name }, func(t *testing.T, c testCase) {
 		mock := newMock(t, mockapi.Config{})
 		providerExtra := `project_id = "proj_1"`
 		if c.name == "no project" {
-			t.Setenv(envProjectID, "")
 			providerExtra = ""
 		}
 		resource.UnitTest(t, resource.TestCase{

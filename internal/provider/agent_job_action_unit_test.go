@@ -12,6 +12,7 @@ import (
 )
 
 func TestPromptStartNeverHoldsThePromptWhole(t *testing.T) {
+	t.Parallel()
 	long := strings.Repeat("Update the guides for release 2.4.0. ", 5)
 	for _, prompt := range []string{"", "x", "Fix typos", "Écris la documentation de la version 2.4.0", long} {
 		got := promptStart(prompt)
@@ -26,6 +27,7 @@ func TestPromptStartNeverHoldsThePromptWhole(t *testing.T) {
 }
 
 func TestMaskPromptHidesItInEveryRecord(t *testing.T) {
+	t.Parallel()
 	prompt := "Document the new export options for release 2.4.0"
 	var out bytes.Buffer
 	ctx := maskPrompt(tflogtest.RootLogger(context.Background(), &out), prompt)

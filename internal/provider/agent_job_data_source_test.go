@@ -22,6 +22,7 @@ func agentJobConfig(mock *mockapi.Server, providerExtra, body string) string {
 }
 
 func TestAccAgentJob_eachStatus(t *testing.T) {
+	t.Parallel()
 	created := time.Date(2026, 11, 20, 9, 30, 0, 0, time.UTC)
 	archived := time.Date(2026, 11, 21, 17, 0, 0, 0, time.UTC)
 	repo := "https://github.com/example/docs"
@@ -99,6 +100,7 @@ func TestAccAgentJob_eachStatus(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			mock := newMock(t, mockapi.Config{})
 			tc.job.ID = "job_42"
 			mock.SeedAgentJob("proj_1", tc.job)
@@ -163,7 +165,7 @@ func TestAccAgentJob_authErrorsSayWhich(t *testing.T) {
 	mock := newMock(t, mockapi.Config{})
 	mock.SeedAgentJob("proj_1", mockapi.AgentJob{ID: "job_1", Status: "active"})
 	config := agentJobConfig(mock, "", `job_id = "job_1"`+"\n"+`project_id = "proj_1"`)
-	resource.UnitTest(t, resource.TestCase{
+	parallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testFactories(Options{}),
 		Steps: []resource.TestStep{
 			{
@@ -191,7 +193,7 @@ func TestAccAgentJob_waitsForFinalStatus(t *testing.T) {
 	mock.SeedAgentJob("proj_1", mockapi.AgentJob{ID: "job_1", Status: "completed", Repository: &repo, PRLink: new(repo + "/pull/9")})
 	active := mockapi.Fault{Status: 200, Body: `{"id":"job_1","status":"active","source":{"repository":"` + repo + `"}}`}
 	mock.InjectFault(mockapi.EndpointGetAgentJob, active, active)
-	resource.UnitTest(t, resource.TestCase{
+	parallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testFactories(Options{}),
 		Steps: []resource.TestStep{{
 			Config: agentJobConfig(mock, "", `
@@ -221,6 +223,7 @@ func TestAccAgentJob_waitsForFinalStatus(t *testing.T) {
 // TestAccAgentJob_errors runs configurations that must fail, each against a
 // fresh mock that holds job_1 in status (no job when status is empty).
 func TestAccAgentJob_errors(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name, status, body, want string
 		planOnly                 bool // an invalid configuration: the API must not be called
@@ -270,6 +273,7 @@ func TestAccAgentJob_errors(t *testing.T) {
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			mock := newMock(t, mockapi.Config{})
 			if tc.status != "" {
 				mock.SeedAgentJob("proj_1", mockapi.AgentJob{ID: "job_1", Status: tc.status})

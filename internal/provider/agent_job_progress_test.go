@@ -17,6 +17,7 @@ import (
 )
 
 func TestJobProgressReportsChangesAndBreaksLongSilences(t *testing.T) {
+	t.Parallel()
 	clock := clocktest.NewFakeClock(time.Date(2026, 11, 22, 8, 0, 0, 0, time.UTC))
 	var got []string
 	p := newJobProgress(func(msg string) { got = append(got, msg) }, clock.Now, 30*time.Second)
@@ -57,6 +58,7 @@ func TestJobProgressReportsChangesAndBreaksLongSilences(t *testing.T) {
 }
 
 func TestJobProgressAfterAMessageToACompletedJob(t *testing.T) {
+	t.Parallel()
 	clock := clocktest.NewFakeClock(time.Date(2026, 11, 22, 8, 0, 0, 0, time.UTC))
 	var got []string
 	p := newJobProgress(func(msg string) { got = append(got, msg) }, clock.Now, time.Minute)
@@ -78,6 +80,7 @@ func TestJobProgressAfterAMessageToACompletedJob(t *testing.T) {
 // the protocol, as Terraform does, and reads its progress events: Terraform
 // 1.11, which runs the acceptance tests, cannot invoke actions.
 func TestAgentJobAction_sendsProgressWhileTheJobRuns(t *testing.T) {
+	// Not parallel: it changes agentJobProgressEvery, a package variable.
 	every := agentJobProgressEvery
 	agentJobProgressEvery = 500 * time.Millisecond
 	t.Cleanup(func() { agentJobProgressEvery = every })

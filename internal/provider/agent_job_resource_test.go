@@ -46,7 +46,7 @@ func expectJobInState(mock *mockapi.Server) func(*terraform.State) error {
 
 func TestAccAgentJobResource_startsOneJobPerTrigger(t *testing.T) {
 	mock := newMock(t, mockapi.Config{})
-	resource.UnitTest(t, resource.TestCase{
+	parallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testFactories(Options{}),
 		Steps: []resource.TestStep{
 			{
@@ -85,7 +85,7 @@ func TestAccAgentJobResource_waitsForThePullRequest(t *testing.T) {
 	mock := newMock(t, mockapi.Config{})
 	pr := "https://github.com/example/docs/pull/44"
 	mock.SetAgentJobScript("proj_1", mockapi.AgentStep{After: 500 * time.Millisecond, Job: mockapi.AgentJob{Status: mockapi.AgentCompleted, PRLink: &pr}})
-	resource.UnitTest(t, resource.TestCase{
+	parallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testFactories(Options{}),
 		Steps: []resource.TestStep{{
 			Config: agentJobResourceConfig(mock, "2.0.0", "  wait = true\n  timeouts {\n    create = \"1m\"\n  }"),
@@ -107,7 +107,7 @@ func TestAccAgentJobResource_failedJobIsReplaced(t *testing.T) {
 	mock := newMock(t, mockapi.Config{})
 	mock.SetAgentJobScript("proj_1", mockapi.AgentStep{After: 300 * time.Millisecond, Job: mockapi.AgentJob{Status: mockapi.AgentFailed}})
 	config := agentJobResourceConfig(mock, "3.0.0", "  wait = true")
-	resource.UnitTest(t, resource.TestCase{
+	parallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testFactories(Options{}),
 		Steps: []resource.TestStep{
 			{
@@ -131,7 +131,7 @@ func TestAccAgentJobResource_timeoutContinuesTheSameJob(t *testing.T) {
 	mock := newMock(t, mockapi.Config{})
 	pr := "https://github.com/example/docs/pull/45"
 	mock.SetAgentJobScript("proj_1", mockapi.AgentStep{After: 4 * time.Second, Job: mockapi.AgentJob{Status: mockapi.AgentCompleted, PRLink: &pr}})
-	resource.UnitTest(t, resource.TestCase{
+	parallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testFactories(Options{}),
 		Steps: []resource.TestStep{
 			{
@@ -152,6 +152,7 @@ func TestAccAgentJobResource_timeoutContinuesTheSameJob(t *testing.T) {
 }
 
 func TestAccAgentJobResource_badInput(t *testing.T) {
+	t.Parallel()
 	type testCase struct{ name, body, want string }
 	cases := []testCase{
 		{"blank prompt", `  prompt = "  "`, `(?s)Invalid prompt.*empty or blank \(2 characters\).*Accepted`},
@@ -178,7 +179,7 @@ func TestAccAgentJobResource_badInput(t *testing.T) {
 // with the prompt as its only field.
 func TestAccAgentJobResource_sendsThePromptOnly(t *testing.T) {
 	mock := newMock(t, mockapi.Config{})
-	resource.UnitTest(t, resource.TestCase{
+	parallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testFactories(Options{}),
 		Steps: []resource.TestStep{{
 			Config: agentJobResourceConfig(mock, "5.0.0", ""),

@@ -25,6 +25,7 @@ import (
 // polls says why they failed.
 
 func TestBaseURLVersionSuffix(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ url, use string }{
 		{"https://api.example.com/v1", "https://api.example.com"},
 		{"https://api.example.com/v2/", "https://api.example.com"},
@@ -96,6 +97,7 @@ func TestAccProvider_baseURLWithAPIVersionRefusedAtPlan(t *testing.T) {
 // does not have, or a proxy's HTML 404 page) fails and keeps the resource:
 // once the URL is fixed the plan is empty, and nothing was started twice.
 func TestAccMissingRouteKeepsState(t *testing.T) {
+	t.Parallel()
 	rows := []struct {
 		name    string
 		address string
@@ -160,6 +162,7 @@ func TestAccMissingRouteKeepsState(t *testing.T) {
 // documents ends the wait at once with an error naming that status, rather
 // than waiting out timeouts.create.
 func TestAccDeploymentResource_unknownFinalStatusEndsTheWait(t *testing.T) {
+	// Not parallel: it bounds how long the apply takes.
 	mock := newDeployMock(t, mockapi.Config{})
 	ended := time.Now().UTC().Format(time.RFC3339)
 	for range 200 {
@@ -186,6 +189,7 @@ func TestAccDeploymentResource_unknownFinalStatusEndsTheWait(t *testing.T) {
 // answer over the client's size limit, or one that trickles in a byte at a
 // time past the time allowed for one attempt.
 func TestAccDeploymentResource_failedPollsNameTheReason(t *testing.T) {
+	t.Parallel()
 	rows := []struct {
 		name  string
 		fault mockapi.Fault
@@ -225,6 +229,7 @@ func TestAccDeploymentResource_failedPollsNameTheReason(t *testing.T) {
 // A wait that reaches its limit names why the last poll failed, when it
 // failed for a reason of its own; a poll cut by the limit adds nothing.
 func TestWaitTimeoutNamesTheLastFailure(t *testing.T) {
+	t.Parallel()
 	w := waitFailure{subject: "deployment dep_1", timeout: timeoutCreate, limit: time.Minute, onTimeout: "Run terraform apply again."}
 	slow := &client.RequestError{Endpoint: "GET /v1/project/update-status/dep_1", MaybeProcessed: true,
 		Err: &client.SlowAnswerError{Limit: 30 * time.Second, Headers: true, Received: 6}}

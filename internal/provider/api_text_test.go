@@ -12,6 +12,7 @@ import (
 // TestAPILinkValue: a link state may keep is kept; any other is null with a
 // warning that names the attribute and never quotes the link.
 func TestAPILinkValue(t *testing.T) {
+	t.Parallel()
 	https := &providerData{baseURL: "https://api.example.com", sanitizer: redact.New("dsa_test_0123456789abcdef")}
 	plain := &providerData{baseURL: "http://127.0.0.1:8080"}
 	for _, c := range []struct {

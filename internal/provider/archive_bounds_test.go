@@ -21,6 +21,7 @@ import (
 // what they are, not by the create timeout: a sparse file of 2^62 bytes, and
 // a file of zeros beyond max_unpacked_bytes.
 func TestAccStaticExport_boundlessArchivesAreRefusedBeforeTheTimeout(t *testing.T) {
+	t.Parallel()
 	rows := []struct {
 		name          string
 		kind          mockapi.ArchiveKind
@@ -33,6 +34,7 @@ func TestAccStaticExport_boundlessArchivesAreRefusedBeforeTheTimeout(t *testing.
 	}
 	for _, row := range rows {
 		t.Run(row.name, func(t *testing.T) {
+			t.Parallel()
 			mock := newMock(t, mockapi.Config{})
 			mock.SetExportBehavior("docs.example.com", mockapi.ExportBehavior{Archive: row.kind})
 			config := blockConfig(mock, row.providerExtra, `resource "docsadmin_static_export" "site"`, `
@@ -56,7 +58,7 @@ func TestAccStaticExport_stalledLinkHostFailsWithinTheIdleTimeout(t *testing.T) 
 	stall := func() { mock.InjectFault(mockapi.EndpointDownload, mockapi.Fault{Delay: 10 * time.Minute}) }
 	idle := regexp.MustCompile(`download\s+from\s+127\.0\.0\.1:\d+:\s+no\s+data\s+received\s+for\s+1s`)
 	var jobID string
-	resource.UnitTest(t, resource.TestCase{
+	parallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testFactories(Options{}),
 		Steps: []resource.TestStep{
 			{PreConfig: stall, Config: config, ExpectError: idle},
@@ -91,7 +93,7 @@ func TestAccStaticExport_downloadRedirectCarriesNoReferer(t *testing.T) {
 	t.Cleanup(target.Close)
 	mock := newMock(t, mockapi.Config{})
 	mock.InjectFault(mockapi.EndpointDownload, mockapi.Fault{Status: http.StatusFound, Header: map[string]string{"Location": target.URL + "/moved/bundle.tar.gz"}})
-	resource.UnitTest(t, resource.TestCase{
+	parallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testFactories(Options{}),
 		Steps: []resource.TestStep{{
 			Config: exportConfig(mock, `domain = "docs.example.com"`),

@@ -166,6 +166,7 @@ func badInputs() []badInput {
 }
 
 func TestAccBadInput_failsAtPlanTimeNamingTheAttribute(t *testing.T) {
+	t.Parallel()
 	runSubtests(t, badInputs(), func(tc badInput) string { return tc.name }, runBadInput)
 }
 

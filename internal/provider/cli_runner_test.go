@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -8,12 +9,17 @@ import (
 	"testing"
 	"time"
 
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/testtools"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/tfrunner"
 )
 
 // cliRunner builds the provider into a new directory and returns a runner of
 // the acceptance CLI that installs that build, for the tests that need the
-// real terraform binary rather than the in-process provider.
+// real terraform binary rather than the in-process provider. Those tests
+// are not parallel: each runs go build and a terraform process of its own
+// (the upgrade and install tests build whole releases, the interrupt tests
+// time how fast terraform exits after a signal), which would starve the
+// in-process tests running beside them on a small machine.
 func cliRunner(t *testing.T) *tfrunner.Runner {
 	t.Helper()
 	runner, err := tfrunner.New(acceptanceCLI(t), t.TempDir())
@@ -129,13 +135,15 @@ func (e engines) unavailable(minor int) string {
 }
 
 // cliRunnerAtLeast is cliRunner on an engine of Terraform 1.<minor> or later.
-// Without one the test fails: make test builds the pinned Terraform first.
+// Without one the test fails under make test, which builds the pinned
+// Terraform first, and skips elsewhere (testtools.Missing).
 func cliRunnerAtLeast(t *testing.T, minor int) *tfrunner.Runner {
 	t.Helper()
 	e := newEngines(t, cliRunner(t))
 	runner := e.atLeast(minor)
 	if runner == nil {
-		t.Fatal(e.unavailable(minor))
+		testtools.Missing(t, fmt.Sprintf("Terraform 1.%d or later", minor), "run make tools (tools/terraform.sh builds it)",
+			errors.New(e.unavailable(minor)))
 	}
 	return runner
 }

@@ -117,7 +117,7 @@ func expectDeploymentRequests(mock *mockapi.Server, deployments int, other ...mo
 func TestAccDeploymentResource_deploysAndDeploysAgainOnTriggers(t *testing.T) {
 	mock := newDeployMock(t, mockapi.Config{})
 	mock.PublishCommit(deployProject, "main", commitV1)
-	resource.UnitTest(t, resource.TestCase{
+	parallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testFactories(Options{}),
 		Steps: []resource.TestStep{
 			{
@@ -166,7 +166,7 @@ func TestAccDeploymentResource_failureIsSavedAndDeployedAgain(t *testing.T) {
 		strings.Repeat("x", 2000))
 	failing := mockapi.DeploymentBehavior{Fail: true, FailSummary: "Build failed: 1 error in guides/intro.mdx", FailLogs: logs}
 	failure := &stepFailure{step: 2}
-	resource.UnitTest(t, resource.TestCase{
+	parallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testFactories(Options{}),
 		ErrorCheck:               failure.capture,
 		Steps: []resource.TestStep{
@@ -211,7 +211,7 @@ func TestAccDeploymentResource_failureIsSavedAndDeployedAgain(t *testing.T) {
 func TestAccDeploymentResource_failedCreateIsReplaced(t *testing.T) {
 	mock := newDeployMock(t, mockapi.Config{})
 	mock.SetDeploymentBehavior(deployProject, mockapi.DeploymentBehavior{Fail: true})
-	resource.UnitTest(t, resource.TestCase{
+	parallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testFactories(Options{}),
 		Steps: []resource.TestStep{
 			{
@@ -234,7 +234,7 @@ func TestAccDeploymentResource_failedCreateIsReplaced(t *testing.T) {
 func TestAccDeploymentResource_timeoutContinuesTheSameDeployment(t *testing.T) {
 	mock := newDeployMock(t, mockapi.Config{DeploymentDuration: 4 * time.Second})
 	mock.PublishCommit(deployProject, "main", commitV1)
-	resource.UnitTest(t, resource.TestCase{
+	parallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testFactories(Options{}),
 		Steps: []resource.TestStep{
 			{
@@ -294,7 +294,7 @@ resource "docsadmin_static_export" "site" {
 		}
 		return nil
 	}
-	resource.UnitTest(t, resource.TestCase{
+	parallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testFactories(Options{}),
 		Steps: []resource.TestStep{
 			{
@@ -343,11 +343,11 @@ func TestAccDeploymentResource_errors(t *testing.T) {
 			want: `(?s)Cannot deploy the project.*HTTP\s+500.*may\s+have\s+queued\s+it.*not\s+repeated`,
 		},
 	}
+	// "no project" needs no project id in the environment either: the
+	// variable is cleared for every row, so this test is not parallel.
+	t.Setenv(envProjectID, "")
 	runSubtests(t, cases, func(c testCase) string { return c.name }, func(t *testing.T, c testCase) {
 		mock := newDeployMock(t, mockapi.Config{})
-		if c.name == "no project" {
-			t.Setenv(envProjectID, "")
-		}
 		if c.prepare != nil {
 			c.prepare(mock)
 		}
@@ -367,6 +367,7 @@ func TestAccDeploymentResource_errors(t *testing.T) {
 }
 
 func TestAccDeploymentDataSource_readsAStatus(t *testing.T) {
+	t.Parallel()
 	mock := newDeployMock(t, mockapi.Config{})
 	mock.PublishCommit(deployProject, "main", commitV1)
 	req, _ := http.NewRequest(http.MethodPost, mock.URL+"/v1/project/update/"+deployProject, nil)

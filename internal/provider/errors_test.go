@@ -19,6 +19,7 @@ import (
 )
 
 func TestHint(t *testing.T) {
+	t.Parallel()
 	apiErr := func(status int) error {
 		return &client.APIError{Endpoint: "GET /v1/static-export/jobs/se_1", StatusCode: status, Message: "m"}
 	}
@@ -72,6 +73,7 @@ func TestHint(t *testing.T) {
 // A start that fails before anything was sent says so and names the setting
 // that fixes it; a 404 on the collection of exports points at base_url.
 func TestAccStaticExport_startFailuresNameTheSettingThatFixesThem(t *testing.T) {
+	t.Parallel()
 	handler := mockapi.NewHandler(mockapi.Config{})
 	tlsServer := httptest.NewTLSServer(handler) // a certificate of an authority nobody trusts
 	t.Cleanup(tlsServer.Close)
@@ -87,6 +89,8 @@ func TestAccStaticExport_startFailuresNameTheSettingThatFixesThem(t *testing.T) 
 		{"base_url with a prefix the server does not have", plainServer.URL + "/docsadmin", []string{"POST /v1/static-export/jobs", "HTTP 404", "no such route", "base_url", "without an API version"}},
 	}
 	for _, row := range rows {
+		// The rows share the handler and count the exports it started,
+		// so they run one after another.
 		t.Run(row.name, func(t *testing.T) {
 			starts := handler.ExportsStarted("docs.example.com")
 			config := fmt.Sprintf(`

@@ -12,6 +12,7 @@ import (
 	tfjson "github.com/hashicorp/terraform-json"
 	"github.com/hashicorp/terraform-plugin-testing/tfversion"
 
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/testtools"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/tfrunner"
 )
 
@@ -33,8 +34,8 @@ var actionTriggerSince116 = regexp.MustCompile(`action_trigger\s*\{[^}]*(\bon_fa
 // example that needs a newer Terraform than the acceptance CLI (identity
 // imports 1.12, actions 1.14, action triggers' on_failure and destroy events
 // 1.16) is validated with the pinned Terraform of tools/terraform.sh, which
-// make tools builds; with TF_ACC set (make test, CI) a missing one fails the
-// test.
+// make tools builds; with testtools.Env set (make test, CI) a missing one
+// fails the test, and without it the example is only logged as not validated.
 func TestExamplesValidate(t *testing.T) {
 	root, err := tfrunner.ModuleRoot()
 	if err != nil {
@@ -59,7 +60,7 @@ func TestExamplesValidate(t *testing.T) {
 			runner := runners.atLeast(needs)
 			if runner == nil {
 				msg := name + ": not validated: " + runners.unavailable(needs)
-				if os.Getenv("TF_ACC") != "" {
+				if testtools.Required() {
 					t.Error(msg)
 				} else {
 					t.Log(msg)

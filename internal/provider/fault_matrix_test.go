@@ -538,6 +538,8 @@ func deploymentFaultRows() []faultRow {
 }
 
 func TestAccFaultMatrix(t *testing.T) {
+	// Not parallel with other tests: rows bound how long a failing apply takes
+	// (the rows run in parallel with one another).
 	runSubtests(t, faultRows(), func(row faultRow) string { return row.name }, runFaultRow)
 }
 

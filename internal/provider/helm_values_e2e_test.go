@@ -193,7 +193,11 @@ func (r rendering) secretBundleURL() (string, error) {
 // the fixture chart with the link passed on its own (as set_sensitive does),
 // and checks that a renewed link changes the Secret only, while a new export
 // changes the pod template and so rolls the pods.
+// Not parallel: it runs helm, built on first use (go build).
 func TestAccHelmValues_renderedChartRollsOnContentNotOnRenewal(t *testing.T) {
+	if testing.Short() {
+		t.Skip("renders the chart with helm end to end: slow; runs in make test")
+	}
 	helm := helmBinary(t)
 	clock := &shiftedClock{}
 	mock := newMock(t, mockapi.Config{LinkTTL: 2 * time.Hour, Now: clock.Now})

@@ -16,6 +16,7 @@ import (
 )
 
 func TestHelmValuesFunction_run(t *testing.T) {
+	t.Parallel()
 	staticExport := func(attrs map[string]attr.Value) attr.Value {
 		return typesObject(t, map[string]attr.Value{"staticExport": typesObject(t, attrs)})
 	}
@@ -73,6 +74,7 @@ func typesObject(t *testing.T, attrs map[string]attr.Value) attr.Value {
 }
 
 func TestHelmValuesFunction_runErrors(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name     string
 		url      string
@@ -173,7 +175,7 @@ output "unpinned" {
 			},
 		}
 	}
-	resource.UnitTest(t, resource.TestCase{
+	parallelTest(t, resource.TestCase{
 		TerraformVersionChecks:   []tfversion.TerraformVersionCheck{tfversion.SkipBelow(tfversion.Version1_8_0)},
 		ProtoV6ProviderFactories: testFactories(Options{}),
 		Steps:                    steps,

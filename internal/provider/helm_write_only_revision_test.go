@@ -142,7 +142,7 @@ output "revision" {
 	rolledBack := reexported
 	rolledBack.chartVersion = "1.0.0"
 
-	resource.UnitTest(t, resource.TestCase{
+	parallelTest(t, resource.TestCase{
 		TerraformVersionChecks:   []tfversion.TerraformVersionCheck{tfversion.SkipBelow(tfversion.Version1_8_0)},
 		ProtoV6ProviderFactories: testFactories(Options{Clock: clock}),
 		Steps: []resource.TestStep{

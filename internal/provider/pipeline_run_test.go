@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -17,6 +16,7 @@ import (
 	"testing"
 
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/mockapi"
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/testtools"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/tfrunner"
 )
 
@@ -110,13 +110,14 @@ type pipelineEnv struct {
 }
 
 func TestAccPipeline_runsAsCopied(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the example pipelines end to end: slow; runs in make test")
+	}
 	if os.Getenv("TF_ACC") == "" {
 		t.Skip("set TF_ACC=1 to run the pipelines with Terraform (make test does)")
 	}
 	for _, tool := range []string{"bash", "sh", "jq"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			t.Fatalf("the pipelines' steps need %s on PATH (make packages installs it): %v", tool, err)
-		}
+		testtools.LookPath(t, tool, "the pipelines' steps run it: "+testtools.MakeTools)
 	}
 	root, err := tfrunner.ModuleRoot()
 	if err != nil {

@@ -41,6 +41,7 @@ var (
 // backend settings passed to init, and the lock file honoured when present.
 // actionlint and GitLab's schema check them further (make lint-pipelines).
 func TestExamplePipelinesAreAlike(t *testing.T) {
+	t.Parallel()
 	checkPipelinesAlike(t, pipelineFamily{
 		what:      "the Helm configuration",
 		pipelines: []string{"github-actions.yml", "gitlab-ci.yml"},
@@ -67,6 +68,7 @@ var staticHostSettings = []string{
 // every variable without a default of the two stages they apply set through
 // TF_VAR_ in both.
 func TestStaticHostPipelinesAreAlike(t *testing.T) {
+	t.Parallel()
 	checkPipelinesAlike(t, pipelineFamily{
 		what:      "the static-host configurations",
 		pipelines: []string{"static-host-github-actions.yml", "static-host-gitlab-ci.yml"},

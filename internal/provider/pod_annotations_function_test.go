@@ -15,6 +15,7 @@ import (
 const archiveDigest = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
 
 func TestPodAnnotationsFunction_run(t *testing.T) {
+	t.Parallel()
 	resp := runFunction(t, NewPodAnnotationsFunction(), types.MapUnknown(types.StringType), types.StringValue(archiveDigest))
 	if resp.Error != nil {
 		t.Fatalf("unexpected error: %s", resp.Error)
@@ -31,6 +32,7 @@ func TestPodAnnotationsFunction_run(t *testing.T) {
 }
 
 func TestPodAnnotationsFunction_runErrors(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name, digest, want string
 	}{
@@ -59,12 +61,13 @@ func TestPodAnnotationsFunction_runErrors(t *testing.T) {
 }
 
 func TestPodAnnotationsFunction_runNull(t *testing.T) {
+	t.Parallel()
 	resp := runFunction(t, NewPodAnnotationsFunction(), types.MapUnknown(types.StringType), types.StringNull())
 	assertArgumentError(t, resp, 0, "verify_archive")
 }
 
 func TestAccPodAnnotationsFunction(t *testing.T) {
-	resource.UnitTest(t, resource.TestCase{
+	parallelTest(t, resource.TestCase{
 		TerraformVersionChecks:   []tfversion.TerraformVersionCheck{tfversion.SkipBelow(tfversion.Version1_8_0)},
 		ProtoV6ProviderFactories: testFactories(Options{}),
 		Steps: []resource.TestStep{

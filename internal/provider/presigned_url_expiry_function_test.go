@@ -29,6 +29,7 @@ func runFunction(t *testing.T, f function.Function, result attr.Value, args ...a
 }
 
 func TestPresignedURLExpiryFunction_run(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name, link, want string
 	}{
@@ -50,6 +51,7 @@ func TestPresignedURLExpiryFunction_run(t *testing.T) {
 }
 
 func TestPresignedURLExpiryFunction_runErrors(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name, link, want string
 	}{
@@ -80,7 +82,7 @@ func TestPresignedURLExpiryFunction_runErrors(t *testing.T) {
 }
 
 func TestAccPresignedURLExpiryFunction(t *testing.T) {
-	resource.UnitTest(t, resource.TestCase{
+	parallelTest(t, resource.TestCase{
 		TerraformVersionChecks:   []tfversion.TerraformVersionCheck{tfversion.SkipBelow(tfversion.Version1_8_0)},
 		ProtoV6ProviderFactories: testFactories(Options{}),
 		Steps: []resource.TestStep{

@@ -55,7 +55,7 @@ func TestAccPreviewDeployment_buildsAndRebuilds(t *testing.T) {
 	mock := newDeployMock(t, mockapi.Config{})
 	mock.PublishCommit(deployProject, previewBranch, commitV1)
 	url := knownvalue.StringExact(mockapi.PreviewURL(deployProject, previewBranch))
-	resource.UnitTest(t, resource.TestCase{
+	parallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testFactories(Options{}),
 		Steps: []resource.TestStep{
 			{
@@ -88,7 +88,7 @@ func TestAccPreviewDeployment_buildsAndRebuilds(t *testing.T) {
 func TestAccPreviewDeployment_withoutWaiting(t *testing.T) {
 	mock := newDeployMock(t, mockapi.Config{})
 	mock.PublishCommit(deployProject, previewBranch, commitV1)
-	resource.UnitTest(t, resource.TestCase{
+	parallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testFactories(Options{}),
 		Steps: []resource.TestStep{
 			{
@@ -113,6 +113,7 @@ func TestAccPreviewDeployment_withoutWaiting(t *testing.T) {
 }
 
 func TestAccPreviewDeployment_errors(t *testing.T) {
+	t.Parallel()
 	type testCase struct {
 		name  string
 		cfg   mockapi.Config
@@ -152,7 +153,7 @@ func TestAccPreviewDeployment_errors(t *testing.T) {
 func TestAccPreviewDeployment_timeoutContinuesTheSameBuild(t *testing.T) {
 	mock := newDeployMock(t, mockapi.Config{DeploymentDuration: 4 * time.Second})
 	mock.PublishCommit(deployProject, previewBranch, commitV1)
-	resource.UnitTest(t, resource.TestCase{
+	parallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testFactories(Options{}),
 		Steps: []resource.TestStep{
 			{

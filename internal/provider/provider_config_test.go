@@ -118,7 +118,7 @@ func TestAccProvider_invalidSettingsFailAtPlanTime(t *testing.T) {
 // plan must still succeed and the apply use the value once known.
 func TestAccProvider_unknownSettingsAcceptedUntilKnown(t *testing.T) {
 	mock := newMock(t, mockapi.Config{})
-	resource.UnitTest(t, resource.TestCase{
+	parallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testFactories(Options{}),
 		Steps: []resource.TestStep{{
 			Config: fmt.Sprintf(`
@@ -143,6 +143,7 @@ resource "docsadmin_static_export" "site" {
 }
 
 func TestBaseURLProblem(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		url         string
 		wantProblem bool
@@ -171,6 +172,7 @@ func TestBaseURLProblem(t *testing.T) {
 }
 
 func TestAPIKeyProblemNeverEchoesTheKey(t *testing.T) {
+	t.Parallel()
 	for _, key := range []string{"dsa_abc123", "dsa_abc_def-ghi", "DSA2_x"} {
 		if p := apiKeyProblem(key); p != "" {
 			t.Errorf("apiKeyProblem(%q) = %q; want accepted", key, p)

@@ -13,6 +13,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-testing/echoprovider"
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/clock"
@@ -94,25 +95,34 @@ func captureAttr(resourceName, attribute string, dst *string) func(*terraform.St
 	}
 }
 
-// subtestsAtOnce is how many table rows run together. A row spends most of
-// its time waiting (on Terraform starting, on the mock's jobs, on
-// Retry-After), so more rows than cores fit.
-const subtestsAtOnce = 4
+// parallelTest is resource.ParallelTest for a test that owns all it
+// touches (its own mock from newMock, its own temporary directories) and
+// changes nothing process-wide: no environment variable, working directory,
+// global variable or fixed port, and no measure of time. Like
+// resource.UnitTest it runs without TF_ACC, since the provider is served
+// in-process against the mock. go test's -parallel bounds how many run at
+// once; make test raises it for this package (see GNUmakefile).
+func parallelTest(t *testing.T, c resource.TestCase) {
+	t.Helper()
+	c.IsUnitTest = true
+	resource.ParallelTest(t, c)
+}
 
-// runSubtests runs one subtest per case, subtestsAtOnce at a time.
+// runSubtests runs one subtest per case, in parallel with one another (and,
+// when the parent called t.Parallel, with the other parallel tests), as
+// many at once as -parallel allows. A row must own all it touches, as for
+// parallelTest, and use resource.UnitTest, since the subtest is parallel
+// already. A row that needs the environment set has the parent set it
+// before runSubtests, and the parent stays serial: the parent's cleanup
+// runs only once every row has ended.
 func runSubtests[C any](t *testing.T, cases []C, name func(C) string, run func(*testing.T, C)) {
-	slots := make(chan struct{}, subtestsAtOnce)
-	var running sync.WaitGroup
+	t.Helper()
 	for _, c := range cases {
-		running.Add(1)
-		go func() {
-			defer running.Done()
-			slots <- struct{}{}
-			defer func() { <-slots }()
-			t.Run(name(c), func(t *testing.T) { run(t, c) })
-		}()
+		t.Run(name(c), func(t *testing.T) {
+			t.Parallel()
+			run(t, c)
+		})
 	}
-	running.Wait()
 }
 
 // expectCount fails when got() differs from want, naming what was counted.

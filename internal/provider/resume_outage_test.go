@@ -56,7 +56,9 @@ func outageDuringResume(t *testing.T, read mockapi.Endpoint, timedOut, resumed s
 }
 
 func TestAccFaultMatrix_outageDuringResume(t *testing.T) {
+	t.Parallel()
 	t.Run("agent job", func(t *testing.T) {
+		t.Parallel()
 		mock := newMock(t, mockapi.Config{})
 		pr := "https://github.com/example/docs/pull/46"
 		mock.SetAgentJobScript("proj_1", mockapi.AgentStep{After: 4 * time.Second, Job: mockapi.AgentJob{Status: mockapi.AgentCompleted, PRLink: &pr}})
@@ -67,6 +69,7 @@ func TestAccFaultMatrix_outageDuringResume(t *testing.T) {
 		resource.UnitTest(t, resource.TestCase{ProtoV6ProviderFactories: testFactories(Options{}), Steps: steps})
 	})
 	t.Run("deployment", func(t *testing.T) {
+		t.Parallel()
 		mock := newDeployMock(t, mockapi.Config{DeploymentDuration: 4 * time.Second})
 		mock.PublishCommit(deployProject, "main", commitV1)
 		steps := outageDuringResume(t, mockapi.EndpointDeploymentStatus,
@@ -76,6 +79,7 @@ func TestAccFaultMatrix_outageDuringResume(t *testing.T) {
 		resource.UnitTest(t, resource.TestCase{ProtoV6ProviderFactories: testFactories(Options{}), Steps: steps})
 	})
 	t.Run("preview build", func(t *testing.T) {
+		t.Parallel()
 		mock := newDeployMock(t, mockapi.Config{DeploymentDuration: 4 * time.Second})
 		steps := outageDuringResume(t, mockapi.EndpointDeploymentStatus,
 			previewConfig(mock, "a", "  timeouts {\n    create = \"1s\"\n  }"),
@@ -84,6 +88,7 @@ func TestAccFaultMatrix_outageDuringResume(t *testing.T) {
 		resource.UnitTest(t, resource.TestCase{ProtoV6ProviderFactories: testFactories(Options{}), Steps: steps})
 	})
 	t.Run("export", func(t *testing.T) {
+		t.Parallel()
 		mock := newMock(t, mockapi.Config{ExportDuration: 4 * time.Second})
 		withTimeout := func(limit string) string {
 			return exportConfig(mock, fmt.Sprintf("  domain = \"docs.example.com\"\n  timeouts {\n    create = %q\n  }", limit))
@@ -97,6 +102,7 @@ func TestAccFaultMatrix_outageDuringResume(t *testing.T) {
 // An agent job the API archived with a status it does not document ends
 // the wait at once, naming the status, instead of waiting out the timeout.
 func TestAccAgentJobResource_unknownArchivedStatusEndsTheWait(t *testing.T) {
+	// Not parallel: it bounds how long the apply takes.
 	mock := newMock(t, mockapi.Config{})
 	archived := time.Now().UTC()
 	mock.SetAgentJobScript("proj_1", mockapi.AgentStep{After: 500 * time.Millisecond, Job: mockapi.AgentJob{Status: "canceled", ArchivedAt: &archived}})

@@ -12,6 +12,7 @@ import (
 // every plan after the upgrade (see "Compatibility and upgrades" in
 // DESIGN.md).
 func TestSchemaVersionsHaveUpgraders(t *testing.T) {
+	t.Parallel()
 	ctx := t.Context()
 	p := New("test")()
 	for _, newResource := range p.Resources(ctx) {

@@ -115,7 +115,7 @@ func TestAccStaticExportBundleEphemeral_freshLinkEveryRun(t *testing.T) {
 	linkShape := regexp.MustCompile(`^` + regexp.QuoteMeta(mock.URL+mockapi.BundlePath(jobID)) + `\?.*X-Amz-Signature=[0-9a-f]+`)
 	data := func(key string) tfjsonpath.Path { return tfjsonpath.New("data").AtMapKey(key) }
 
-	resource.UnitTest(t, resource.TestCase{
+	parallelTest(t, resource.TestCase{
 		TerraformVersionChecks:   ephemeralVersions,
 		ProtoV6ProviderFactories: testFactories(Options{Clock: clock}),
 		Steps: []resource.TestStep{
@@ -181,7 +181,7 @@ provider "echo" {
 
 resource "echo" "metadata" {}
 `)
-	resource.UnitTest(t, resource.TestCase{
+	parallelTest(t, resource.TestCase{
 		TerraformVersionChecks:   ephemeralVersions,
 		ProtoV6ProviderFactories: testFactories(Options{}),
 		Steps: []resource.TestStep{ephemeralStep(t, resource.TestStep{
@@ -262,7 +262,7 @@ func TestAccStaticExportBundleEphemeral_unusableJobs(t *testing.T) {
 			ExpectError: regexp.MustCompile(want),
 		}
 	}
-	resource.UnitTest(t, resource.TestCase{
+	parallelTest(t, resource.TestCase{
 		TerraformVersionChecks:   ephemeralVersions,
 		ProtoV6ProviderFactories: testFactories(Options{}),
 		Steps: []resource.TestStep{
@@ -287,7 +287,7 @@ func TestAccStaticExportBundleEphemeral_conflictRightAfterCompletionIsRetried(t 
 	mock.InjectFault(mockapi.EndpointBundle,
 		mockapi.Fault{Status: 409, Body: `{"error":"bundle is being prepared"}`},
 		mockapi.Fault{Status: 409, Body: `{"error":"bundle is being prepared"}`})
-	resource.UnitTest(t, resource.TestCase{
+	parallelTest(t, resource.TestCase{
 		TerraformVersionChecks:   ephemeralVersions,
 		ProtoV6ProviderFactories: testFactories(Options{}),
 		Steps: []resource.TestStep{ephemeralStep(t, resource.TestStep{
@@ -304,6 +304,7 @@ func TestAccStaticExportBundleEphemeral_conflictRightAfterCompletionIsRetried(t 
 }
 
 func TestLinkRenewAt(t *testing.T) {
+	t.Parallel()
 	wall := time.Date(2026, 11, 22, 8, 0, 0, 0, time.UTC)
 	providerNow := wall.Add(48 * time.Hour) // a shifted test clock
 	cases := []struct {

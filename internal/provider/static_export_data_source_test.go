@@ -29,7 +29,7 @@ func TestAccStaticExportDataSource_runningCompletedFailed(t *testing.T) {
 	failing := startExportOutsideTerraform(t, mock, "broken.example.com")
 	clock.Advance(5 * time.Minute)
 
-	resource.UnitTest(t, resource.TestCase{
+	parallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testFactories(Options{}),
 		Steps: []resource.TestStep{
 			{

@@ -37,7 +37,7 @@ func TestAccStaticExport_explicitRenewBeforeIsHonoured(t *testing.T) {
   domain       = "docs.example.com"
   renew_before = "350s"`)
 	var jobID string
-	resource.UnitTest(t, resource.TestCase{
+	parallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testFactories(Options{Clock: clock}),
 		Steps: []resource.TestStep{
 			{Config: config, Check: captureAttr(exportAddress, "job_id", &jobID)},
@@ -68,7 +68,7 @@ func TestAccStaticExport_defaultRenewalWindowIsCappedForShortLinks(t *testing.T)
 	clock := &shiftedClock{}
 	mock := newMock(t, mockapi.Config{LinkTTL: 400 * time.Second, Now: clock.Now})
 	config := exportConfig(mock, `domain = "docs.example.com"`)
-	resource.UnitTest(t, resource.TestCase{
+	parallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testFactories(Options{Clock: clock}),
 		Steps: []resource.TestStep{
 			{Config: config},
@@ -102,7 +102,7 @@ func TestAccStaticExport_renewTriggersRenewInPlace(t *testing.T) {
   renew_triggers = { rotation = %q }`, rotation))
 	}
 	var jobID, sha, md5Before, firstExpiry string
-	resource.UnitTest(t, resource.TestCase{
+	parallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testFactories(Options{Clock: clock}),
 		Steps: []resource.TestStep{
 			{
@@ -153,7 +153,7 @@ func TestAccStaticExport_renewTriggersRenewInPlace(t *testing.T) {
 // the SHA-256, size and file count of exactly what the link serves.
 func TestAccStaticExport_recordsVerifiedArchiveIdentity(t *testing.T) {
 	mock := newMock(t, mockapi.Config{})
-	resource.UnitTest(t, resource.TestCase{
+	parallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testFactories(Options{}),
 		Steps: []resource.TestStep{
 			{
@@ -192,7 +192,7 @@ func TestAccStaticExport_recordsVerifiedArchiveIdentity(t *testing.T) {
 // verify_archive = false downloads nothing and leaves the identity null.
 func TestAccStaticExport_verificationCanBeTurnedOff(t *testing.T) {
 	mock := newMock(t, mockapi.Config{})
-	resource.UnitTest(t, resource.TestCase{
+	parallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testFactories(Options{}),
 		Steps: []resource.TestStep{
 			{
@@ -237,6 +237,7 @@ func TestAccStaticExport_verificationCanBeTurnedOff(t *testing.T) {
 }
 
 func TestWarnIfEveryPlanRenews(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		renewBefore types.String
 		lifetime    time.Duration
@@ -265,6 +266,7 @@ func TestWarnIfEveryPlanRenews(t *testing.T) {
 // link's signature. The job stays in state, and once the server serves a
 // good archive the next apply finishes with the same export.
 func TestAccStaticExport_refusesUnservableArchives(t *testing.T) {
+	t.Parallel()
 	type archiveCase = struct {
 		name string
 		kind mockapi.ArchiveKind
@@ -331,7 +333,7 @@ func TestAccStaticExport_renewalDoesNotDownloadAgain(t *testing.T) {
 	mock := newMock(t, mockapi.Config{LinkTTL: 2 * time.Hour, Now: clock.Now})
 	config := exportConfig(mock, `domain = "docs.example.com"`)
 	var jobID, sha string
-	resource.UnitTest(t, resource.TestCase{
+	parallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testFactories(Options{Clock: clock}),
 		Steps: []resource.TestStep{
 			{
@@ -364,6 +366,7 @@ func TestAccStaticExport_renewalDoesNotDownloadAgain(t *testing.T) {
 // A refused archive's error names the job and the host, never the link's
 // path or signature.
 func TestVerifyArchiveErrorsNeverShowTheLink(t *testing.T) {
+	t.Parallel()
 	server := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		_, _ = io.WriteString(w, "<html>Access denied</html>")
 	}))
@@ -424,7 +427,7 @@ func TestAccStaticExport_linkRevisionRisesWithEveryNewLink(t *testing.T) {
 			plancheck.ExpectUnknownValue(exportAddress, tfjsonpath.New("link_revision")),
 		}}
 	}
-	resource.UnitTest(t, resource.TestCase{
+	parallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testFactories(Options{Clock: clock}),
 		Steps: []resource.TestStep{
 			{Config: config("a", "r1"), ConfigStateChecks: revision(record)},
@@ -452,6 +455,7 @@ func TestAccStaticExport_linkRevisionRisesWithEveryNewLink(t *testing.T) {
 // A link over plain http to another host than loopback draws a warning that
 // names the host only.
 func TestPlainHTTPLinkWarning(t *testing.T) {
+	t.Parallel()
 	for link, warned := range map[string]bool{
 		"http://bundles.example.com/se_1/bundle.tar.gz?X-Amz-Signature=secret":  true,
 		"HTTP://10.0.0.8:9000/se_1/bundle.tar.gz?X-Amz-Signature=secret":        true,

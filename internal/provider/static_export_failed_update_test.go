@@ -20,6 +20,7 @@ import (
 // verification) is planned again by the next plan, and done once the cause
 // is gone. Each row takes an update path to a failure.
 func TestAccStaticExport_failedUpdateIsPlannedAgain(t *testing.T) {
+	t.Parallel()
 	readOnly := mockapi.Fault{Status: 403, Body: `{"error":"this API key is read-only"}`}
 	rows := []struct {
 		name string
@@ -74,6 +75,7 @@ func TestAccStaticExport_failedUpdateIsPlannedAgain(t *testing.T) {
 	}
 	for _, row := range rows {
 		t.Run(row.name, func(t *testing.T) {
+			t.Parallel()
 			clock := &shiftedClock{}
 			mock := newMock(t, mockapi.Config{Now: clock.Now})
 			config := func(args string) string {

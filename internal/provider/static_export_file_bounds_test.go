@@ -22,6 +22,7 @@ import (
 // A download larger than the size the API reported stops as soon as it
 // passes it: the rest is never read, and nothing is left at filename.
 func TestDownloadArchiveStopsPastTheReportedSize(t *testing.T) {
+	t.Parallel()
 	var served atomic.Int64
 	server := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		n, _ := io.Copy(w, sitegen.Archive{Size: 64 << 20, Seed: 1}.Open())
@@ -53,6 +54,7 @@ func TestDownloadArchiveStopsPastTheReportedSize(t *testing.T) {
 // A FIFO where the archive should be is a changed file, found without
 // opening it: opening a FIFO blocks until a writer comes, and so would plan.
 func TestFileChangedNeverOpensAFIFO(t *testing.T) {
+	t.Parallel()
 	fifo := filepath.Join(t.TempDir(), "bundle.tar.gz")
 	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
 		t.Fatal(err)

@@ -18,7 +18,11 @@ import (
 // served by a plain static HTTP server standing in for a bucket or an
 // in-cluster web server, is what the chart rendered by the real helm fetches,
 // byte for byte, with no presigned link involved.
+// Not parallel: it runs helm, built on first use (go build).
 func TestAccStaticExportFile_mirrorServesWhatTheChartFetches(t *testing.T) {
+	if testing.Short() {
+		t.Skip("fetches the chart through helm end to end: slow; runs in make test")
+	}
 	helm := helmBinary(t)
 	mock := newMock(t, mockapi.Config{})
 	dir := t.TempDir()

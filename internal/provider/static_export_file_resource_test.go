@@ -202,7 +202,7 @@ func TestAccStaticExportFile_lifecycle(t *testing.T) {
 	config := fileConfig(mock, filename, "")
 	traffic := &linkTraffic{mock: mock}
 
-	resource.UnitTest(t, resource.TestCase{
+	parallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testFactories(Options{}),
 		CheckDestroy: func(*terraform.State) error {
 			if _, err := os.Stat(filename); !errors.Is(err, os.ErrNotExist) {
@@ -308,7 +308,7 @@ resource "docsadmin_static_export_file" "copy" {
 `, copyName, expected)
 	}
 
-	resource.UnitTest(t, resource.TestCase{
+	parallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testFactories(Options{}),
 		Steps: []resource.TestStep{
 			{
@@ -352,7 +352,7 @@ resource "docsadmin_static_export_file" "copy" {
 func TestAccStaticExportFile_refusesAnUnservableArchive(t *testing.T) {
 	mock := newMock(t, mockapi.Config{})
 	filename := filepath.Join(t.TempDir(), "docs-bundle.tar.gz")
-	resource.UnitTest(t, resource.TestCase{
+	parallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testFactories(Options{}),
 		Steps: []resource.TestStep{
 			{
@@ -383,6 +383,7 @@ func TestAccStaticExportFile_refusesAnUnservableArchive(t *testing.T) {
 }
 
 func TestAccStaticExportFile_badInputFailsAtPlanTime(t *testing.T) {
+	t.Parallel()
 	file := func(body string) func(*mockapi.Server) string {
 		return func(mock *mockapi.Server) string {
 			return providerConfig(mock, "") + "resource \"docsadmin_static_export_file\" \"bundle\" {\n" + body + "\n}\n"

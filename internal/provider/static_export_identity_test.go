@@ -39,7 +39,7 @@ import {
 func TestAccStaticExport_identityAndImportByIdentity(t *testing.T) {
 	mock := newMock(t, mockapi.Config{})
 	var jobID string
-	resource.UnitTest(t, resource.TestCase{
+	parallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testFactories(Options{}),
 		TerraformVersionChecks:   identityVersions,
 		Steps: []resource.TestStep{
@@ -100,7 +100,7 @@ func TestAccStaticExport_importBlockByIdentityThenEmptyPlan(t *testing.T) {
 	mock := newMock(t, mockapi.Config{})
 	jobID := startExportOutsideTerraform(t, mock, "docs.example.com")
 	mock.CompleteExportJob(jobID)
-	resource.UnitTest(t, resource.TestCase{
+	parallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testFactories(Options{}),
 		TerraformVersionChecks:   identityVersions,
 		Steps: []resource.TestStep{{
@@ -123,6 +123,7 @@ func TestAccStaticExport_importBlockByIdentityThenEmptyPlan(t *testing.T) {
 }
 
 func TestAccStaticExport_importByInvalidIdentityFails(t *testing.T) {
+	t.Parallel()
 	mock := newMock(t, mockapi.Config{})
 	cases := []struct {
 		name, domain, jobID, want string
@@ -163,7 +164,7 @@ func TestAccStaticExport_identityOfAnExportResumedAfterTimeout(t *testing.T) {
     create = %q
   }`, limit))
 	}
-	resource.UnitTest(t, resource.TestCase{
+	parallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testFactories(Options{}),
 		TerraformVersionChecks:   identityVersions,
 		Steps: []resource.TestStep{
@@ -191,7 +192,7 @@ func TestAccStaticExport_identityOfAnExportResumedAfterTimeout(t *testing.T) {
 func TestAccStaticExport_importWaitsOutABundleNotReadyYet(t *testing.T) {
 	mock := newMock(t, mockapi.Config{})
 	var jobID string
-	resource.UnitTest(t, resource.TestCase{
+	parallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testFactories(Options{}),
 		Steps: []resource.TestStep{
 			{

@@ -14,11 +14,13 @@ import (
 // http(s), or that carries a user and password, is neither stored nor
 // fetched, and the error names why without quoting it.
 func TestAccStaticExport_unusableBundleLinkRefused(t *testing.T) {
+	t.Parallel()
 	for name, c := range map[string]struct{ link, why string }{
 		"javascript": {"javascript:alert(document.cookie)", `its scheme is "javascript"`},
 		"userinfo":   {"https://deploy:s3cr3tpassw0rd@exports.s3.amazonaws.com/site/bundle.tar.gz", "carries a user name or password"},
 	} {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			mock := newMock(t, mockapi.Config{})
 			mock.InjectFault(mockapi.EndpointBundle, mockapi.Fault{Status: 200, AfterHandling: true, Body: `{"bundleUrl":"` + c.link + `"}`})
 			config := providerConfig(mock, "") + `

@@ -28,7 +28,7 @@ func exportConfig(mock *mockapi.Server, body string) string {
 func TestAccStaticExport_createThenEmptyPlan(t *testing.T) {
 	mock := newMock(t, mockapi.Config{})
 	var jobID string
-	resource.UnitTest(t, resource.TestCase{
+	parallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testFactories(Options{}),
 		Steps: []resource.TestStep{
 			{
@@ -71,7 +71,7 @@ func TestAccStaticExport_createThenEmptyPlan(t *testing.T) {
 func TestAccStaticExport_failedJob(t *testing.T) {
 	mock := newMock(t, mockapi.Config{})
 	mock.SetExportBehavior("broken.example.com", mockapi.ExportBehavior{Fail: true, FailMessage: "export failed: page guides/intro does not render"})
-	resource.UnitTest(t, resource.TestCase{
+	parallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testFactories(Options{}),
 		Steps: []resource.TestStep{{
 			Config:      exportConfig(mock, `domain = "broken.example.com"`),
@@ -83,7 +83,7 @@ func TestAccStaticExport_failedJob(t *testing.T) {
 func TestAccStaticExport_jobGoneOnServerIsRecreated(t *testing.T) {
 	mock := newMock(t, mockapi.Config{})
 	var firstJob string
-	resource.UnitTest(t, resource.TestCase{
+	parallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testFactories(Options{}),
 		Steps: []resource.TestStep{
 			{
@@ -126,7 +126,7 @@ func TestAccStaticExport_inputsReachTheAPIAndChangesReplace(t *testing.T) {
 		}
 	}
 	replaced := resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(exportAddress, plancheck.ResourceActionReplace)}}
-	resource.UnitTest(t, resource.TestCase{
+	parallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testFactories(Options{}),
 		Steps: []resource.TestStep{
 			{
@@ -198,7 +198,7 @@ func TestAccStaticExport_renewsExpiringLinkWithoutReExport(t *testing.T) {
 	config := exportConfig(mock, `
   domain       = "docs.example.com"
   renew_before = "30m"`)
-	resource.UnitTest(t, resource.TestCase{
+	parallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testFactories(Options{Clock: clock}),
 		Steps: []resource.TestStep{
 			{
@@ -276,7 +276,7 @@ func TestAccStaticExport_expiryFromPresignedQueryWhenAPIOmitsIt(t *testing.T) {
 	clock := &shiftedClock{}
 	mock := newMock(t, mockapi.Config{LinkTTL: 2 * time.Hour, Now: clock.Now, OmitExpiresAt: true})
 	config := exportConfig(mock, `domain = "docs.example.com"`)
-	resource.UnitTest(t, resource.TestCase{
+	parallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testFactories(Options{Clock: clock}),
 		Steps: []resource.TestStep{
 			{
@@ -307,7 +307,7 @@ func TestAccStaticExport_expiryFromPresignedQueryWhenAPIOmitsIt(t *testing.T) {
 func TestAccStaticExport_import(t *testing.T) {
 	mock := newMock(t, mockapi.Config{})
 	var failedJob string
-	resource.UnitTest(t, resource.TestCase{
+	parallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testFactories(Options{}),
 		Steps: []resource.TestStep{
 			{Config: exportConfig(mock, `domain = "docs.example.com"`)},
@@ -348,7 +348,7 @@ func TestAccStaticExport_importBlockThenEmptyPlan(t *testing.T) {
 	mock := newMock(t, mockapi.Config{})
 	jobID := startExportOutsideTerraform(t, mock, "docs.example.com")
 	mock.CompleteExportJob(jobID)
-	resource.UnitTest(t, resource.TestCase{
+	parallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testFactories(Options{}),
 		Steps: []resource.TestStep{{
 			Config: exportConfig(mock, `domain = "docs.example.com"`) + fmt.Sprintf(`
@@ -380,7 +380,7 @@ func TestAccStaticExport_resumesAfterTimeout(t *testing.T) {
   }`, limit))
 	}
 	var jobID string
-	resource.UnitTest(t, resource.TestCase{
+	parallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testFactories(Options{}),
 		Steps: []resource.TestStep{
 			{
@@ -412,7 +412,7 @@ func TestAccStaticExport_failedJobIsNotResumed(t *testing.T) {
 	mock := newMock(t, mockapi.Config{})
 	mock.SetExportBehavior("docs.example.com", mockapi.ExportBehavior{Fail: true})
 	config := exportConfig(mock, `domain = "docs.example.com"`)
-	resource.UnitTest(t, resource.TestCase{
+	parallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testFactories(Options{}),
 		Steps: []resource.TestStep{
 			{Config: config, ExpectError: regexp.MustCompile(`failed: ` + regexp.QuoteMeta(mockapi.DefaultFailMessage[:20]))},
@@ -433,7 +433,7 @@ func TestAccStaticExport_bundleConflictRightAfterCompletionIsRetried(t *testing.
 	mock.InjectFault(mockapi.EndpointBundle,
 		mockapi.Fault{Status: 409, Body: `{"error":"bundle is being prepared"}`},
 		mockapi.Fault{Status: 409, Body: `{"error":"bundle is being prepared"}`})
-	resource.UnitTest(t, resource.TestCase{
+	parallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testFactories(Options{}),
 		Steps: []resource.TestStep{{
 			Config: exportConfig(mock, `domain = "docs.example.com"`),
@@ -449,6 +449,7 @@ func TestAccStaticExport_bundleConflictRightAfterCompletionIsRetried(t *testing.
 }
 
 func TestAccStaticExport_invalidInputsFailAtPlanTime(t *testing.T) {
+	t.Parallel()
 	mock := newMock(t, mockapi.Config{})
 	cases := []struct {
 		name, body, want string
@@ -539,6 +540,7 @@ func postExportStart(t *testing.T, mock *mockapi.Server, path, body string) stri
 }
 
 func TestAccStaticExport_failedJobInStateIsReplaced(t *testing.T) {
+	// Not parallel: the import must happen within the job's 8 seconds.
 	mock := newMock(t, mockapi.Config{})
 	// The import must find the job still running: long enough for Terraform
 	// to start and plan on a busy machine, short enough to wait for.

@@ -104,7 +104,7 @@ resource "terraform_data" "upload" {
 	})}
 	uploadAddress := func(file string) string { return fmt.Sprintf("terraform_data.upload[%q]", file) }
 
-	resource.UnitTest(t, resource.TestCase{
+	parallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testFactories(Options{}),
 		Steps: []resource.TestStep{
 			{
@@ -206,7 +206,7 @@ data "docsadmin_static_site_manifest" "site" {
 		}
 		traffic.reset()
 	}
-	resource.UnitTest(t, resource.TestCase{
+	parallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testFactories(Options{}),
 		Steps: []resource.TestStep{
 			{
@@ -240,6 +240,7 @@ data "docsadmin_static_site_manifest" "site" {
 // The cache's pruning removes only the files the cache wrote, however old
 // the others in cache_directory are.
 func TestManifestCachePrunesOnlyItsOwnFiles(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	cache := newManifestCache(dir, "https://api.example.com")
 	old := time.Now().Add(-2 * manifestCacheTTL)

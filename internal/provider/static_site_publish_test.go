@@ -47,8 +47,10 @@ func linkTarget(t *testing.T, dir string) string {
 // next switch, and a user's files beside the site are never touched, also
 // by destroy.
 func TestAccStaticSite_newExportSwitchesInPlace(t *testing.T) {
+	t.Parallel()
 	for _, lifecycle := range []string{"", "lifecycle {\n    create_before_destroy = true\n  }"} {
 		t.Run(fmt.Sprintf("create_before_destroy=%v", lifecycle != ""), func(t *testing.T) {
+			t.Parallel()
 			mock := newMock(t, mockapi.Config{StablePages: true})
 			parent := t.TempDir()
 			dir := filepath.Join(parent, "site")
@@ -175,7 +177,7 @@ func TestAccStaticSite_neverReplacesAUsersDirectory(t *testing.T) {
 		return nil
 	}
 	userDir()
-	resource.UnitTest(t, resource.TestCase{
+	parallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testFactories(Options{}),
 		Steps: []resource.TestStep{
 			{
@@ -215,11 +217,13 @@ func TestAccStaticSite_neverReplacesAUsersDirectory(t *testing.T) {
 
 // Two sites at the same or nested directories are refused.
 func TestAccStaticSite_overlappingDirectoriesRefused(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct{ name, second, want string }{
 		{"same", "site", `(same\s+directory\s+as|is\s+published\s+by)\s+another\s+docsadmin_static_site`},
 		{"nested", "site/sub", `(inside\s+the\s+directory\s+of|holds\s+that\s+of)\s+another\s+docsadmin_static_site`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			mock := newMock(t, mockapi.Config{})
 			parent := t.TempDir()
 			config := siteConfig(mock, filepath.Join(parent, "site"), fmt.Sprintf(`
@@ -242,6 +246,9 @@ resource "docsadmin_static_site" "other" {
 // Archives whose names no host serves alike, or with more files than
 // max_files, are refused naming the entry or the setting, and leave nothing.
 func TestAccStaticSite_refusesNamesAndFileCounts(t *testing.T) {
+	// Not parallel with other tests: it bounds how long a refusal takes (the
+	// rows, each with its own mock and directory, run in parallel with one
+	// another).
 	for _, c := range []struct {
 		name string
 		kind mockapi.ArchiveKind
@@ -253,6 +260,7 @@ func TestAccStaticSite_refusesNamesAndFileCounts(t *testing.T) {
 		{"case collision", mockapi.ArchiveCaseCollision, `"Changelog\.html".*same\s+name\s+as\s+"changelog\.html"`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			mock := newMock(t, mockapi.Config{})
 			parent := t.TempDir()
 			var jobID string
@@ -286,7 +294,7 @@ func TestAccStaticSite_refusesNamesAndFileCounts(t *testing.T) {
 func TestAccStaticSite_specialFilesAreNeverOpened(t *testing.T) {
 	mock := newMock(t, mockapi.Config{})
 	dir := filepath.Join(t.TempDir(), "site")
-	resource.UnitTest(t, resource.TestCase{
+	parallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testFactories(Options{}),
 		Steps: []resource.TestStep{
 			{Config: siteConfig(mock, dir, "")},
@@ -307,6 +315,7 @@ func TestAccStaticSite_specialFilesAreNeverOpened(t *testing.T) {
 }
 
 func TestSiteDriftNamesTheFiles(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	write := func(name, body string) {
 		p := filepath.Join(root, filepath.FromSlash(name))
@@ -366,7 +375,7 @@ func TestAccStaticSite_resourcePageExampleRuns(t *testing.T) {
 	config := func(commit string) string {
 		return providerConfig(mock, "") + strings.Replace(body, "type = string", fmt.Sprintf("type = string\n  default = %q", commit), 1)
 	}
-	resource.UnitTest(t, resource.TestCase{
+	parallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testFactories(Options{}),
 		Steps: []resource.TestStep{
 			{Config: config("a1"), Check: resource.TestCheckResourceAttr("docsadmin_static_site.docs", "tree_intact", "true")},

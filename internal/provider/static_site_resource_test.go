@@ -291,7 +291,7 @@ func TestAccStaticSite_lifecycle(t *testing.T) {
 	}
 	withUploads := siteConfig(mock, dir, uploads)
 
-	resource.UnitTest(t, resource.TestCase{
+	parallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testFactories(Options{}),
 		CheckDestroy: func(*terraform.State) error {
 			if _, err := os.Lstat(dir); !errors.Is(err, fs.ErrNotExist) {
@@ -430,7 +430,7 @@ data "docsadmin_static_site_manifest" "site" {
   job_id = docsadmin_static_site.site.job_id
 }
 `)
-	resource.UnitTest(t, resource.TestCase{
+	parallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testFactories(Options{}),
 		Steps: []resource.TestStep{
 			{
@@ -475,7 +475,7 @@ func TestAccStaticSite_refusedArchiveLeavesNothing(t *testing.T) {
 			t.Errorf("a refused archive left %s behind", entries[0].Name())
 		}
 	}
-	resource.UnitTest(t, resource.TestCase{
+	parallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testFactories(Options{}),
 		Steps: []resource.TestStep{
 			{
@@ -527,7 +527,7 @@ func TestAccStaticSite_refusesADirectoryThatIsNotASite(t *testing.T) {
 	if err := os.WriteFile(mine, []byte("mine"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	resource.UnitTest(t, resource.TestCase{
+	parallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testFactories(Options{}),
 		Steps: []resource.TestStep{
 			{
@@ -545,6 +545,7 @@ func TestAccStaticSite_refusesADirectoryThatIsNotASite(t *testing.T) {
 }
 
 func TestAccStaticSite_badInputFailsAtPlanTime(t *testing.T) {
+	t.Parallel()
 	siteBlock := func(body string) func(*mockapi.Server) string {
 		return func(mock *mockapi.Server) string {
 			return providerConfig(mock, "") + "resource \"docsadmin_static_site\" \"site\" {\n" + body + "\n}\n"

@@ -148,6 +148,9 @@ provider "docsadmin" {}
 const upgradeVersion = "0.0.2-current"
 
 func TestAccUpgrade_fromEarlierRevisions(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds earlier revisions and upgrades from them: slow; runs in make test")
+	}
 	if os.Getenv("TF_ACC") == "" {
 		t.Skip("set TF_ACC=1 to build earlier revisions and upgrade from them (make test does)")
 	}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/testtools"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/tfrunner"
 )
 
@@ -23,10 +24,7 @@ var cloudFrontFunction = filepath.Join("examples", "pipelines", "static-host", "
 // page by its extensionless name, each sitemap URL. Every request must land on
 // the file that answers it; a bucket behind CloudFront has nothing else.
 func TestCloudFrontFunctionMapsEveryURL(t *testing.T) {
-	node, err := exec.LookPath("node")
-	if err != nil {
-		t.Fatalf("node is not installed: run make packages (tools/debian-packages.sh): %v", err)
-	}
+	node := testtools.LookPath(t, "node", "Node.js: "+testtools.MakeTools)
 	root, err := tfrunner.ModuleRoot()
 	if err != nil {
 		t.Fatal(err)

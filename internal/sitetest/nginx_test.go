@@ -22,6 +22,7 @@ import (
 
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/archive"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/mockapi"
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/testtools"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/tfrunner"
 )
 
@@ -261,7 +262,7 @@ func startNginx(t *testing.T, site string) string {
 	bin, err := exec.LookPath("nginx")
 	if err != nil {
 		if _, statErr := os.Stat("/usr/sbin/nginx"); statErr != nil {
-			t.Fatalf("nginx is not installed: run make packages (tools/debian-packages.sh): %v", err)
+			testtools.Missing(t, "nginx", testtools.MakeTools, err)
 		}
 		bin = "/usr/sbin/nginx"
 	}

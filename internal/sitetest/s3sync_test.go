@@ -31,6 +31,7 @@ import (
 
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/mockapi"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/site"
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/testtools"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/tfrunner"
 )
 
@@ -72,11 +73,12 @@ const (
 // when the bucket holds the export already, and leaves the verified tree as
 // it found it.
 func TestS3SyncPublishesExportsInOrder(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the sync step against an S3 server, end to end: slow; runs in make test")
+	}
 	aws := awsCLI(t)
 	for _, tool := range []string{"sh", "jq"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			t.Fatalf("the sync step needs %s on PATH (make packages installs it): %v", tool, err)
-		}
+		testtools.LookPath(t, tool, "the sync step runs it: "+testtools.MakeTools)
 	}
 	root, err := tfrunner.ModuleRoot()
 	if err != nil {
@@ -555,11 +557,8 @@ func checkOrder(t *testing.T, name string, before, after *siteVersion, ops []s3O
 // AWS_ENDPOINT_URL (1.29 and 2.13 or later).
 func awsCLI(t *testing.T) string {
 	t.Helper()
-	bin, err := exec.LookPath("aws")
-	if err != nil {
-		t.Fatalf("the sync step runs the AWS CLI, which is not on PATH (install it with pip install awscli, "+
-			"or AWS's installer for version 2): %v", err)
-	}
+	bin := testtools.LookPath(t, "aws", "the sync step runs the AWS CLI: install it with pip install awscli, "+
+		"or AWS's installer for version 2")
 	out, err := exec.Command(bin, "--version").CombinedOutput()
 	if err != nil {
 		t.Fatalf("aws --version: %v\n%s", err, out)
@@ -654,7 +653,10 @@ func versitygwBinary(t *testing.T) string {
 	}
 	bin := filepath.Join(cache, "versitygw-"+hex.EncodeToString(key.Sum(nil))[:16], "versitygw")
 	if fi, err := os.Stat(bin); err != nil || !fi.Mode().IsRegular() {
-		t.Fatalf("versitygw, the S3 server of this test, is not built: run make tools (tools/versitygw.sh builds it into %s)", bin)
+		if err == nil {
+			err = fmt.Errorf("%s is not a regular file", bin)
+		}
+		testtools.Missing(t, "versitygw, the S3 server of this test,", "run make tools (tools/versitygw.sh builds it into "+bin+")", err)
 	}
 	return bin
 }

@@ -67,6 +67,9 @@ var switchSteps = []switchStep{
 // once, the site is updated in place, the store holds at most two
 // releases, and a destroy removes the link and the store and nothing else.
 func TestSiteSwitchNeverTakesTheSiteDown(t *testing.T) {
+	if testing.Short() {
+		t.Skip("publishes exports through Terraform under load, end to end: slow; runs in make test")
+	}
 	runner := switchRunner(t)
 	for _, c := range []struct {
 		name string

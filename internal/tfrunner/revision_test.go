@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/testtools"
 )
 
 func TestRevisionVersionIsAValidPrerelease(t *testing.T) {
@@ -42,9 +44,7 @@ func TestToolsCacheFollowsTheScripts(t *testing.T) {
 // build an earlier revision: the error must say so and how to fetch it,
 // rather than leave the tests to skip.
 func TestResolveRevisionExplainsAShallowClone(t *testing.T) {
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Fatalf("git is needed: %v", err)
-	}
+	testtools.LookPath(t, "git", "install git")
 	dir := t.TempDir()
 	origin := filepath.Join(dir, "origin")
 	git := func(args ...string) string {
