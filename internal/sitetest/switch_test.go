@@ -360,8 +360,8 @@ func checkSwitchPlan(t *testing.T, plan *tfjson.Plan, first bool) {
 		t.Fatalf("the first plan: %s %v, %s %v; want both created", switchSite, site, switchExport, export)
 	case !first && !site.Update():
 		t.Fatalf("a new commit plans %v for %s, want an update in place (one switch of the link)", site, switchSite)
-	case !first && !export.Replace():
-		t.Fatalf("a new commit plans %v for %s, want a new export", export, switchExport)
+	case !first && !export.Update():
+		t.Fatalf("a new commit plans %v for %s, want a new export, in place", export, switchExport)
 	}
 }
 

@@ -25,6 +25,8 @@ import (
 	"time"
 
 	"github.com/hashicorp/terraform-exec/tfexec"
+
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/bundlelink"
 )
 
 // ModulePath is the Go module of the provider.
@@ -391,8 +393,14 @@ func (t *Transcript) Write(p []byte) (int, error) {
 	return t.buf.Write(p)
 }
 
+// String is what Terraform printed, with the signatures of presigned links
+// masked: a transcript is shown in test logs, and a plan's JSON carries
+// sensitive values in the clear.
 func (t *Transcript) String() string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return t.buf.String()
+	return bundlelink.SignatureInText.ReplaceAllStringFunc(t.buf.String(), func(param string) string {
+		name, _, _ := strings.Cut(param, "=")
+		return name + "=REDACTED"
+	})
 }
