@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"crypto/md5"
-	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -13,10 +12,8 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
@@ -33,6 +30,7 @@ import (
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/archive"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/bundlelink"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/duration"
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/localfile"
 )
 
 const (
@@ -293,7 +291,7 @@ func (d *providerData) downloadArchive(ctx context.Context, link, filename strin
 		return writtenArchive{}, err
 	}
 	kept = true
-	syncDir(dir)
+	localfile.SyncDir(dir)
 	return writtenArchive{Summary: sum, MD5: hex.EncodeToString(md5sum.Sum(nil))}, nil
 }
 
@@ -312,52 +310,26 @@ func (b *sizeBound) Write(p []byte) (int, error) {
 	return b.w.Write(p)
 }
 
-// syncDir makes a rename durable where the system allows it; a failure
-// only loses durability across a power cut, not correctness.
-func syncDir(dir string) {
-	if runtime.GOOS == "windows" {
-		return
-	}
-	if d, err := os.Open(dir); err == nil {
-		_ = d.Sync()
-		_ = d.Close()
-	}
-}
-
 // fileChanged says why the file no longer holds the archive recorded in
 // state ("missing", "changed on disk"), or "" when it still does. It reads
 // the file in a stream: memory stays bounded whatever its size.
 func fileChanged(filename, wantSHA256 string, wantSize int64) (string, error) {
-	// Looked at before it is opened: opening a FIFO would block the plan.
 	info, err := os.Lstat(filename)
-	if errors.Is(err, fs.ErrNotExist) {
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
 		return "missing", nil
-	}
-	if err != nil {
+	case err != nil:
 		return "", err
-	}
-	if !info.Mode().IsRegular() {
+	case !info.Mode().IsRegular():
 		return "no longer a regular file", nil
-	}
-	f, err := os.OpenFile(filename, os.O_RDONLY|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	if info, err = f.Stat(); err != nil {
-		return "", err
-	}
-	if !info.Mode().IsRegular() {
-		return "no longer a regular file", nil
-	}
-	if info.Size() != wantSize {
+	case info.Size() != wantSize:
 		return "changed on disk (another size)", nil
 	}
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
+	sum, size, err := localfile.SHA256(filename)
+	if err != nil {
 		return "", err
 	}
-	if hex.EncodeToString(h.Sum(nil)) != wantSHA256 {
+	if size != wantSize || sum != wantSHA256 {
 		return "changed on disk (another SHA-256)", nil
 	}
 	return "", nil

@@ -3,11 +3,9 @@ package provider
 import (
 	"context"
 	"crypto/rand"
-	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"io"
 	"io/fs"
 	"path/filepath"
 	"sort"
@@ -16,6 +14,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/localfile"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/publish"
 )
 
@@ -160,16 +159,8 @@ func compareSiteTree(ctx context.Context, root string, want map[string]siteWant)
 
 // regularFileSHA256 hashes a regular file, refusing anything else.
 func regularFileSHA256(name string) (string, error) {
-	f, err := publish.OpenRegular(name)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", err
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
+	sum, _, err := localfile.SHA256(name)
+	return sum, err
 }
 
 // siteClaims are the served paths the sites of one provider instance (one

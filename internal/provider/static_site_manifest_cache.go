@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/archive"
-	"github.com/docsadmin/terraform-provider-docsadmin/internal/publish"
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/localfile"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/site"
 )
 
@@ -92,7 +92,7 @@ func digest(e manifestCacheEntry) string {
 // load returns the sealed manifest of jobID, or false when there is none
 // that can be trusted.
 func (c *manifestCache) load(jobID string, maxFiles int) (*site.Manifest, string, bool, error) {
-	f, err := publish.OpenRegular(c.path(jobID))
+	f, err := localfile.OpenRegular(c.path(jobID))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, "", false, nil
 	}

@@ -2,10 +2,7 @@
 
 package publish
 
-import (
-	"fmt"
-	"os"
-)
+import "os"
 
 // replaceLink puts the link at from in place of to. Windows cannot rename
 // over an existing directory link, so the old link is removed first: the
@@ -19,17 +16,3 @@ func replaceLink(from, to string) error {
 	}
 	return os.Rename(from, to)
 }
-
-// OpenRegular opens p for reading only if it is a regular file.
-func OpenRegular(p string) (*os.File, error) {
-	info, err := os.Lstat(p)
-	if err != nil {
-		return nil, err
-	}
-	if !info.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is not a regular file (%s)", p, info.Mode().Type())
-	}
-	return os.Open(p)
-}
-
-func syncDir(string) {}

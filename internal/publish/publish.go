@@ -31,6 +31,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/localfile"
 )
 
 const (
@@ -238,7 +240,7 @@ func (s Site) readMarker() (*Marker, error) {
 // readRegular reads a regular file of at most limit bytes; it never opens
 // a FIFO or a device.
 func readRegular(p string, limit int64) ([]byte, error) {
-	f, err := OpenRegular(p)
+	f, err := localfile.OpenRegular(p)
 	if err != nil {
 		return nil, err
 	}
@@ -379,6 +381,10 @@ func (s Site) Switch(staged, owner, jobID string) (string, error) {
 		return "", &ConflictError{Site: s, Other: *found.Marker}
 	}
 	name := time.Now().UTC().Format("20060102T150405Z") + "-" + randomName()[:8]
+	// Durable before it is published (localfile's policy).
+	if err := localfile.SyncTree(staged); err != nil {
+		return "", fmt.Errorf("syncing the new tree to disk: %w", err)
+	}
 	if err := os.Rename(staged, s.Release(name)); err != nil {
 		return "", err
 	}
@@ -392,7 +398,7 @@ func (s Site) Switch(staged, owner, jobID string) (string, error) {
 		_ = os.RemoveAll(s.Release(name))
 		return "", fmt.Errorf("switching %s to the new tree: %w", s.Dir, err)
 	}
-	syncDir(filepath.Dir(s.Dir))
+	localfile.SyncDir(filepath.Dir(s.Dir))
 	m := *found.Marker
 	if found.Current != "" && found.Current != name {
 		m.Previous = found.Current
