@@ -96,7 +96,7 @@ type Client struct {
 	backoff       clock.Backoff
 	clock         clock.Clock
 	logger        Logger
-	limiter       *gate
+	budget        *gate
 	sanitizer     *redact.Sanitizer
 	exports       *exportRevisions
 }
@@ -165,13 +165,13 @@ func New(cfg Config) (*Client, error) {
 		c.logger = nopLogger{}
 	}
 	concurrency := cmp.Or(max(cfg.MaxConcurrentRequests, 0), DefaultMaxConcurrentRequests)
-	c.limiter = newGate(max(cfg.RequestsPerSecond, 0), concurrency, c.clock, c.logger)
+	c.budget = newGate(max(cfg.RequestsPerSecond, 0), concurrency, c.clock, c.logger)
 	return c, nil
 }
 
 // Paced reports whether the client paces its requests: it was given a
 // ceiling, or the API has answered 429 and the rate is learned from it.
-func (c *Client) Paced() bool { return c.limiter.paced() }
+func (c *Client) Paced() bool { return c.budget.paced() }
 
 type nopLogger struct{}
 
@@ -206,7 +206,7 @@ func (c *Client) do(ctx context.Context, ep endpoint, body any, out any) error {
 		if Classify(err).Kind == KindRateLimited {
 			// A 429 speaks for the whole key: hold every caller, not just
 			// this one, and slow down.
-			c.limiter.recordThrottle(ctx, sent, wait, "HTTP 429 to "+ep.String())
+			c.budget.recordThrottle(ctx, sent, wait, "HTTP 429 to "+ep.String())
 		}
 		if ctx.Err() != nil {
 			return err
@@ -234,7 +234,7 @@ func (c *Client) do(ctx context.Context, ep endpoint, body any, out any) error {
 
 // attempt sends one request and reports when it was sent.
 func (c *Client) attempt(ctx context.Context, ep endpoint, payload []byte, out any, attempt int) (time.Time, error) {
-	started, release, err := c.limiter.acquire(ctx)
+	started, release, err := c.budget.acquire(ctx)
 	if err != nil {
 		// Not a transport failure: the call could not run within its time.
 		return time.Time{}, fmt.Errorf("%s: waiting for the request budget: %w", ep, err)
