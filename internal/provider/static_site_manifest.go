@@ -2,6 +2,9 @@ package provider
 
 import (
 	"fmt"
+	"maps"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
@@ -30,13 +33,11 @@ var siteFileType = types.ObjectType{AttrTypes: siteFileAttrTypes}
 
 // The descriptions of the manifest's attributes, shared by the resource and
 // the data source.
-const (
+var (
 	siteFilesDescription = "Every regular file of the site, by its path relative to the site's root (such as `guides/getting-started.html`): " +
 		"`size` in bytes, `sha256` and `md5` (lower-case hex: `content_md5` of `azurerm_storage_blob` takes it), `md5_base64` (as the " +
 		"`Content-MD5` header carries it, and as `source_md5hash` of `google_storage_bucket_object` is documented), `content_type` and `cache_control` " +
-		"from a table fixed in the provider, the same on every system. `content_type`: `.html` `text/html; charset=utf-8`, `.css`, `.js`/`.mjs`, " +
-		"`.txt` with `charset=utf-8`, `.json` and `.map` `application/json`, `.rsc` `text/x-component`, `.ico` `image/x-icon`, images, fonts " +
-		"(`font/woff2`...), `.pdf`, `.wasm`, `.webmanifest`; anything else `application/octet-stream`. `cache_control`: pages and their RSC payloads (`.html`, `.txt`, `.rsc`: " +
+		"from a table fixed in the provider, the same on every system. `content_type`: " + contentTypeTable() + ". `cache_control`: pages and their RSC payloads (`.html`, `.txt`, `.rsc`: " +
 		"`robots.txt` too), `sitemap*.xml` and `.json` files at the root (the search index) `" + site.CacheShort + "`; files under `_next/static/` or " +
 		"whose name holds a content hash (`app.3f9a2c1b.js`) `" + site.CacheImmutable + "`; everything else `" + site.CacheDefault + "`. " +
 		"Use it with `for_each` to upload each file with its type, cache policy and checksum."
@@ -45,6 +46,22 @@ const (
 		"canonical and sitemap URLs are extensionless: a host that does not resolve them needs a rewrite or a copy of each page under its route. " +
 		"When `guides.html` and `guides/index.html` both exist, `guides` is `guides.html`."
 )
+
+// contentTypeTable describes internal/site's table of content types, from
+// the table itself: extensions of one type together, types in order.
+func contentTypeTable() string {
+	byType := map[string][]string{}
+	for ext, typ := range site.ContentTypes() {
+		byType[typ] = append(byType[typ], "`"+ext+"`")
+	}
+	var parts []string
+	for _, typ := range slices.Sorted(maps.Keys(byType)) {
+		exts := byType[typ]
+		slices.Sort(exts)
+		parts = append(parts, strings.Join(exts, ", ")+" `"+typ+"`")
+	}
+	return strings.Join(parts, "; ") + "; anything else `" + site.DefaultContentType + "`"
+}
 
 // siteManifestModel is what the resource and the data source say of a site.
 type siteManifestModel struct {
