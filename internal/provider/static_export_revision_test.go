@@ -211,7 +211,27 @@ func TestAccStaticExport_revisionSettingRefusedAtPlan(t *testing.T) {
 
 func TestAccStaticExport_serverChangesRevisionBetweenApplies(t *testing.T) {
 	mock := newMock(t, mockapi.Config{})
-	config := func(body string) string { return revisionConfig(mock, "", `domain = "docs.example.com"`+"\n"+body) }
+	dir := t.TempDir()
+	// The export and everything that takes its job: a file, a site and the
+	// data source, all found again after each switch.
+	config := func(body string) string {
+		return revisionConfig(mock, "", `domain = "docs.example.com"`+"\n"+body) + fmt.Sprintf(`
+resource "docsadmin_static_export_file" "bundle" {
+  job_id   = docsadmin_static_export.site.job_id
+  filename = %q
+}
+
+resource "docsadmin_static_site" "site" {
+  job_id          = docsadmin_static_export.site.job_id
+  directory       = %q
+  expected_sha256 = docsadmin_static_export.site.archive_sha256
+}
+
+data "docsadmin_static_export" "job" {
+  job_id = docsadmin_static_export.site.job_id
+}
+`, filepath.Join(dir, "bundle.tar.gz"), filepath.Join(dir, "site"))
+	}
 	var jobID string
 	parallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testFactories(Options{}),
@@ -247,6 +267,9 @@ func TestAccStaticExport_serverChangesRevisionBetweenApplies(t *testing.T) {
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue(exportAddress, tfjsonpath.New("api_revision"), knownvalue.StringExact("project")),
 					statecheck.ExpectKnownValue(exportAddress, tfjsonpath.New("job_id"), knownvalue.StringRegexp(projectJobID)),
+					statecheck.ExpectKnownValue("docsadmin_static_export_file.bundle", tfjsonpath.New("job_id"), knownvalue.StringRegexp(projectJobID)),
+					statecheck.ExpectKnownValue("docsadmin_static_site.site", tfjsonpath.New("job_id"), knownvalue.StringRegexp(projectJobID)),
+					statecheck.ExpectKnownValue("data.docsadmin_static_export.job", tfjsonpath.New("api_revision"), knownvalue.StringExact("project")),
 				},
 				ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
 				Check:            expectStarts(mock, domainStartLog+" 202", projectStart+" 202"),
