@@ -15,22 +15,35 @@ func (c *Client) StartStaticExport(ctx context.Context, req StartStaticExportReq
 	if err != nil {
 		return nil, err
 	}
+	job, r, err := tryRevisions(ctx, c, revisions, func(r ExportRevision) (*StaticExportJob, error) { return c.startIn(ctx, r, req) })
+	if err != nil {
+		return nil, err
+	}
+	c.exports.learn(job.JobID, r)
+	return job, nil
+}
+
+// tryRevisions calls call in each revision in turn, and goes on to the
+// next only after an answer that says the route is not served (a 404 or a
+// 405), which started and changed nothing. It returns what the first
+// revision that answered gave, and which; or every answer, when none did.
+func tryRevisions[T any](ctx context.Context, c *Client, revisions []ExportRevision, call func(ExportRevision) (T, error)) (T, ExportRevision, error) {
 	var attempts []error
 	for i, r := range revisions {
-		job, err := c.startIn(ctx, r, req)
+		v, err := call(r)
 		if err == nil {
-			c.exports.learn(job.JobID, r)
-			return job, nil
+			return v, r, nil
 		}
 		attempts = append(attempts, err)
 		if i == len(revisions)-1 || !routeAbsent(err) || ctx.Err() != nil {
 			break
 		}
-		c.logger.Debug(ctx, "static export start not served in this revision; trying the other", map[string]any{
+		c.logger.Debug(ctx, "static export route not served in this revision; trying the other", map[string]any{
 			"revision": string(r), "next": string(revisions[i+1]), "status": StatusCode(err),
 		})
 	}
-	return nil, bothFailed(attempts)
+	var zero T
+	return zero, "", bothFailed(attempts)
 }
 
 func (c *Client) startIn(ctx context.Context, r ExportRevision, req StartStaticExportRequest) (*StaticExportJob, error) {
@@ -57,19 +70,12 @@ func (c *Client) startIn(ctx context.Context, r ExportRevision, req StartStaticE
 // 404 or 405: a server that moved from one revision to the other may serve
 // an earlier job's reads at the other address only.
 func (c *Client) GetStaticExport(ctx context.Context, jobID string) (*StaticExportJob, error) {
-	var attempts []error
-	for _, r := range c.exports.forJob(jobID) {
-		job, err := c.getIn(ctx, r, jobID)
-		if err == nil {
-			c.exports.learn(jobID, r)
-			return job, nil
-		}
-		attempts = append(attempts, err)
-		if !routeAbsent(err) || ctx.Err() != nil {
-			break
-		}
+	job, r, err := tryRevisions(ctx, c, c.exports.forJob(jobID), func(r ExportRevision) (*StaticExportJob, error) { return c.getIn(ctx, r, jobID) })
+	if err != nil {
+		return nil, err
 	}
-	return nil, bothFailed(attempts)
+	c.exports.learn(jobID, r)
+	return job, nil
 }
 
 func (c *Client) getIn(ctx context.Context, r ExportRevision, jobID string) (*StaticExportJob, error) {
@@ -95,19 +101,12 @@ func (c *Client) getIn(ctx context.Context, r ExportRevision, jobID string) (*St
 // *LinkNotReadyError (IsLinkNotReady). Like a read, it goes where the job
 // was found, and to the other revision after a 404 or 405.
 func (c *Client) CreateStaticExportLink(ctx context.Context, jobID string) (*StaticExportLink, error) {
-	var attempts []error
-	for _, r := range c.exports.forJob(jobID) {
-		link, err := c.linkIn(ctx, r, jobID)
-		if err == nil {
-			c.exports.learn(jobID, r)
-			return link, nil
-		}
-		attempts = append(attempts, err)
-		if !routeAbsent(err) || ctx.Err() != nil {
-			break
-		}
+	link, r, err := tryRevisions(ctx, c, c.exports.forJob(jobID), func(r ExportRevision) (*StaticExportLink, error) { return c.linkIn(ctx, r, jobID) })
+	if err != nil {
+		return nil, err
 	}
-	return nil, bothFailed(attempts)
+	c.exports.learn(jobID, r)
+	return link, nil
 }
 
 func (c *Client) linkIn(ctx context.Context, r ExportRevision, jobID string) (*StaticExportLink, error) {
