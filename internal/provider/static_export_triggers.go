@@ -20,16 +20,17 @@ import (
 //     deployment runs): the same update, with a warning that it may export;
 //     during apply, once they are known, it exports only if they differ from
 //     the state's, and is otherwise a no-op. One published commit, one export.
-//   - the first plan after an import: the imported state has no triggers,
-//     so the configuration's are taken over in place (privateImported).
+//   - until the first apply after an import: the imported state has no
+//     triggers, so the configuration's are taken over in place
+//     (privateImported), and renew_triggers likewise without a renewal.
 // An unset map and an empty one ({}, a module's default) are the same.
 
 // noTriggers is an import's triggers and renew_triggers: none, in the form
 // the plan gives unset triggers (unsetTriggers).
 var noTriggers = types.MapValueMust(types.StringType, map[string]attr.Value{})
 
-// privateImported marks a state written by an import and not yet planned
-// against the configuration.
+// privateImported marks a state written by an import that no apply has
+// updated yet.
 const privateImported = "imported"
 
 // triggersChange is what a plan does about the triggers.
