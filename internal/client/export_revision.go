@@ -44,8 +44,8 @@ const maxRememberedJobs = 4096
 // exportRevisions chooses the revision of each static export call. Pinned,
 // it uses that one alone. Otherwise it uses the revision a job was last
 // found in, else the one the server last answered in, and tries the other
-// one only where trying starts nothing twice: after a 404 or 405, which
-// started or changed nothing (a start), or on a read.
+// one only after a 404 or 405, which started and changed nothing: for a
+// start, a read and a link alike (tryRevisions).
 type exportRevisions struct {
 	pinned    ExportRevision // "": choose
 	projectID string         // "": the project revision cannot be used
