@@ -156,5 +156,5 @@ func (e *LinkNotReadyError) Error() string {
 	if e.Status == ExportCompleted {
 		return fmt.Sprintf("export job %s is completed but its answer carries no bundleUrl yet", e.JobID)
 	}
-	return fmt.Sprintf("export job %s has no link yet: its status is %q", e.JobID, string(e.Status))
+	return fmt.Sprintf("export job %s has no link yet: its status is %.64q", e.JobID, string(e.Status)) // bounded: the API's text
 }
