@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -75,26 +76,11 @@ func bundleCalls(mock *mockapi.Server) int { return mock.Requests(mockapi.Endpoi
 func TestAccStaticExport_projectRevision(t *testing.T) {
 	mock := newMock(t, mockapi.Config{APIRevision: mockapi.RevisionProject})
 	dir := t.TempDir()
-	var jobID, firstLink string
+	var jobID, firstRevision string
 	withConsumers := func(renew string) string {
 		return revisionConfig(mock, "", `
   domain = "docs.example.com"
-  `+renew) + fmt.Sprintf(`
-resource "docsadmin_static_export_file" "bundle" {
-  job_id   = docsadmin_static_export.site.job_id
-  filename = %q
-}
-
-resource "docsadmin_static_site" "site" {
-  job_id          = docsadmin_static_export.site.job_id
-  directory       = %q
-  expected_sha256 = docsadmin_static_export.site.archive_sha256
-}
-
-data "docsadmin_static_export" "job" {
-  job_id = docsadmin_static_export.site.job_id
-}
-`, filepath.Join(dir, "bundle.tar.gz"), filepath.Join(dir, "site"))
+  `+renew) + jobConsumers(dir)
 	}
 	parallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testFactories(Options{}),
@@ -116,7 +102,7 @@ data "docsadmin_static_export" "job" {
 				ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
 				Check: resource.ComposeTestCheckFunc(
 					captureAttr(exportAddress, "job_id", &jobID),
-					captureAttr(exportAddress, "bundle_url", &firstLink),
+					captureAttr(exportAddress, "link_revision", &firstRevision),
 					// The domain route was asked first and answered the router's 404
 					// (not an API endpoint, so not in the log): it started nothing.
 					// One export, in the project revision.
@@ -143,6 +129,14 @@ data "docsadmin_static_export" "job" {
 				},
 				Check: resource.ComposeTestCheckFunc(
 					resource.TestCheckResourceAttrPtr(exportAddress, "job_id", &jobID),
+					resource.TestCheckResourceAttrWith(exportAddress, "link_revision", func(v string) error {
+						after, _ := strconv.ParseInt(v, 10, 64)
+						before, _ := strconv.ParseInt(firstRevision, 10, 64)
+						if before == 0 || after <= before {
+							return fmt.Errorf("link_revision %s after the renewal, %s before: a new link must raise it", v, firstRevision)
+						}
+						return nil
+					}),
 					expectCount("exports started", 1, func() int { return mock.ExportsStarted("docs.example.com") }),
 					expectCount("bundle calls", 0, func() int { return bundleCalls(mock) }),
 					expectStarts(mock, projectStart+" 202"),
@@ -215,22 +209,7 @@ func TestAccStaticExport_serverChangesRevisionBetweenApplies(t *testing.T) {
 	// The export and everything that takes its job: a file, a site and the
 	// data source, all found again after each switch.
 	config := func(body string) string {
-		return revisionConfig(mock, "", `domain = "docs.example.com"`+"\n"+body) + fmt.Sprintf(`
-resource "docsadmin_static_export_file" "bundle" {
-  job_id   = docsadmin_static_export.site.job_id
-  filename = %q
-}
-
-resource "docsadmin_static_site" "site" {
-  job_id          = docsadmin_static_export.site.job_id
-  directory       = %q
-  expected_sha256 = docsadmin_static_export.site.archive_sha256
-}
-
-data "docsadmin_static_export" "job" {
-  job_id = docsadmin_static_export.site.job_id
-}
-`, filepath.Join(dir, "bundle.tar.gz"), filepath.Join(dir, "site"))
+		return revisionConfig(mock, "", `domain = "docs.example.com"`+"\n"+body) + jobConsumers(dir)
 	}
 	var jobID string
 	parallelTest(t, resource.TestCase{
@@ -282,6 +261,27 @@ data "docsadmin_static_export" "job" {
 			},
 		},
 	})
+}
+
+// jobConsumers is everything that takes the export's job: a file and a
+// site in dir, and the data source.
+func jobConsumers(dir string) string {
+	return fmt.Sprintf(`
+resource "docsadmin_static_export_file" "bundle" {
+  job_id   = docsadmin_static_export.site.job_id
+  filename = %q
+}
+
+resource "docsadmin_static_site" "site" {
+  job_id          = docsadmin_static_export.site.job_id
+  directory       = %q
+  expected_sha256 = docsadmin_static_export.site.archive_sha256
+}
+
+data "docsadmin_static_export" "job" {
+  job_id = docsadmin_static_export.site.job_id
+}
+`, filepath.Join(dir, "bundle.tar.gz"), filepath.Join(dir, "site"))
 }
 
 // fileHasDigest checks that the file on disk is the one whose SHA-256 the
