@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/acctest"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/mockapi"
 )
 
@@ -19,18 +20,18 @@ func TestAccAgentJobAction_invokeFromTheCLI(t *testing.T) {
 	if os.Getenv("TF_ACC") == "" {
 		t.Skip("TF_ACC is not set: acceptance tests run the terraform CLI")
 	}
-	runner := cliRunnerAtLeast(t, 14) // actions and -invoke
+	runner := acctest.CLIRunnerAtLeast(t, 14) // actions and -invoke
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
 
-	mock := newMock(t, mockapi.Config{})
+	mock := acctest.NewMock(t, mockapi.Config{})
 	pr := "https://github.com/example/docs/pull/31"
 	mock.SetAgentJobScript("proj_1",
 		mockapi.AgentStep{After: 700 * time.Millisecond, Job: mockapi.AgentJob{Status: mockapi.AgentCompleted, PRLink: &pr}})
 	prompt := releasePrompt("2.4.0")
 
 	dir := t.TempDir()
-	writeFile(t, filepath.Join(dir, "main.tf"), `terraform {
+	acctest.WriteFile(t, filepath.Join(dir, "main.tf"), `terraform {
   required_providers {
     docsadmin = {
       source = "docsadmin/docsadmin"

@@ -13,6 +13,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfversion"
 
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/acctest"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/mockapi"
 )
 
@@ -29,7 +30,7 @@ func releasePrompt(version string) string {
 // created or its input (a release version) changes. body goes in the
 // action's config block.
 func agentJobActionConfig(mock *mockapi.Server, providerExtra, version, body string) string {
-	return providerConfig(mock, providerExtra) + fmt.Sprintf(`
+	return acctest.ProviderConfig(mock, providerExtra) + fmt.Sprintf(`
 action "docsadmin_agent_job" "docs" {
   config {
 %s
@@ -70,7 +71,7 @@ func expectJobsCreated(mock *mockapi.Server, versions ...string) func(*terraform
 }
 
 func TestAccAgentJobAction_createsOneJobPerRelease(t *testing.T) {
-	mock := newMock(t, mockapi.Config{})
+	mock := acctest.NewMock(t, mockapi.Config{})
 	parallelTest(t, resource.TestCase{
 		TerraformVersionChecks:   actionsTerraform,
 		ProtoV6ProviderFactories: testFactories(Options{}),
@@ -93,7 +94,7 @@ func TestAccAgentJobAction_createsOneJobPerRelease(t *testing.T) {
 }
 
 func TestAccAgentJobAction_messagesAnExistingJob(t *testing.T) {
-	mock := newMock(t, mockapi.Config{})
+	mock := acctest.NewMock(t, mockapi.Config{})
 	mock.SeedAgentJob("proj_1", mockapi.AgentJob{ID: "aj_existing", Status: mockapi.AgentCompleted})
 	parallelTest(t, resource.TestCase{
 		TerraformVersionChecks:   actionsTerraform,
@@ -116,7 +117,7 @@ func TestAccAgentJobAction_messagesAnExistingJob(t *testing.T) {
 }
 
 func TestAccAgentJobAction_waitsForTheJob(t *testing.T) {
-	mock := newMock(t, mockapi.Config{})
+	mock := acctest.NewMock(t, mockapi.Config{})
 	pr := "https://github.com/example/docs/pull/12"
 	mock.SetAgentJobScript("proj_1",
 		mockapi.AgentStep{After: 500 * time.Millisecond, Job: mockapi.AgentJob{Status: mockapi.AgentCompleted, PRLink: &pr}})
@@ -201,8 +202,8 @@ func TestAccAgentJobAction_errors(t *testing.T) {
 			want: `(?s)Cannot send the prompt to the agent job.*no\s+agent\s+job\s+aj_missing\s+in\s+project\s+proj_1.*job_id`,
 		},
 	}
-	runSubtests(t, cases, func(c testCase) string { return c.name }, func(t *testing.T, c testCase) {
-		mock := newMock(t, mockapi.Config{})
+	acctest.RunSubtests(t, cases, func(c testCase) string { return c.name }, func(t *testing.T, c testCase) {
+		mock := acctest.NewMock(t, mockapi.Config{})
 		if c.prepare != nil {
 			c.prepare(mock)
 		}
@@ -245,8 +246,8 @@ func TestAccAgentJobAction_badInputAtPlanTime(t *testing.T) {
 	// "no project" needs no project id in the environment either: the
 	// variable is cleared for every row, so this test is not parallel.
 	t.Setenv(envProjectID, "")
-	runSubtests(t, cases, func(c testCase) string { return c.name }, func(t *testing.T, c testCase) {
-		mock := newMock(t, mockapi.Config{})
+	acctest.RunSubtests(t, cases, func(c testCase) string { return c.name }, func(t *testing.T, c testCase) {
+		mock := acctest.NewMock(t, mockapi.Config{})
 		providerExtra := `project_id = "proj_1"`
 		if c.name == "no project" {
 			providerExtra = ""

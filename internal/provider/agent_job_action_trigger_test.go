@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/acctest"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/mockapi"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/tfrunner"
 )
@@ -21,11 +22,11 @@ func TestAccAgentJobAction_triggerOnFailureContinue(t *testing.T) {
 	if os.Getenv("TF_ACC") == "" {
 		t.Skip("TF_ACC is not set: acceptance tests run the terraform CLI")
 	}
-	runner := cliRunnerAtLeast(t, 16) // on_failure in action_trigger
+	runner := acctest.CLIRunnerAtLeast(t, 16) // on_failure in action_trigger
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
 
-	mock := newMock(t, mockapi.Config{})
+	mock := acctest.NewMock(t, mockapi.Config{})
 	mock.SetAgentJobScript("proj_1", mockapi.AgentStep{After: 500 * time.Millisecond, Job: mockapi.AgentJob{Status: mockapi.AgentFailed}})
 
 	root, err := tfrunner.ModuleRoot()
@@ -37,8 +38,8 @@ func TestAccAgentJobAction_triggerOnFailureContinue(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	writeFile(t, filepath.Join(dir, "action.tf"), string(example))
-	writeFile(t, filepath.Join(dir, "providers.tf"), `terraform {
+	acctest.WriteFile(t, filepath.Join(dir, "action.tf"), string(example))
+	acctest.WriteFile(t, filepath.Join(dir, "providers.tf"), `terraform {
   required_providers {
     docsadmin = { source = "docsadmin/docsadmin" }
   }
@@ -56,7 +57,7 @@ provider "docsadmin" {}
 		t.Fatal(err)
 	}
 	out, err := cmd.CombinedOutput()
-	said := flattenWhitespace(string(out))
+	said := acctest.FlattenWhitespace(string(out))
 	if err != nil {
 		t.Fatalf("the apply failed although the trigger says on_failure = continue: %v\n%s", err, out)
 	}

@@ -12,13 +12,14 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/acctest"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/mockapi"
 )
 
 const agentJobAddress = "data.docsadmin_agent_job.job"
 
 func agentJobConfig(mock *mockapi.Server, providerExtra, body string) string {
-	return blockConfig(mock, providerExtra, `data "docsadmin_agent_job" "job"`, body)
+	return acctest.BlockConfig(mock, providerExtra, `data "docsadmin_agent_job" "job"`, body)
 }
 
 func TestAccAgentJob_eachStatus(t *testing.T) {
@@ -101,7 +102,7 @@ func TestAccAgentJob_eachStatus(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			mock := newMock(t, mockapi.Config{})
+			mock := acctest.NewMock(t, mockapi.Config{})
 			tc.job.ID = "job_42"
 			mock.SeedAgentJob("proj_1", tc.job)
 			resource.UnitTest(t, resource.TestCase{
@@ -116,7 +117,7 @@ func TestAccAgentJob_eachStatus(t *testing.T) {
 }
 
 func TestAccAgentJob_projectFromProviderOrAttribute(t *testing.T) {
-	mock := newMock(t, mockapi.Config{})
+	mock := acctest.NewMock(t, mockapi.Config{})
 	mock.SeedAgentJob("proj_default", mockapi.AgentJob{ID: "job_1", Status: "active"})
 	mock.SeedAgentJob("proj_other", mockapi.AgentJob{ID: "job_1", Status: "completed"})
 	t.Setenv(envProjectID, "")
@@ -146,7 +147,7 @@ func TestAccAgentJob_projectFromProviderOrAttribute(t *testing.T) {
 }
 
 func TestAccAgentJob_projectFromEnvironment(t *testing.T) {
-	mock := newMock(t, mockapi.Config{})
+	mock := acctest.NewMock(t, mockapi.Config{})
 	mock.SeedAgentJob("proj_env", mockapi.AgentJob{ID: "job_1", Status: "archived"})
 	t.Setenv(envProjectID, "proj_env")
 	resource.UnitTest(t, resource.TestCase{
@@ -162,7 +163,7 @@ func TestAccAgentJob_projectFromEnvironment(t *testing.T) {
 }
 
 func TestAccAgentJob_authErrorsSayWhich(t *testing.T) {
-	mock := newMock(t, mockapi.Config{})
+	mock := acctest.NewMock(t, mockapi.Config{})
 	mock.SeedAgentJob("proj_1", mockapi.AgentJob{ID: "job_1", Status: "active"})
 	config := agentJobConfig(mock, "", `job_id = "job_1"`+"\n"+`project_id = "proj_1"`)
 	parallelTest(t, resource.TestCase{
@@ -186,7 +187,7 @@ func TestAccAgentJob_authErrorsSayWhich(t *testing.T) {
 }
 
 func TestAccAgentJob_waitsForFinalStatus(t *testing.T) {
-	mock := newMock(t, mockapi.Config{})
+	mock := acctest.NewMock(t, mockapi.Config{})
 	repo := "https://github.com/example/docs"
 	// The first two reads see the job active, whatever the time they take
 	// (a scheduled completion would race a slow machine); then it is done.
@@ -274,7 +275,7 @@ func TestAccAgentJob_errors(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			mock := newMock(t, mockapi.Config{})
+			mock := acctest.NewMock(t, mockapi.Config{})
 			if tc.status != "" {
 				mock.SeedAgentJob("proj_1", mockapi.AgentJob{ID: "job_1", Status: tc.status})
 			}

@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/acctest"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/client"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/clock/clocktest"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/mockapi"
@@ -85,13 +86,13 @@ func TestAgentJobAction_sendsProgressWhileTheJobRuns(t *testing.T) {
 	agentJobProgressEvery = 500 * time.Millisecond
 	t.Cleanup(func() { agentJobProgressEvery = every })
 
-	mock := newMock(t, mockapi.Config{AgentJobOutcome: mockapi.AgentCompleted, AgentJobDuration: 2 * time.Second})
+	mock := acctest.NewMock(t, mockapi.Config{AgentJobOutcome: mockapi.AgentCompleted, AgentJobDuration: 2 * time.Second})
 	prompt := releasePrompt("2.4.0")
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
 
 	server, err := providerserver.NewProtocol6WithError(NewWithOptions("test", Options{
-		PollPolicy: testPollPolicy, RetryBackoff: testRetryBackoff,
+		PollPolicy: acctest.QuickPolls, RetryBackoff: acctest.QuickRetries,
 	})())()
 	if err != nil {
 		t.Fatal(err)

@@ -14,6 +14,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/acctest"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/mockapi"
 )
 
@@ -22,7 +23,7 @@ const agentJobResourceAddress = "docsadmin_agent_job.docs"
 // agentJobResourceConfig starts a job per release version; extra goes in the
 // resource's body. It runs on Terraform and OpenTofu alike: no action block.
 func agentJobResourceConfig(mock *mockapi.Server, version, extra string) string {
-	return blockConfig(mock, `project_id = "proj_1"`, `resource "docsadmin_agent_job" "docs"`,
+	return acctest.BlockConfig(mock, `project_id = "proj_1"`, `resource "docsadmin_agent_job" "docs"`,
 		fmt.Sprintf("  prompt   = %q\n  triggers = { release = %q }\n%s", releasePrompt(version), version, extra))
 }
 
@@ -45,7 +46,7 @@ func expectJobInState(mock *mockapi.Server) func(*terraform.State) error {
 }
 
 func TestAccAgentJobResource_startsOneJobPerTrigger(t *testing.T) {
-	mock := newMock(t, mockapi.Config{})
+	mock := acctest.NewMock(t, mockapi.Config{})
 	parallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testFactories(Options{}),
 		Steps: []resource.TestStep{
@@ -82,7 +83,7 @@ func TestAccAgentJobResource_startsOneJobPerTrigger(t *testing.T) {
 }
 
 func TestAccAgentJobResource_waitsForThePullRequest(t *testing.T) {
-	mock := newMock(t, mockapi.Config{})
+	mock := acctest.NewMock(t, mockapi.Config{})
 	pr := "https://github.com/example/docs/pull/44"
 	mock.SetAgentJobScript("proj_1", mockapi.AgentStep{After: 500 * time.Millisecond, Job: mockapi.AgentJob{Status: mockapi.AgentCompleted, PRLink: &pr}})
 	parallelTest(t, resource.TestCase{
@@ -104,7 +105,7 @@ func TestAccAgentJobResource_waitsForThePullRequest(t *testing.T) {
 }
 
 func TestAccAgentJobResource_failedJobIsReplaced(t *testing.T) {
-	mock := newMock(t, mockapi.Config{})
+	mock := acctest.NewMock(t, mockapi.Config{})
 	mock.SetAgentJobScript("proj_1", mockapi.AgentStep{After: 300 * time.Millisecond, Job: mockapi.AgentJob{Status: mockapi.AgentFailed}})
 	config := agentJobResourceConfig(mock, "3.0.0", "  wait = true")
 	parallelTest(t, resource.TestCase{
@@ -128,7 +129,7 @@ func TestAccAgentJobResource_failedJobIsReplaced(t *testing.T) {
 }
 
 func TestAccAgentJobResource_timeoutContinuesTheSameJob(t *testing.T) {
-	mock := newMock(t, mockapi.Config{})
+	mock := acctest.NewMock(t, mockapi.Config{})
 	pr := "https://github.com/example/docs/pull/45"
 	mock.SetAgentJobScript("proj_1", mockapi.AgentStep{After: 4 * time.Second, Job: mockapi.AgentJob{Status: mockapi.AgentCompleted, PRLink: &pr}})
 	parallelTest(t, resource.TestCase{
@@ -159,12 +160,12 @@ func TestAccAgentJobResource_badInput(t *testing.T) {
 		{"project id with a slash", "  prompt = \"Fix the links\"\n  project_id = \"proj/1\"", `(?s)Invalid project id.*"proj/1" contains a character`},
 		{"zero timeout", "  prompt = \"Fix the links\"\n  timeouts {\n    create = \"0s\"\n  }", `(?s)Invalid timeout.*timeouts.create`},
 	}
-	runSubtests(t, cases, func(c testCase) string { return c.name }, func(t *testing.T, c testCase) {
-		mock := newMock(t, mockapi.Config{})
+	acctest.RunSubtests(t, cases, func(c testCase) string { return c.name }, func(t *testing.T, c testCase) {
+		mock := acctest.NewMock(t, mockapi.Config{})
 		resource.UnitTest(t, resource.TestCase{
 			ProtoV6ProviderFactories: testFactories(Options{}),
 			Steps: []resource.TestStep{{
-				Config:      blockConfig(mock, `project_id = "proj_1"`, `resource "docsadmin_agent_job" "docs"`, c.body),
+				Config:      acctest.BlockConfig(mock, `project_id = "proj_1"`, `resource "docsadmin_agent_job" "docs"`, c.body),
 				PlanOnly:    true,
 				ExpectError: regexp.MustCompile(c.want),
 			}},
@@ -178,7 +179,7 @@ func TestAccAgentJobResource_badInput(t *testing.T) {
 // The resource and the action send the same request: one create call per job
 // with the prompt as its only field.
 func TestAccAgentJobResource_sendsThePromptOnly(t *testing.T) {
-	mock := newMock(t, mockapi.Config{})
+	mock := acctest.NewMock(t, mockapi.Config{})
 	parallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testFactories(Options{}),
 		Steps: []resource.TestStep{{

@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/acctest"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/mockapi"
 )
 
@@ -23,7 +24,7 @@ import (
 // an answer to a start with fields of the wrong type saves the id, warns
 // naming the fields, and the next apply starts nothing.
 func TestAccAPIAnswers_throughTheCLI(t *testing.T) {
-	runner := cliRunner(t)
+	runner := acctest.CLIRunner(t)
 
 	t.Run("an https API that redirects", func(t *testing.T) {
 		handler := mockapi.NewHandler(mockapi.Config{})
@@ -92,7 +93,7 @@ resource "docsadmin_static_export" "site" {
 				var stderr bytes.Buffer
 				tf.SetStderr(&stderr)
 				err := tf.Apply(t.Context())
-				said := flattenWhitespace(stderr.String())
+				said := acctest.FlattenWhitespace(stderr.String())
 				if err == nil {
 					t.Fatal("the apply succeeded")
 				}

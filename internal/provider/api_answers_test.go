@@ -13,6 +13,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/acctest"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/client"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/mockapi"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/poll"
@@ -49,7 +50,7 @@ func TestBaseURLVersionSuffix(t *testing.T) {
 // attribute and from the environment alike, naming the value to use; a
 // reverse proxy's prefix works.
 func TestAccProvider_baseURLWithAPIVersionRefusedAtPlan(t *testing.T) {
-	mock := newMock(t, mockapi.Config{})
+	mock := acctest.NewMock(t, mockapi.Config{})
 	for _, tc := range []struct {
 		name, baseURL, env string
 	}{
@@ -86,7 +87,7 @@ func TestAccProvider_baseURLWithAPIVersionRefusedAtPlan(t *testing.T) {
 		resource.UnitTest(t, resource.TestCase{
 			ProtoV6ProviderFactories: testFactories(Options{}),
 			Steps: []resource.TestStep{
-				{Config: config, Check: expectCount("exports started through the proxy", 1, func() int { return mock.ExportsStarted("docs.example.com") })},
+				{Config: config, Check: acctest.ExpectCount("exports started through the proxy", 1, func() int { return mock.ExportsStarted("docs.example.com") })},
 				{Config: config, ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}}},
 			},
 		})
@@ -105,14 +106,14 @@ func TestAccMissingRouteKeepsState(t *testing.T) {
 		read    mockapi.Endpoint
 		started func(*mockapi.Server) int
 	}{
-		{"export", exportAddress, func(m *mockapi.Server) string { return exportConfig(m, `domain = "docs.example.com"`) },
+		{"export", acctest.ExportAddress, func(m *mockapi.Server) string { return acctest.ExportConfig(m, `domain = "docs.example.com"`) },
 			mockapi.EndpointGetExport, func(m *mockapi.Server) int { return m.ExportsStarted("docs.example.com") }},
 		{"deployment", deploymentAddress, func(m *mockapi.Server) string { return deploymentConfig(m, "a", "") },
 			mockapi.EndpointDeploymentStatus, func(m *mockapi.Server) int { return len(m.DeploymentIDs(deployProject)) }},
 		{"agent job", agentJobResourceAddress, func(m *mockapi.Server) string { return agentJobResourceConfig(m, "1.0", "") },
 			mockapi.EndpointGetAgentJob, func(m *mockapi.Server) int { return len(m.AgentJobsCreated("proj_1")) }},
 	}
-	runSubtests(t, rows, func(r struct {
+	acctest.RunSubtests(t, rows, func(r struct {
 		name    string
 		address string
 		config  func(*mockapi.Server) string
@@ -138,7 +139,7 @@ func TestAccMissingRouteKeepsState(t *testing.T) {
 		resource.UnitTest(t, resource.TestCase{
 			ProtoV6ProviderFactories: testFactories(Options{}),
 			Steps: []resource.TestStep{
-				{Config: config, Check: expectCount("started", 1, func() int { return row.started(mock) })},
+				{Config: config, Check: acctest.ExpectCount("started", 1, func() int { return row.started(mock) })},
 				{Config: wrongPath, PlanOnly: true, ExpectError: keep},
 				{
 					PreConfig: func() {
@@ -151,7 +152,7 @@ func TestAccMissingRouteKeepsState(t *testing.T) {
 				{
 					Config:           config,
 					ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
-					Check:            expectCount("started after the routes came back", 1, func() int { return row.started(mock) }),
+					Check:            acctest.ExpectCount("started after the routes came back", 1, func() int { return row.started(mock) }),
 				},
 			},
 		})
@@ -200,7 +201,7 @@ func TestAccDeploymentResource_failedPollsNameTheReason(t *testing.T) {
 		{"a byte every 5 seconds", mockapi.Fault{Status: 200, Body: `{"_id":"x","status":"in_progress"}`, Trickle: 5 * time.Second},
 			`still\s+arriving\s+after\s+2s,\s+the\s+time\s+allowed\s+for\s+one\s+attempt\s+\(1\s+bytes`},
 	}
-	runSubtests(t, rows, func(r struct {
+	acctest.RunSubtests(t, rows, func(r struct {
 		name  string
 		fault mockapi.Fault
 		want  string
@@ -218,7 +219,7 @@ func TestAccDeploymentResource_failedPollsNameTheReason(t *testing.T) {
 		resource.UnitTest(t, resource.TestCase{
 			ProtoV6ProviderFactories: testFactories(Options{RequestTimeout: 2 * time.Second}),
 			Steps: []resource.TestStep{{
-				Config: blockConfig(mock, "project_id = \"proj_1\"\n  max_retries = 0", `resource "docsadmin_deployment" "docs"`,
+				Config: acctest.BlockConfig(mock, "project_id = \"proj_1\"\n  max_retries = 0", `resource "docsadmin_deployment" "docs"`,
 					"  triggers = { docs_commit = \"a\" }\n  timeouts {\n    create = \"5m\"\n  }"),
 				ExpectError: regexp.MustCompile(`failed\s+5\s+times\s+in\s+a\s+row[\s\S]*` + row.want),
 			}},

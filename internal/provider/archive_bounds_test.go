@@ -13,6 +13,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/acctest"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/mockapi"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/sitegen"
 )
@@ -35,9 +36,9 @@ func TestAccStaticExport_boundlessArchivesAreRefusedBeforeTheTimeout(t *testing.
 	for _, row := range rows {
 		t.Run(row.name, func(t *testing.T) {
 			t.Parallel()
-			mock := newMock(t, mockapi.Config{})
+			mock := acctest.NewMock(t, mockapi.Config{})
 			mock.SetExportBehavior("docs.example.com", mockapi.ExportBehavior{Archive: row.kind})
-			config := blockConfig(mock, row.providerExtra, `resource "docsadmin_static_export" "site"`, `
+			config := acctest.BlockConfig(mock, row.providerExtra, `resource "docsadmin_static_export" "site"`, `
   domain = "docs.example.com"
   timeouts { create = "60s" }`)
 			resource.UnitTest(t, resource.TestCase{
@@ -51,8 +52,8 @@ func TestAccStaticExport_boundlessArchivesAreRefusedBeforeTheTimeout(t *testing.
 // A link host that sends nothing fails the download after
 // download_idle_timeout, on create and on import, naming the host only.
 func TestAccStaticExport_stalledLinkHostFailsWithinTheIdleTimeout(t *testing.T) {
-	mock := newMock(t, mockapi.Config{})
-	config := blockConfig(mock, `download_idle_timeout = "1s"`, `resource "docsadmin_static_export" "site"`, `
+	mock := acctest.NewMock(t, mockapi.Config{})
+	config := acctest.BlockConfig(mock, `download_idle_timeout = "1s"`, `resource "docsadmin_static_export" "site"`, `
   domain = "docs.example.com"
   timeouts { create = "10m" }`)
 	stall := func() { mock.InjectFault(mockapi.EndpointDownload, mockapi.Fault{Delay: 10 * time.Minute}) }
@@ -66,11 +67,11 @@ func TestAccStaticExport_stalledLinkHostFailsWithinTheIdleTimeout(t *testing.T) 
 				// The job was kept; the next apply verifies it.
 				PreConfig: mock.ClearFaults,
 				Config:    config,
-				Check:     captureAttr(exportAddress, "job_id", &jobID),
+				Check:     captureAttr(acctest.ExportAddress, "job_id", &jobID),
 			},
 			{
 				PreConfig:         stall,
-				ResourceName:      exportAddress,
+				ResourceName:      acctest.ExportAddress,
 				ImportState:       true,
 				ImportStateIdFunc: func(*terraform.State) (string, error) { return "docs.example.com/" + jobID, nil },
 				ExpectError:       regexp.MustCompile(`(?s)no\s+data\s+received\s+for\s+1s.*Nothing\s+was\s+imported`),
@@ -91,12 +92,12 @@ func TestAccStaticExport_downloadRedirectCarriesNoReferer(t *testing.T) {
 		_ = sitegen.Archive{Size: 64 << 10, Seed: 1}.Write(w)
 	}))
 	t.Cleanup(target.Close)
-	mock := newMock(t, mockapi.Config{})
+	mock := acctest.NewMock(t, mockapi.Config{})
 	mock.InjectFault(mockapi.EndpointDownload, mockapi.Fault{Status: http.StatusFound, Header: map[string]string{"Location": target.URL + "/moved/bundle.tar.gz"}})
 	parallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testFactories(Options{}),
 		Steps: []resource.TestStep{{
-			Config: exportConfig(mock, `domain = "docs.example.com"`),
+			Config: acctest.ExportConfig(mock, `domain = "docs.example.com"`),
 			Check: func(*terraform.State) error {
 				mu.Lock()
 				defer mu.Unlock()

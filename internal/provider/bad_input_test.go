@@ -7,6 +7,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/acctest"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/mockapi"
 )
 
@@ -39,16 +40,16 @@ func badProvider(lines string) func(*mockapi.Server) string {
 
 // badProviderSetting is the mock's working provider block plus one setting.
 func badProviderSetting(setting string) func(*mockapi.Server) string {
-	return func(mock *mockapi.Server) string { return providerConfig(mock, setting) + readJobConfig }
+	return func(mock *mockapi.Server) string { return acctest.ProviderConfig(mock, setting) + readJobConfig }
 }
 
 func badResource(body string) func(*mockapi.Server) string {
-	return func(mock *mockapi.Server) string { return exportConfig(mock, body) }
+	return func(mock *mockapi.Server) string { return acctest.ExportConfig(mock, body) }
 }
 
 func badExportData(body string) func(*mockapi.Server) string {
 	return func(mock *mockapi.Server) string {
-		return blockConfig(mock, "", `data "docsadmin_static_export" "job"`, body)
+		return acctest.BlockConfig(mock, "", `data "docsadmin_static_export" "job"`, body)
 	}
 }
 
@@ -167,11 +168,11 @@ func badInputs() []badInput {
 
 func TestAccBadInput_failsAtPlanTimeNamingTheAttribute(t *testing.T) {
 	t.Parallel()
-	runSubtests(t, badInputs(), func(tc badInput) string { return tc.name }, runBadInput)
+	acctest.RunSubtests(t, badInputs(), func(tc badInput) string { return tc.name }, runBadInput)
 }
 
 func runBadInput(t *testing.T, tc badInput) {
-	mock := newMock(t, mockapi.Config{})
+	mock := acctest.NewMock(t, mockapi.Config{})
 	failure := &stepFailure{step: 1}
 	resource.UnitTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testFactories(Options{}),

@@ -8,6 +8,7 @@ import (
 
 	"github.com/hashicorp/terraform-exec/tfexec"
 
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/acctest"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/mockapi"
 )
 
@@ -20,7 +21,7 @@ func TestAccDeploymentResource_replaceDeploysAgain(t *testing.T) {
 	if os.Getenv("TF_ACC") == "" {
 		t.Skip("TF_ACC is not set: acceptance tests run the terraform CLI")
 	}
-	runner := cliRunner(t)
+	runner := acctest.CLIRunner(t)
 	mock := newDeployMock(t, mockapi.Config{DeploymentDuration: 300 * time.Millisecond})
 	dir := filepath.Join(t.TempDir(), "module")
 	tf, err := runner.Module(dir, map[string][]byte{"main.tf": []byte(`terraform {

@@ -18,6 +18,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/acctest"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/mockapi"
 )
 
@@ -43,13 +44,13 @@ func newDeployMock(t *testing.T, cfg mockapi.Config) *mockapi.Server {
 	if cfg.DeploymentQueueDuration == 0 {
 		cfg.DeploymentQueueDuration = 150 * time.Millisecond
 	}
-	return newMock(t, cfg)
+	return acctest.NewMock(t, cfg)
 }
 
 // deploymentConfig deploys proj_1 whenever the docs commit changes; extra
 // goes in the resource's body.
 func deploymentConfig(mock *mockapi.Server, docsCommit, extra string) string {
-	return blockConfig(mock, `project_id = "proj_1"`, `resource "docsadmin_deployment" "docs"`,
+	return acctest.BlockConfig(mock, `project_id = "proj_1"`, `resource "docsadmin_deployment" "docs"`,
 		fmt.Sprintf("  triggers = { docs_commit = %q }\n%s", docsCommit, extra))
 }
 
@@ -300,8 +301,8 @@ resource "docsadmin_static_export" "site" {
 			{
 				Config: config("v1"),
 				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(exportAddress, tfjsonpath.New("triggers"), knownvalue.MapExact(map[string]knownvalue.Check{"commit": knownvalue.StringExact(commitV1.SHA)})),
-					statecheck.ExpectKnownValue(exportAddress, tfjsonpath.New("status"), knownvalue.StringExact("completed")),
+					statecheck.ExpectKnownValue(acctest.ExportAddress, tfjsonpath.New("triggers"), knownvalue.MapExact(map[string]knownvalue.Check{"commit": knownvalue.StringExact(commitV1.SHA)})),
+					statecheck.ExpectKnownValue(acctest.ExportAddress, tfjsonpath.New("status"), knownvalue.StringExact("completed")),
 				},
 				Check: exportAfterDeployment,
 			},
@@ -311,10 +312,10 @@ resource "docsadmin_static_export" "site" {
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction(deploymentAddress, plancheck.ResourceActionUpdate),
 					// The commit is unknown until the deployment ends: decided during apply.
-					plancheck.ExpectResourceAction(exportAddress, plancheck.ResourceActionUpdate),
+					plancheck.ExpectResourceAction(acctest.ExportAddress, plancheck.ResourceActionUpdate),
 				}},
 				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(exportAddress, tfjsonpath.New("triggers"), knownvalue.MapExact(map[string]knownvalue.Check{"commit": knownvalue.StringExact(commitV2.SHA)})),
+					statecheck.ExpectKnownValue(acctest.ExportAddress, tfjsonpath.New("triggers"), knownvalue.MapExact(map[string]knownvalue.Check{"commit": knownvalue.StringExact(commitV2.SHA)})),
 				},
 				Check: exportAfterDeployment,
 			},
@@ -346,12 +347,12 @@ func TestAccDeploymentResource_errors(t *testing.T) {
 	// "no project" needs no project id in the environment either: the
 	// variable is cleared for every row, so this test is not parallel.
 	t.Setenv(envProjectID, "")
-	runSubtests(t, cases, func(c testCase) string { return c.name }, func(t *testing.T, c testCase) {
+	acctest.RunSubtests(t, cases, func(c testCase) string { return c.name }, func(t *testing.T, c testCase) {
 		mock := newDeployMock(t, mockapi.Config{})
 		if c.prepare != nil {
 			c.prepare(mock)
 		}
-		config := blockConfig(mock, c.providerExtra, `resource "docsadmin_deployment" "docs"`, "")
+		config := acctest.BlockConfig(mock, c.providerExtra, `resource "docsadmin_deployment" "docs"`, "")
 		if c.apiKey != "" {
 			mock.AddReadOnlyAPIKey(c.apiKey)
 			config = strings.Replace(config, fmt.Sprintf("%q", mock.APIKey), fmt.Sprintf("%q", c.apiKey), 1)
@@ -391,11 +392,11 @@ func TestAccDeploymentDataSource_readsAStatus(t *testing.T) {
 		ProtoV6ProviderFactories: testFactories(Options{}),
 		Steps: []resource.TestStep{
 			{
-				Config:            blockConfig(mock, "", `data "docsadmin_deployment" "docs"`, fmt.Sprintf("  status_id = %q", start.StatusID)),
+				Config:            acctest.BlockConfig(mock, "", `data "docsadmin_deployment" "docs"`, fmt.Sprintf("  status_id = %q", start.StatusID)),
 				ConfigStateChecks: checks,
 			},
 			{
-				Config:      blockConfig(mock, "", `data "docsadmin_deployment" "docs"`, `  status_id = "0123456789abcdef01234567"`),
+				Config:      acctest.BlockConfig(mock, "", `data "docsadmin_deployment" "docs"`, `  status_id = "0123456789abcdef01234567"`),
 				ExpectError: regexp.MustCompile(`(?s)Deployment not found.*no deployment status 0123456789abcdef01234567.*HTTP 404`),
 			},
 		},
@@ -403,7 +404,7 @@ func TestAccDeploymentDataSource_readsAStatus(t *testing.T) {
 	resource.UnitTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testFactories(Options{}),
 		Steps: []resource.TestStep{{
-			Config:      blockConfig(mock, "", `data "docsadmin_deployment" "docs"`, `  status_id = "a/b"`),
+			Config:      acctest.BlockConfig(mock, "", `data "docsadmin_deployment" "docs"`, `  status_id = "a/b"`),
 			PlanOnly:    true,
 			ExpectError: regexp.MustCompile(`(?s)Invalid deployment status id.*"a/b" contains a character`),
 		}},

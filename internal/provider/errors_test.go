@@ -13,6 +13,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/acctest"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/client"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/mockapi"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/redirect"
@@ -108,7 +109,7 @@ resource "docsadmin_static_export" "site" {
 			resource.UnitTest(t, resource.TestCase{
 				ProtoV6ProviderFactories: testFactories(Options{}),
 				ErrorCheck: func(err error) error {
-					said = flattenWhitespace(fmt.Sprint(err))
+					said = acctest.FlattenWhitespace(fmt.Sprint(err))
 					return nil
 				},
 				Steps: []resource.TestStep{{Config: config}},

@@ -15,6 +15,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/acctest"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/mockapi"
 )
 
@@ -33,7 +34,7 @@ const faultReadOnlyKey = "dsa_monitor_r34d0nly9c8b7a6f"
 // faultRow is one row of the matrix.
 type faultRow struct {
 	name string
-	// export scripts the export jobs of faultDomain; zero keeps newMock's quick job.
+	// export scripts the export jobs of faultDomain; zero keeps acctest.NewMock's quick job.
 	export mockapi.ExportBehavior
 	// providerExtra goes inside the provider block.
 	providerExtra string
@@ -325,10 +326,10 @@ func faultRows() []faultRow {
 				m.InjectFault(mockapi.EndpointBundle, mockapi.Fault{Status: 200, AfterHandling: true, Body: `{"bundleUrl":"https://exports.s3.amazonaws.com/site/bundle.tar.gz"}`})
 			},
 			stateChecks: []statecheck.StateCheck{
-				statecheck.ExpectKnownValue(exportAddress, tfjsonpath.New("bundle_url"), knownvalue.StringExact("https://exports.s3.amazonaws.com/site/bundle.tar.gz")),
-				statecheck.ExpectKnownValue(exportAddress, tfjsonpath.New("bundle_expires_at"), knownvalue.Null()),
-				statecheck.ExpectKnownValue(exportAddress, tfjsonpath.New("bundle_size_bytes"), knownvalue.Null()),
-				statecheck.ExpectKnownValue(exportAddress, tfjsonpath.New("ready_for_renewal"), knownvalue.Bool(false)),
+				statecheck.ExpectKnownValue(acctest.ExportAddress, tfjsonpath.New("bundle_url"), knownvalue.StringExact("https://exports.s3.amazonaws.com/site/bundle.tar.gz")),
+				statecheck.ExpectKnownValue(acctest.ExportAddress, tfjsonpath.New("bundle_expires_at"), knownvalue.Null()),
+				statecheck.ExpectKnownValue(acctest.ExportAddress, tfjsonpath.New("bundle_size_bytes"), knownvalue.Null()),
+				statecheck.ExpectKnownValue(acctest.ExportAddress, tfjsonpath.New("ready_for_renewal"), knownvalue.Bool(false)),
 			},
 		},
 		faultRow{
@@ -376,8 +377,8 @@ func faultRows() []faultRow {
 				m.InjectFault(mockapi.EndpointGetExport, faultWithBody(200, `{"status":"completed","progress":`+tc.progress+`,"pageCount":7}`))
 			},
 			stateChecks: []statecheck.StateCheck{
-				statecheck.ExpectKnownValue(exportAddress, tfjsonpath.New("progress"), knownvalue.Float64Exact(tc.want)),
-				statecheck.ExpectKnownValue(exportAddress, tfjsonpath.New("page_count"), knownvalue.Int64Exact(7)),
+				statecheck.ExpectKnownValue(acctest.ExportAddress, tfjsonpath.New("progress"), knownvalue.Float64Exact(tc.want)),
+				statecheck.ExpectKnownValue(acctest.ExportAddress, tfjsonpath.New("page_count"), knownvalue.Int64Exact(7)),
 			},
 		})
 	}
@@ -476,7 +477,7 @@ func deploymentFaultRows() []faultRow {
 	config := func(_ *testing.T, m *mockapi.Server) string { return deploymentFaultConfig(m) }
 	deployed := []statecheck.StateCheck{
 		statecheck.ExpectKnownValue(deploymentAddress, tfjsonpath.New("status"), knownvalue.StringExact("success")),
-		statecheck.ExpectKnownValue(exportAddress, tfjsonpath.New("status"), knownvalue.StringExact("completed")),
+		statecheck.ExpectKnownValue(acctest.ExportAddress, tfjsonpath.New("status"), knownvalue.StringExact("completed")),
 	}
 	return []faultRow{
 		{
@@ -523,7 +524,7 @@ func deploymentFaultRows() []faultRow {
 		{
 			name: "preview 403: no preview entitlement",
 			config: func(_ *testing.T, m *mockapi.Server) string {
-				return blockConfig(m, `project_id = "proj_1"`, `resource "docsadmin_preview_deployment" "nav"`, `  branch = "feature/new-nav"`)
+				return acctest.BlockConfig(m, `project_id = "proj_1"`, `resource "docsadmin_preview_deployment" "nav"`, `  branch = "feature/new-nav"`)
 			},
 			inject: func(m *mockapi.Server) {
 				m.InjectFault(mockapi.EndpointPreview, faultWithBody(403, `{"error":"`+mockapi.PreviewNotAvailableMessage+`"}`))
@@ -540,11 +541,11 @@ func deploymentFaultRows() []faultRow {
 func TestAccFaultMatrix(t *testing.T) {
 	// Not parallel with other tests: rows bound how long a failing apply takes
 	// (the rows run in parallel with one another).
-	runSubtests(t, faultRows(), func(row faultRow) string { return row.name }, runFaultRow)
+	acctest.RunSubtests(t, faultRows(), func(row faultRow) string { return row.name }, runFaultRow)
 }
 
 func runFaultRow(t *testing.T, row faultRow) {
-	mock := newMock(t, mockapi.Config{DeploymentDuration: 400 * time.Millisecond})
+	mock := acctest.NewMock(t, mockapi.Config{DeploymentDuration: 400 * time.Millisecond})
 	apiKey := mock.APIKey
 	if row.export != (mockapi.ExportBehavior{}) {
 		mock.SetExportBehavior(faultDomain, row.export)
@@ -570,7 +571,7 @@ func runFaultRow(t *testing.T, row faultRow) {
 	var applyTook time.Duration
 
 	checks := []resource.TestCheckFunc{
-		expectCount("exports started", 1, func() int { return mock.ExportsStarted(faultDomain) }),
+		acctest.ExpectCount("exports started", 1, func() int { return mock.ExportsStarted(faultDomain) }),
 		func(*terraform.State) error {
 			if row.spareFaults {
 				return nil
@@ -590,8 +591,8 @@ func runFaultRow(t *testing.T, row faultRow) {
 	stateChecks := row.stateChecks
 	if row.config == nil {
 		stateChecks = append([]statecheck.StateCheck{
-			statecheck.ExpectKnownValue(exportAddress, tfjsonpath.New("status"), knownvalue.StringExact("completed")),
-			statecheck.ExpectKnownValue(exportAddress, tfjsonpath.New("bundle_url"), knownvalue.NotNull()),
+			statecheck.ExpectKnownValue(acctest.ExportAddress, tfjsonpath.New("status"), knownvalue.StringExact("completed")),
+			statecheck.ExpectKnownValue(acctest.ExportAddress, tfjsonpath.New("bundle_url"), knownvalue.NotNull()),
 		}, stateChecks...)
 	}
 
@@ -627,7 +628,7 @@ func runFaultRow(t *testing.T, row faultRow) {
 			mock.SetAPIKey(apiKey)
 			failure.enter(2)()
 		},
-		Config: providerConfig(mock, ""),
+		Config: acctest.ProviderConfig(mock, ""),
 	}
 
 	resource.UnitTest(t, resource.TestCase{
@@ -664,7 +665,7 @@ func runFaultRow(t *testing.T, row faultRow) {
 }
 
 func faultConfig(mock *mockapi.Server, providerExtra, createTimeout string) string {
-	return providerConfig(mock, providerExtra) + fmt.Sprintf(`
+	return acctest.ProviderConfig(mock, providerExtra) + fmt.Sprintf(`
 resource "docsadmin_static_export" "site" {
   domain = %q
   timeouts {
@@ -712,10 +713,10 @@ func (f *stepFailure) expect(t *testing.T, want, forbid []string) {
 		t.Errorf("step %d was expected to fail and did not", f.step)
 		return
 	}
-	flat := flattenWhitespace(f.text)
+	flat := acctest.FlattenWhitespace(f.text)
 	var missing, found []string
 	for _, w := range want {
-		if !strings.Contains(flat, flattenWhitespace(w)) {
+		if !strings.Contains(flat, acctest.FlattenWhitespace(w)) {
 			missing = append(missing, w)
 		}
 	}
@@ -729,7 +730,3 @@ func (f *stepFailure) expect(t *testing.T, want, forbid []string) {
 		t.Errorf("the error does not say what it should.\nmissing: %q\nmust not contain: %q\nerror:\n%s", missing, found, f.text)
 	}
 }
-
-// flattenWhitespace collapses whitespace runs, so that Terraform's wrapping of long
-// diagnostics does not matter.
-func flattenWhitespace(s string) string { return strings.Join(strings.Fields(s), " ") }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/acctest"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/function"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -156,7 +157,7 @@ output "unpinned" {
 		Config:            unpinnedConfig,
 		ConfigStateChecks: append(slices.Clip(pinnedChecks), unpinnedCheck),
 	}}
-	if runningOpenTofu(t) {
+	if acctest.RunningOpenTofu(t) {
 		// OpenTofu does not encode a null argument of a provider function:
 		// it sends an empty value, which terraform-plugin-framework cannot
 		// decode, so the call fails before the function runs. Terraform

@@ -15,6 +15,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/tfversion"
 
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/acctest"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/mockapi"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/tfrunner"
 )
@@ -66,11 +67,11 @@ func readWriteOnlyRevisionLogic(t *testing.T) writeOnlyRevisionLogic {
 // export). The helm provider sends set_wo only on such a rise.
 func TestAccHelmWriteOnlyRevision_risesOnEveryInputChange(t *testing.T) {
 	logic := readWriteOnlyRevisionLogic(t)
-	clock := &shiftedClock{}
-	mock := newMock(t, mockapi.Config{LinkTTL: 24 * time.Hour, Now: clock.Now})
+	clock := &acctest.ShiftedClock{}
+	mock := acctest.NewMock(t, mockapi.Config{LinkTTL: 24 * time.Hour, Now: clock.Now})
 	type inputs struct{ chartVersion, docsCommit string }
 	config := func(in inputs) string {
-		return providerConfig(mock, "") + fmt.Sprintf(`
+		return acctest.ProviderConfig(mock, "") + fmt.Sprintf(`
 variable "docs_domain" {
   default = "docs.example.com"
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/hashicorp/terraform-exec/tfexec"
 
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/acctest"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/mockapi"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/tfrunner"
 )
@@ -55,13 +56,13 @@ resource "docsadmin_static_export" "site" {
 `
 
 func TestAccInterrupt_applyStopsPromptlyAndResumesTheSameJob(t *testing.T) {
-	runner := cliRunner(t)
+	runner := acctest.CLIRunner(t)
 
-	mock := newMock(t, mockapi.Config{})
+	mock := acctest.NewMock(t, mockapi.Config{})
 	mock.SetExportBehavior(interruptDomain, mockapi.ExportBehavior{Duration: interruptExport})
 
 	workDir := t.TempDir()
-	writeFile(t, filepath.Join(workDir, "main.tf"), interruptConfig)
+	acctest.WriteFile(t, filepath.Join(workDir, "main.tf"), interruptConfig)
 	tf, err := runner.Workdir(workDir, map[string]string{"DOCSADMIN_BASE_URL": mock.URL, "DOCSADMIN_API_KEY": mock.APIKey})
 	if err != nil {
 		t.Fatal(err)
@@ -110,7 +111,7 @@ func TestAccInterrupt_applyStopsPromptlyAndResumesTheSameJob(t *testing.T) {
 		t.Fatalf("the API has jobs %v for %s; want exactly one", ids, interruptDomain)
 	}
 	jobID := ids[0]
-	said := flattenWhitespace(firstOutput.String())
+	said := acctest.FlattenWhitespace(firstOutput.String())
 	for _, want := range []string{"Interrupt received", "export job " + jobID + " was interrupted", "saved in state", "next terraform apply continues with the same job"} {
 		if !strings.Contains(said, want) {
 			t.Errorf("the interrupted apply does not say %q; it said:\n%s", want, firstOutput)
@@ -198,12 +199,12 @@ func interruptReadState(ctx context.Context, t *testing.T, tf *tfexec.Terraform)
 // at once, whatever the link's host does: here it sends nothing, and the
 // idle timeout (60s by default) is far away.
 func TestAccInterrupt_verificationStopsAtOnce(t *testing.T) {
-	runner := cliRunner(t)
-	mock := newMock(t, mockapi.Config{})
+	runner := acctest.CLIRunner(t)
+	mock := acctest.NewMock(t, mockapi.Config{})
 	mock.InjectFault(mockapi.EndpointDownload, mockapi.Fault{Delay: 10 * time.Minute})
 
 	workDir := t.TempDir()
-	writeFile(t, filepath.Join(workDir, "main.tf"), interruptConfig)
+	acctest.WriteFile(t, filepath.Join(workDir, "main.tf"), interruptConfig)
 	tf, err := runner.Workdir(workDir, map[string]string{"DOCSADMIN_BASE_URL": mock.URL, "DOCSADMIN_API_KEY": mock.APIKey})
 	if err != nil {
 		t.Fatal(err)
@@ -237,7 +238,7 @@ func TestAccInterrupt_verificationStopsAtOnce(t *testing.T) {
 	if !errors.As(applyErr, &exitErr) || exitErr.ExitCode() == 0 {
 		t.Errorf("the interrupted apply ended with %v; want a non-zero exit status", applyErr)
 	}
-	said := flattenWhitespace(output.String())
+	said := acctest.FlattenWhitespace(output.String())
 	for _, bad := range []string{providerBugText, "panic", "Plugin did not respond"} {
 		if strings.Contains(said, bad) {
 			t.Errorf("the interrupted apply says %q:\n%s", bad, output)

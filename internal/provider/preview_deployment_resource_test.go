@@ -14,6 +14,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/acctest"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/mockapi"
 )
 
@@ -23,7 +24,7 @@ const (
 )
 
 func previewConfig(mock *mockapi.Server, head, extra string) string {
-	return blockConfig(mock, `project_id = "proj_1"`, `resource "docsadmin_preview_deployment" "nav"`,
+	return acctest.BlockConfig(mock, `project_id = "proj_1"`, `resource "docsadmin_preview_deployment" "nav"`,
 		fmt.Sprintf("  branch   = %q\n  triggers = { head = %q }\n%s", previewBranch, head, extra))
 }
 
@@ -98,7 +99,7 @@ func TestAccPreviewDeployment_withoutWaiting(t *testing.T) {
 					statecheck.ExpectKnownValue(previewAddress, tfjsonpath.New("commit_sha"), knownvalue.Null()),
 					statecheck.ExpectKnownValue(previewAddress, tfjsonpath.New("preview_url"), knownvalue.StringExact(mockapi.PreviewURL(deployProject, previewBranch))),
 				},
-				Check: expectCount("status reads during the apply", 0, func() int { return mock.Requests(mockapi.EndpointDeploymentStatus) }),
+				Check: acctest.ExpectCount("status reads during the apply", 0, func() int { return mock.Requests(mockapi.EndpointDeploymentStatus) }),
 			},
 			{
 				// Refresh reads the build's status; nothing is planned.
@@ -135,7 +136,7 @@ func TestAccPreviewDeployment_errors(t *testing.T) {
 			want: `(?s)Deployment failed.*preview\s+deployment\s+[0-9a-f]{24}\s+of\s+branch\s+"feature/new-nav".*Build\s+failed.*rebuilds\s+the\s+preview`,
 		},
 	}
-	runSubtests(t, cases, func(c testCase) string { return c.name }, func(t *testing.T, c testCase) {
+	acctest.RunSubtests(t, cases, func(c testCase) string { return c.name }, func(t *testing.T, c testCase) {
 		mock := newDeployMock(t, c.cfg)
 		if c.setup != nil {
 			c.setup(mock)

@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/acctest"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/mockapi"
 )
 
@@ -22,7 +23,7 @@ data "docsadmin_agent_job" "job" {
 `
 
 func TestAccProvider_settingsFromEnvironment(t *testing.T) {
-	mock := newMock(t, mockapi.Config{})
+	mock := acctest.NewMock(t, mockapi.Config{})
 	mock.SeedAgentJob("proj_1", mockapi.AgentJob{ID: "job_1", Status: "active"})
 	t.Setenv(envBaseURL, mock.URL)
 	t.Setenv(envAPIKey, mock.APIKey)
@@ -38,14 +39,14 @@ func TestAccProvider_settingsFromEnvironment(t *testing.T) {
 }
 
 func TestAccProvider_attributesWinOverEnvironment(t *testing.T) {
-	mock := newMock(t, mockapi.Config{})
+	mock := acctest.NewMock(t, mockapi.Config{})
 	mock.SeedAgentJob("proj_1", mockapi.AgentJob{ID: "job_1", Status: "active"})
 	t.Setenv(envBaseURL, "http://127.0.0.1:1")
 	t.Setenv(envAPIKey, "dsa_wrong_key")
 	resource.UnitTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testFactories(Options{}),
 		Steps: []resource.TestStep{{
-			Config: providerConfig(mock, "") + readJobConfig,
+			Config: acctest.ProviderConfig(mock, "") + readJobConfig,
 			ConfigStateChecks: []statecheck.StateCheck{
 				statecheck.ExpectKnownValue(agentJobAddress, tfjsonpath.New("status"), knownvalue.StringExact("active")),
 			},
@@ -117,7 +118,7 @@ func TestAccProvider_invalidSettingsFailAtPlanTime(t *testing.T) {
 // A base URL that comes from another resource is unknown during plan; the
 // plan must still succeed and the apply use the value once known.
 func TestAccProvider_unknownSettingsAcceptedUntilKnown(t *testing.T) {
-	mock := newMock(t, mockapi.Config{})
+	mock := acctest.NewMock(t, mockapi.Config{})
 	parallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testFactories(Options{}),
 		Steps: []resource.TestStep{{
@@ -136,7 +137,7 @@ resource "docsadmin_static_export" "site" {
 }
 `, mock.URL, mock.APIKey),
 			ConfigStateChecks: []statecheck.StateCheck{
-				statecheck.ExpectKnownValue(exportAddress, tfjsonpath.New("status"), knownvalue.StringExact("completed")),
+				statecheck.ExpectKnownValue(acctest.ExportAddress, tfjsonpath.New("status"), knownvalue.StringExact("completed")),
 			},
 		}},
 	})

@@ -10,6 +10,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/acctest"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/mockapi"
 )
 
@@ -59,7 +60,7 @@ func TestAccFaultMatrix_outageDuringResume(t *testing.T) {
 	t.Parallel()
 	t.Run("agent job", func(t *testing.T) {
 		t.Parallel()
-		mock := newMock(t, mockapi.Config{})
+		mock := acctest.NewMock(t, mockapi.Config{})
 		pr := "https://github.com/example/docs/pull/46"
 		mock.SetAgentJobScript("proj_1", mockapi.AgentStep{After: 4 * time.Second, Job: mockapi.AgentJob{Status: mockapi.AgentCompleted, PRLink: &pr}})
 		steps := outageDuringResume(t, mockapi.EndpointGetAgentJob,
@@ -89,9 +90,9 @@ func TestAccFaultMatrix_outageDuringResume(t *testing.T) {
 	})
 	t.Run("export", func(t *testing.T) {
 		t.Parallel()
-		mock := newMock(t, mockapi.Config{ExportDuration: 4 * time.Second})
+		mock := acctest.NewMock(t, mockapi.Config{ExportDuration: 4 * time.Second})
 		withTimeout := func(limit string) string {
-			return exportConfig(mock, fmt.Sprintf("  domain = \"docs.example.com\"\n  timeouts {\n    create = %q\n  }", limit))
+			return acctest.ExportConfig(mock, fmt.Sprintf("  domain = \"docs.example.com\"\n  timeouts {\n    create = %q\n  }", limit))
 		}
 		steps := outageDuringResume(t, mockapi.EndpointGetExport, withTimeout("1s"), withTimeout("2m"), `timed\s+out`,
 			func() int { return mock.ExportsStarted("docs.example.com") })(mock)
@@ -103,7 +104,7 @@ func TestAccFaultMatrix_outageDuringResume(t *testing.T) {
 // the wait at once, naming the status, instead of waiting out the timeout.
 func TestAccAgentJobResource_unknownArchivedStatusEndsTheWait(t *testing.T) {
 	// Not parallel: it bounds how long the apply takes.
-	mock := newMock(t, mockapi.Config{})
+	mock := acctest.NewMock(t, mockapi.Config{})
 	archived := time.Now().UTC()
 	mock.SetAgentJobScript("proj_1", mockapi.AgentStep{After: 500 * time.Millisecond, Job: mockapi.AgentJob{Status: "canceled", ArchivedAt: &archived}})
 	start := time.Now()

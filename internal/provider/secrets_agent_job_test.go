@@ -11,6 +11,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/acctest"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/mockapi"
 )
 
@@ -23,7 +24,7 @@ func TestAccSecrets_promptAndBuildLogsNeverShown(t *testing.T) {
 	dir := t.TempDir()
 	logPath := filepath.Join(dir, "terraform.log")
 	outputPath := filepath.Join(dir, "terraform-output.txt")
-	t.Setenv("TF_ACC_TERRAFORM_PATH", writeRecordingTerraform(t, dir, acceptanceCLI(t), outputPath))
+	t.Setenv("TF_ACC_TERRAFORM_PATH", writeRecordingTerraform(t, dir, acctest.CLI(t), outputPath))
 	t.Setenv("TF_LOG", "TRACE")
 	t.Setenv("TF_LOG_PATH", logPath)
 	t.Setenv("TF_ACC_LOG", "TRACE")
@@ -36,7 +37,7 @@ func TestAccSecrets_promptAndBuildLogsNeverShown(t *testing.T) {
 	mock.SetDeploymentBehavior(deployProject, mockapi.DeploymentBehavior{Fail: true,
 		FailLogs: []string{"curl -H 'Authorization: Bearer " + mock.APIKey + "' failed", "Build failed"}})
 	const prompt = "Rewrite the onboarding guide for the confidential Falcon launch on 2026-12-01, codename Nightjar."
-	config := providerConfig(mock, `project_id = "proj_1"`) + `
+	config := acctest.ProviderConfig(mock, `project_id = "proj_1"`) + `
 resource "docsadmin_agent_job" "docs" {
   prompt                = "` + prompt + `"
   wait = true

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/acctest"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/mockapi"
 )
 
@@ -27,7 +28,7 @@ func TestAccSecrets_hostileAPIText(t *testing.T) {
 	if os.Getenv("TF_ACC") == "" {
 		t.Skip("TF_ACC is not set: acceptance tests run the terraform CLI")
 	}
-	runner := cliRunner(t)
+	runner := acctest.CLIRunner(t)
 	mock := newDeployMock(t, mockapi.Config{})
 	key := mock.APIKey
 	keySecret := key[strings.Index(key, "_")+1:]

@@ -11,6 +11,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/acctest"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/bundlelink"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/mockapi"
 )
@@ -25,10 +26,10 @@ func TestAccSecrets_neverInLogsOrOutput(t *testing.T) {
 	logPath := filepath.Join(dir, "terraform.log")
 	outputPath := filepath.Join(dir, "terraform-output.txt")
 
-	realTerraform := acceptanceCLI(t)
+	realTerraform := acctest.CLI(t)
 	// The CLI logs its own version on start, naming the engine.
 	cliVersionLine := "Terraform version"
-	if runningOpenTofu(t) {
+	if acctest.RunningOpenTofu(t) {
 		cliVersionLine = "OpenTofu version"
 	}
 	t.Setenv("TF_ACC_TERRAFORM_PATH", writeRecordingTerraform(t, dir, realTerraform, outputPath))
@@ -41,10 +42,10 @@ func TestAccSecrets_neverInLogsOrOutput(t *testing.T) {
 	t.Setenv("TF_ACC_LOG_PATH", logPath)
 	t.Setenv("TF_LOG_PATH_MASK", "")
 
-	mock := newMock(t, mockapi.Config{})
+	mock := acctest.NewMock(t, mockapi.Config{})
 	apiKey := mock.APIKey
 	const rotatedKey = "dsa_rotated_9a8b7c6d5e4f3021"
-	config := providerConfig(mock, "") + `
+	config := acctest.ProviderConfig(mock, "") + `
 resource "docsadmin_static_export" "site" {
   domain = "docs.example.com"
 }
@@ -64,8 +65,8 @@ output "bundle_url" {
 				PreConfig: failure.enter(1),
 				Config:    config,
 				Check: resource.ComposeTestCheckFunc(
-					captureAttr(exportAddress, "bundle_url", &bundleURL),
-					captureAttr(exportAddress, "job_id", &jobID),
+					captureAttr(acctest.ExportAddress, "bundle_url", &bundleURL),
+					captureAttr(acctest.ExportAddress, "job_id", &jobID),
 				),
 			},
 			{PreConfig: failure.enter(2), Config: config, PlanOnly: true},

@@ -23,6 +23,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 	"github.com/hashicorp/terraform-plugin-testing/tfversion"
 
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/acctest"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/clock/clocktest"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/mockapi"
 )
@@ -45,7 +46,7 @@ var ephemeralVersions = []tfversion.TerraformVersionCheck{tfversion.SkipBelow(tf
 // make test-tofu runs the suite on 1.11.)
 func ephemeralStep(t *testing.T, step resource.TestStep) resource.TestStep {
 	t.Helper()
-	if step.ExpectError != nil || !openTofuBefore(t, 12) {
+	if step.ExpectError != nil || !acctest.OpenTofuBefore(t, 12) {
 		return step
 	}
 	step.ExpectNonEmptyPlan = true
@@ -87,7 +88,7 @@ func (expectOnlyEphemeralOpens) CheckPlan(_ context.Context, req plancheck.Check
 
 // bundleConfig declares the ephemeral resource for jobID; consumers follow.
 func bundleConfig(mock *mockapi.Server, jobID, consumers string) string {
-	return blockConfig(mock, "", `ephemeral "docsadmin_static_export_bundle" "b"`, fmt.Sprintf("  job_id = %q", jobID)) + consumers
+	return acctest.BlockConfig(mock, "", `ephemeral "docsadmin_static_export_bundle" "b"`, fmt.Sprintf("  job_id = %q", jobID)) + consumers
 }
 
 // echoWholeBundle hands every result of the ephemeral resource to the echo
@@ -109,8 +110,8 @@ func completedJob(t *testing.T, mock *mockapi.Server) string {
 func TestAccStaticExportBundleEphemeral_freshLinkEveryRun(t *testing.T) {
 	// Links signed in the same second are identical; the clock moves a
 	// minute between steps so that fresh links can be told apart.
-	clock := &shiftedClock{}
-	mock := newMock(t, mockapi.Config{Now: clock.Now})
+	clock := &acctest.ShiftedClock{}
+	mock := acctest.NewMock(t, mockapi.Config{Now: clock.Now})
 	jobID := completedJob(t, mock)
 	linkShape := regexp.MustCompile(`^` + regexp.QuoteMeta(mock.URL+mockapi.BundlePath(jobID)) + `\?.*X-Amz-Signature=[0-9a-f]+`)
 	data := func(key string) tfjsonpath.Path { return tfjsonpath.New("data").AtMapKey(key) }
@@ -129,7 +130,7 @@ func TestAccStaticExportBundleEphemeral_freshLinkEveryRun(t *testing.T) {
 						if err != nil {
 							return err
 						}
-						// newMock's links live 24 hours.
+						// acctest.NewMock's links live 24 hours.
 						if d := time.Until(expiry); d < 23*time.Hour || d > 24*time.Hour {
 							return fmt.Errorf("link expires in %s; want about 24h", d)
 						}
@@ -144,9 +145,9 @@ func TestAccStaticExportBundleEphemeral_freshLinkEveryRun(t *testing.T) {
 				},
 				// One link per Terraform run: the plan, then the apply.
 				Check: resource.ComposeTestCheckFunc(
-					expectCount("bundles generated after plan and apply", 2, func() int { return mock.BundlesGenerated(jobID) }),
-					expectCount("bundle requests", 2, func() int { return mock.Requests(mockapi.EndpointBundle) }),
-					expectCount("exports started", 1, func() int { return mock.ExportsStarted("docs.example.com") }),
+					acctest.ExpectCount("bundles generated after plan and apply", 2, func() int { return mock.BundlesGenerated(jobID) }),
+					acctest.ExpectCount("bundle requests", 2, func() int { return mock.Requests(mockapi.EndpointBundle) }),
+					acctest.ExpectCount("exports started", 1, func() int { return mock.ExportsStarted("docs.example.com") }),
 				),
 			}),
 			ephemeralStep(t, resource.TestStep{
@@ -161,14 +162,14 @@ resource "echo" "second" {}
 					statecheck.CompareValuePairs("echo.first", data("bundle_url"), "echo.second", data("bundle_url"), compare.ValuesDiffer()),
 				},
 				// Step 1 also ran two plans after its apply: 4 runs, then this plan and apply.
-				Check: expectCount("bundles generated after six runs", 6, func() int { return mock.BundlesGenerated(jobID) }),
+				Check: acctest.ExpectCount("bundles generated after six runs", 6, func() int { return mock.BundlesGenerated(jobID) }),
 			}),
 		},
 	})
 }
 
 func TestAccStaticExportBundleEphemeral_neverInStateOrPlan(t *testing.T) {
-	mock := newMock(t, mockapi.Config{})
+	mock := acctest.NewMock(t, mockapi.Config{})
 	jobID := completedJob(t, mock)
 	// The echo keeps only what may be stored; the link itself stays ephemeral.
 	config := bundleConfig(mock, jobID, `
@@ -195,7 +196,7 @@ resource "echo" "metadata" {}
 				stateHoldsNoLink{},
 			},
 			Check: resource.ComposeTestCheckFunc(
-				expectCount("bundles generated", 2, func() int { return mock.BundlesGenerated(jobID) }),
+				acctest.ExpectCount("bundles generated", 2, func() int { return mock.BundlesGenerated(jobID) }),
 				func(s *terraform.State) error {
 					for _, module := range s.Modules {
 						for name, rs := range module.Resources {
@@ -248,7 +249,7 @@ func (stateHoldsNoLink) CheckState(_ context.Context, req statecheck.CheckStateR
 
 func TestAccStaticExportBundleEphemeral_unusableJobs(t *testing.T) {
 	clock := clocktest.NewFakeClock(time.Date(2026, 11, 22, 8, 0, 0, 0, time.UTC))
-	mock := newMock(t, mockapi.Config{Now: clock.Now, ExportDuration: 10 * time.Minute})
+	mock := acctest.NewMock(t, mockapi.Config{Now: clock.Now, ExportDuration: 10 * time.Minute})
 	mock.SetExportBehavior("broken.example.com", mockapi.ExportBehavior{FailMessage: "rendering error on page guides/intro", Fail: true})
 	mock.SetExportBehavior("busy.example.com", mockapi.ExportBehavior{Queue: time.Hour})
 	running := startExportOutsideTerraform(t, mock, "docs.example.com")
@@ -282,7 +283,7 @@ func TestAccStaticExportBundleEphemeral_unusableJobs(t *testing.T) {
 }
 
 func TestAccStaticExportBundleEphemeral_conflictRightAfterCompletionIsRetried(t *testing.T) {
-	mock := newMock(t, mockapi.Config{})
+	mock := acctest.NewMock(t, mockapi.Config{})
 	jobID := completedJob(t, mock)
 	mock.InjectFault(mockapi.EndpointBundle,
 		mockapi.Fault{Status: 409, Body: `{"error":"bundle is being prepared"}`},
@@ -296,8 +297,8 @@ func TestAccStaticExportBundleEphemeral_conflictRightAfterCompletionIsRetried(t 
 				statecheck.ExpectKnownValue("echo.test", tfjsonpath.New("data").AtMapKey("bundle_url"), knownvalue.StringRegexp(regexp.MustCompile(`X-Amz-Signature=`))),
 			},
 			Check: resource.ComposeTestCheckFunc(
-				expectCount("bundle requests (two answered 409)", 4, func() int { return mock.Requests(mockapi.EndpointBundle) }),
-				expectCount("bundles generated", 2, func() int { return mock.BundlesGenerated(jobID) }),
+				acctest.ExpectCount("bundle requests (two answered 409)", 4, func() int { return mock.Requests(mockapi.EndpointBundle) }),
+				acctest.ExpectCount("bundles generated", 2, func() int { return mock.BundlesGenerated(jobID) }),
 			),
 		})},
 	})
@@ -335,14 +336,14 @@ func TestLinkRenewAt(t *testing.T) {
 // drives the protocol directly, as Terraform does, to see RenewAt and call
 // Renew, which no test step can reach within a short run.
 func TestStaticExportBundleEphemeral_openSetsRenewAtAndRenewGeneratesNothing(t *testing.T) {
-	clock := &shiftedClock{}
+	clock := &acctest.ShiftedClock{}
 	clock.Advance(48 * time.Hour) // the provider's and the API's clocks run two days ahead
-	mock := newMock(t, mockapi.Config{LinkTTL: 2 * time.Hour, Now: clock.Now})
+	mock := acctest.NewMock(t, mockapi.Config{LinkTTL: 2 * time.Hour, Now: clock.Now})
 	jobID := completedJob(t, mock)
 	ctx := t.Context()
 
 	server, err := providerserver.NewProtocol6WithError(NewWithOptions("test", Options{
-		Clock: clock, PollPolicy: testPollPolicy, RetryBackoff: testRetryBackoff,
+		Clock: clock, PollPolicy: acctest.QuickPolls, RetryBackoff: acctest.QuickRetries,
 	})())()
 	if err != nil {
 		t.Fatal(err)
@@ -351,11 +352,11 @@ func TestStaticExportBundleEphemeral_openSetsRenewAtAndRenewGeneratesNothing(t *
 	if err != nil || len(schemas.Diagnostics) > 0 {
 		t.Fatalf("schema: %v %v", err, schemas.Diagnostics)
 	}
-	providerConfig := dynamicValue(t, schemas.Provider.ValueType(), map[string]tftypes.Value{
+	configValue := dynamicValue(t, schemas.Provider.ValueType(), map[string]tftypes.Value{
 		"api_key":  tftypes.NewValue(tftypes.String, mock.APIKey),
 		"base_url": tftypes.NewValue(tftypes.String, mock.URL),
 	})
-	configured, err := server.ConfigureProvider(ctx, &tfprotov6.ConfigureProviderRequest{Config: providerConfig, TerraformVersion: "1.11.4"})
+	configured, err := server.ConfigureProvider(ctx, &tfprotov6.ConfigureProviderRequest{Config: configValue, TerraformVersion: "1.11.4"})
 	if err != nil || len(configured.Diagnostics) > 0 {
 		t.Fatalf("configure: %v %v", err, diagnosticsText(configured.Diagnostics))
 	}

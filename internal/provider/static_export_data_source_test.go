@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/acctest"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/clock/clocktest"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/mockapi"
 )
@@ -18,12 +19,12 @@ import (
 const exportDataAddress = "data.docsadmin_static_export.job"
 
 func exportDataConfig(mock *mockapi.Server, jobID string) string {
-	return blockConfig(mock, "", `data "docsadmin_static_export" "job"`, fmt.Sprintf("  job_id = %q", jobID))
+	return acctest.BlockConfig(mock, "", `data "docsadmin_static_export" "job"`, fmt.Sprintf("  job_id = %q", jobID))
 }
 
 func TestAccStaticExportDataSource_runningCompletedFailed(t *testing.T) {
 	clock := clocktest.NewFakeClock(time.Date(2026, 11, 22, 8, 0, 0, 0, time.UTC))
-	mock := newMock(t, mockapi.Config{Now: clock.Now, ExportDuration: 10 * time.Minute})
+	mock := acctest.NewMock(t, mockapi.Config{Now: clock.Now, ExportDuration: 10 * time.Minute})
 	mock.SetExportBehavior("broken.example.com", mockapi.ExportBehavior{Fail: true, FailMessage: "rendering error on page guides/intro"})
 	running := startExportOutsideTerraform(t, mock, "docs.example.com")
 	failing := startExportOutsideTerraform(t, mock, "broken.example.com")

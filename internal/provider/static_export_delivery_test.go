@@ -22,6 +22,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/acctest"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/mockapi"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/sitegen"
 )
@@ -29,33 +30,33 @@ import (
 // An explicit renew_before is honoured as written, even when it is more
 // than half the link's lifetime.
 func TestAccStaticExport_explicitRenewBeforeIsHonoured(t *testing.T) {
-	clock := &shiftedClock{}
+	clock := &acctest.ShiftedClock{}
 	// Minutes rather than seconds, so that a slow machine's seconds between
 	// the steps never make a link due that should not be.
-	mock := newMock(t, mockapi.Config{LinkTTL: 400 * time.Second, Now: clock.Now})
-	config := exportConfig(mock, `
+	mock := acctest.NewMock(t, mockapi.Config{LinkTTL: 400 * time.Second, Now: clock.Now})
+	config := acctest.ExportConfig(mock, `
   domain       = "docs.example.com"
   renew_before = "350s"`)
 	var jobID string
 	parallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testFactories(Options{Clock: clock}),
 		Steps: []resource.TestStep{
-			{Config: config, Check: captureAttr(exportAddress, "job_id", &jobID)},
+			{Config: config, Check: captureAttr(acctest.ExportAddress, "job_id", &jobID)},
 			{
 				// 70 s after the link was issued, 330 s remain: inside 350 s.
 				PreConfig: func() { clock.Advance(70 * time.Second) },
 				Config:    config,
 				ConfigPlanChecks: resource.ConfigPlanChecks{
 					PreApply: []plancheck.PlanCheck{
-						plancheck.ExpectResourceAction(exportAddress, plancheck.ResourceActionUpdate),
-						plancheck.ExpectUnknownValue(exportAddress, tfjsonpath.New("bundle_url")),
+						plancheck.ExpectResourceAction(acctest.ExportAddress, plancheck.ResourceActionUpdate),
+						plancheck.ExpectUnknownValue(acctest.ExportAddress, tfjsonpath.New("bundle_url")),
 					},
 				},
 				Check: func(*terraform.State) error {
-					if err := expectCount("exports started", 1, func() int { return mock.ExportsStarted("docs.example.com") })(nil); err != nil {
+					if err := acctest.ExpectCount("exports started", 1, func() int { return mock.ExportsStarted("docs.example.com") })(nil); err != nil {
 						return err
 					}
-					return expectCount("links generated", 2, func() int { return mock.BundlesGenerated(jobID) })(nil)
+					return acctest.ExpectCount("links generated", 2, func() int { return mock.BundlesGenerated(jobID) })(nil)
 				},
 			},
 		},
@@ -65,9 +66,9 @@ func TestAccStaticExport_explicitRenewBeforeIsHonoured(t *testing.T) {
 // Without renew_before, the default window is capped at half a short
 // link's lifetime, so such links do not renew on every plan.
 func TestAccStaticExport_defaultRenewalWindowIsCappedForShortLinks(t *testing.T) {
-	clock := &shiftedClock{}
-	mock := newMock(t, mockapi.Config{LinkTTL: 400 * time.Second, Now: clock.Now})
-	config := exportConfig(mock, `domain = "docs.example.com"`)
+	clock := &acctest.ShiftedClock{}
+	mock := acctest.NewMock(t, mockapi.Config{LinkTTL: 400 * time.Second, Now: clock.Now})
+	config := acctest.ExportConfig(mock, `domain = "docs.example.com"`)
 	parallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testFactories(Options{Clock: clock}),
 		Steps: []resource.TestStep{
@@ -81,7 +82,7 @@ func TestAccStaticExport_defaultRenewalWindowIsCappedForShortLinks(t *testing.T)
 				PreConfig: func() { clock.Advance(150 * time.Second) }, // 180 s left: inside half of 400 s
 				Config:    config,
 				ConfigPlanChecks: resource.ConfigPlanChecks{
-					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(exportAddress, plancheck.ResourceActionUpdate)},
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(acctest.ExportAddress, plancheck.ResourceActionUpdate)},
 				},
 			},
 		},
@@ -94,10 +95,10 @@ func TestAccStaticExport_defaultRenewalWindowIsCappedForShortLinks(t *testing.T)
 // two links presigned within the same second are identical, as with real
 // SigV4 presigning, so the clock moves between the steps.
 func TestAccStaticExport_renewTriggersRenewInPlace(t *testing.T) {
-	clock := &shiftedClock{}
-	mock := newMock(t, mockapi.Config{Now: clock.Now})
+	clock := &acctest.ShiftedClock{}
+	mock := acctest.NewMock(t, mockapi.Config{Now: clock.Now})
 	config := func(rotation string) string {
-		return exportConfig(mock, fmt.Sprintf(`
+		return acctest.ExportConfig(mock, fmt.Sprintf(`
   domain         = "docs.example.com"
   renew_triggers = { rotation = %q }`, rotation))
 	}
@@ -108,10 +109,10 @@ func TestAccStaticExport_renewTriggersRenewInPlace(t *testing.T) {
 			{
 				Config: config("1"),
 				Check: resource.ComposeTestCheckFunc(
-					captureAttr(exportAddress, "job_id", &jobID),
-					captureAttr(exportAddress, "archive_sha256", &sha),
-					captureAttr(exportAddress, "archive_md5", &md5Before),
-					captureAttr(exportAddress, "bundle_expires_at", &firstExpiry),
+					captureAttr(acctest.ExportAddress, "job_id", &jobID),
+					captureAttr(acctest.ExportAddress, "archive_sha256", &sha),
+					captureAttr(acctest.ExportAddress, "archive_md5", &md5Before),
+					captureAttr(acctest.ExportAddress, "bundle_expires_at", &firstExpiry),
 				),
 			},
 			{
@@ -119,13 +120,13 @@ func TestAccStaticExport_renewTriggersRenewInPlace(t *testing.T) {
 				Config:    config("2"),
 				ConfigPlanChecks: resource.ConfigPlanChecks{
 					PreApply: []plancheck.PlanCheck{
-						plancheck.ExpectResourceAction(exportAddress, plancheck.ResourceActionUpdate),
-						plancheck.ExpectUnknownValue(exportAddress, tfjsonpath.New("bundle_url")),
+						plancheck.ExpectResourceAction(acctest.ExportAddress, plancheck.ResourceActionUpdate),
+						plancheck.ExpectUnknownValue(acctest.ExportAddress, tfjsonpath.New("bundle_url")),
 					},
 					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
 				},
 				Check: func(s *terraform.State) error {
-					attrs := s.RootModule().Resources[exportAddress].Primary.Attributes
+					attrs := s.RootModule().Resources[acctest.ExportAddress].Primary.Attributes
 					switch {
 					case attrs["job_id"] != jobID:
 						return fmt.Errorf("renewal changed the job from %s to %s", jobID, attrs["job_id"])
@@ -136,13 +137,13 @@ func TestAccStaticExport_renewTriggersRenewInPlace(t *testing.T) {
 					case attrs["bundle_expires_at"] <= firstExpiry:
 						return fmt.Errorf("the renewed link expires at %s, not after the first link's %s", attrs["bundle_expires_at"], firstExpiry)
 					}
-					if err := expectCount("exports started", 1, func() int { return mock.ExportsStarted("docs.example.com") })(nil); err != nil {
+					if err := acctest.ExpectCount("exports started", 1, func() int { return mock.ExportsStarted("docs.example.com") })(nil); err != nil {
 						return err
 					}
-					if err := expectCount("links generated", 2, func() int { return mock.BundlesGenerated(jobID) })(nil); err != nil {
+					if err := acctest.ExpectCount("links generated", 2, func() int { return mock.BundlesGenerated(jobID) })(nil); err != nil {
 						return err
 					}
-					return expectCount("archive downloads", 1, func() int { return mock.Requests(mockapi.EndpointDownload) })(nil)
+					return acctest.ExpectCount("archive downloads", 1, func() int { return mock.Requests(mockapi.EndpointDownload) })(nil)
 				},
 			},
 		},
@@ -152,26 +153,26 @@ func TestAccStaticExport_renewTriggersRenewInPlace(t *testing.T) {
 // A completed export's archive is downloaded once and its identity recorded:
 // the SHA-256, size and file count of exactly what the link serves.
 func TestAccStaticExport_recordsVerifiedArchiveIdentity(t *testing.T) {
-	mock := newMock(t, mockapi.Config{})
+	mock := acctest.NewMock(t, mockapi.Config{})
 	parallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testFactories(Options{}),
 		Steps: []resource.TestStep{
 			{
-				Config: exportConfig(mock, `domain = "docs.example.com"`),
+				Config: acctest.ExportConfig(mock, `domain = "docs.example.com"`),
 				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(exportAddress, tfjsonpath.New("verify_archive"), knownvalue.Bool(true)),
-					statecheck.ExpectKnownValue(exportAddress, tfjsonpath.New("archive_file_count"), knownvalue.Int64Exact(int64(sitegen.FileCount(mockapi.DefaultPageCount)))),
+					statecheck.ExpectKnownValue(acctest.ExportAddress, tfjsonpath.New("verify_archive"), knownvalue.Bool(true)),
+					statecheck.ExpectKnownValue(acctest.ExportAddress, tfjsonpath.New("archive_file_count"), knownvalue.Int64Exact(int64(sitegen.FileCount(mockapi.DefaultPageCount)))),
 				},
 				ConfigPlanChecks: resource.ConfigPlanChecks{
 					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
 				},
 				Check: func(s *terraform.State) error {
-					attrs := s.RootModule().Resources[exportAddress].Primary.Attributes
-					served, err := httpGet(attrs["bundle_url"])
+					attrs := s.RootModule().Resources[acctest.ExportAddress].Primary.Attributes
+					served, err := acctest.HTTPGet(attrs["bundle_url"])
 					if err != nil {
 						return err
 					}
-					if sum := sha256Hex(served); attrs["archive_sha256"] != sum {
+					if sum := acctest.SHA256Hex(served); attrs["archive_sha256"] != sum {
 						return fmt.Errorf("archive_sha256 = %s, the link serves %s", attrs["archive_sha256"], sum)
 					}
 					if attrs["archive_size_bytes"] != fmt.Sprint(len(served)) {
@@ -182,7 +183,7 @@ func TestAccStaticExport_recordsVerifiedArchiveIdentity(t *testing.T) {
 						return fmt.Errorf("archive_md5 = %s and archive_md5_base64 = %s, the link serves %x", attrs["archive_md5"], attrs["archive_md5_base64"], digest)
 					}
 					// One download by the provider, one by this check.
-					return expectCount("archive downloads", 2, func() int { return mock.Requests(mockapi.EndpointDownload) })(nil)
+					return acctest.ExpectCount("archive downloads", 2, func() int { return mock.Requests(mockapi.EndpointDownload) })(nil)
 				},
 			},
 		},
@@ -191,45 +192,45 @@ func TestAccStaticExport_recordsVerifiedArchiveIdentity(t *testing.T) {
 
 // verify_archive = false downloads nothing and leaves the identity null.
 func TestAccStaticExport_verificationCanBeTurnedOff(t *testing.T) {
-	mock := newMock(t, mockapi.Config{})
+	mock := acctest.NewMock(t, mockapi.Config{})
 	parallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testFactories(Options{}),
 		Steps: []resource.TestStep{
 			{
-				Config: exportConfig(mock, `
+				Config: acctest.ExportConfig(mock, `
   domain         = "docs.example.com"
   verify_archive = false`),
 				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(exportAddress, tfjsonpath.New("archive_sha256"), knownvalue.Null()),
-					statecheck.ExpectKnownValue(exportAddress, tfjsonpath.New("archive_size_bytes"), knownvalue.Null()),
-					statecheck.ExpectKnownValue(exportAddress, tfjsonpath.New("archive_file_count"), knownvalue.Null()),
-					statecheck.ExpectKnownValue(exportAddress, tfjsonpath.New("archive_md5"), knownvalue.Null()),
-					statecheck.ExpectKnownValue(exportAddress, tfjsonpath.New("archive_md5_base64"), knownvalue.Null()),
+					statecheck.ExpectKnownValue(acctest.ExportAddress, tfjsonpath.New("archive_sha256"), knownvalue.Null()),
+					statecheck.ExpectKnownValue(acctest.ExportAddress, tfjsonpath.New("archive_size_bytes"), knownvalue.Null()),
+					statecheck.ExpectKnownValue(acctest.ExportAddress, tfjsonpath.New("archive_file_count"), knownvalue.Null()),
+					statecheck.ExpectKnownValue(acctest.ExportAddress, tfjsonpath.New("archive_md5"), knownvalue.Null()),
+					statecheck.ExpectKnownValue(acctest.ExportAddress, tfjsonpath.New("archive_md5_base64"), knownvalue.Null()),
 				},
 				ConfigPlanChecks: resource.ConfigPlanChecks{
 					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
 				},
-				Check: expectCount("archive downloads", 0, func() int { return mock.Requests(mockapi.EndpointDownload) }),
+				Check: acctest.ExpectCount("archive downloads", 0, func() int { return mock.Requests(mockapi.EndpointDownload) }),
 			},
 			{
 				// Turning it on verifies the existing export in place.
-				Config: exportConfig(mock, `domain = "docs.example.com"`),
+				Config: acctest.ExportConfig(mock, `domain = "docs.example.com"`),
 				ConfigPlanChecks: resource.ConfigPlanChecks{
 					PreApply: []plancheck.PlanCheck{
-						plancheck.ExpectResourceAction(exportAddress, plancheck.ResourceActionUpdate),
-						plancheck.ExpectUnknownValue(exportAddress, tfjsonpath.New("archive_sha256")),
-						plancheck.ExpectUnknownValue(exportAddress, tfjsonpath.New("archive_md5")),
-						plancheck.ExpectUnknownValue(exportAddress, tfjsonpath.New("archive_md5_base64")),
+						plancheck.ExpectResourceAction(acctest.ExportAddress, plancheck.ResourceActionUpdate),
+						plancheck.ExpectUnknownValue(acctest.ExportAddress, tfjsonpath.New("archive_sha256")),
+						plancheck.ExpectUnknownValue(acctest.ExportAddress, tfjsonpath.New("archive_md5")),
+						plancheck.ExpectUnknownValue(acctest.ExportAddress, tfjsonpath.New("archive_md5_base64")),
 					},
 				},
 				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(exportAddress, tfjsonpath.New("archive_sha256"), knownvalue.StringRegexp(hexDigest)),
-					statecheck.ExpectKnownValue(exportAddress, tfjsonpath.New("archive_md5"), knownvalue.StringRegexp(regexp.MustCompile(`^[0-9a-f]{32}$`))),
-					statecheck.ExpectKnownValue(exportAddress, tfjsonpath.New("archive_md5_base64"), knownvalue.StringRegexp(regexp.MustCompile(`^[A-Za-z0-9+/]{22}==$`))),
+					statecheck.ExpectKnownValue(acctest.ExportAddress, tfjsonpath.New("archive_sha256"), knownvalue.StringRegexp(hexDigest)),
+					statecheck.ExpectKnownValue(acctest.ExportAddress, tfjsonpath.New("archive_md5"), knownvalue.StringRegexp(regexp.MustCompile(`^[0-9a-f]{32}$`))),
+					statecheck.ExpectKnownValue(acctest.ExportAddress, tfjsonpath.New("archive_md5_base64"), knownvalue.StringRegexp(regexp.MustCompile(`^[A-Za-z0-9+/]{22}==$`))),
 				},
 				Check: resource.ComposeTestCheckFunc(
-					expectCount("exports started", 1, func() int { return mock.ExportsStarted("docs.example.com") }),
-					expectCount("archive downloads", 1, func() int { return mock.Requests(mockapi.EndpointDownload) }),
+					acctest.ExpectCount("exports started", 1, func() int { return mock.ExportsStarted("docs.example.com") }),
+					acctest.ExpectCount("archive downloads", 1, func() int { return mock.Requests(mockapi.EndpointDownload) }),
 				),
 			},
 		},
@@ -282,11 +283,11 @@ func TestAccStaticExport_refusesUnservableArchives(t *testing.T) {
 		{"dot dot", mockapi.ArchiveDotDot, `\.\./\.\./outside\.html`},
 		{"symlink out", mockapi.ArchiveSymlinkOut, `assets/shared`},
 	}
-	runSubtests(t, cases, func(c archiveCase) string { return c.name }, func(t *testing.T, c archiveCase) {
-		mock := newMock(t, mockapi.Config{ExportDuration: 200 * time.Millisecond})
+	acctest.RunSubtests(t, cases, func(c archiveCase) string { return c.name }, func(t *testing.T, c archiveCase) {
+		mock := acctest.NewMock(t, mockapi.Config{ExportDuration: 200 * time.Millisecond})
 		mock.SetExportBehavior("docs.example.com", mockapi.ExportBehavior{Archive: c.kind})
 		host := strings.TrimPrefix(mock.URL, "http://")
-		config := exportConfig(mock, `domain = "docs.example.com"`)
+		config := acctest.ExportConfig(mock, `domain = "docs.example.com"`)
 		var jobID string
 		resource.UnitTest(t, resource.TestCase{
 			ProtoV6ProviderFactories: testFactories(Options{}),
@@ -309,16 +310,16 @@ func TestAccStaticExport_refusesUnservableArchives(t *testing.T) {
 					},
 					Config: config,
 					ConfigStateChecks: []statecheck.StateCheck{
-						statecheck.ExpectKnownValue(exportAddress, tfjsonpath.New("archive_sha256"), knownvalue.StringRegexp(hexDigest)),
+						statecheck.ExpectKnownValue(acctest.ExportAddress, tfjsonpath.New("archive_sha256"), knownvalue.StringRegexp(hexDigest)),
 					},
 					Check: resource.ComposeTestCheckFunc(
 						func(s *terraform.State) error {
-							if got := s.RootModule().Resources[exportAddress].Primary.Attributes["job_id"]; got != jobID {
+							if got := s.RootModule().Resources[acctest.ExportAddress].Primary.Attributes["job_id"]; got != jobID {
 								return fmt.Errorf("job_id = %s, want the kept job %s", got, jobID)
 							}
 							return nil
 						},
-						expectCount("exports started", 1, func() int { return mock.ExportsStarted("docs.example.com") }),
+						acctest.ExpectCount("exports started", 1, func() int { return mock.ExportsStarted("docs.example.com") }),
 					),
 				},
 			},
@@ -329,9 +330,9 @@ func TestAccStaticExport_refusesUnservableArchives(t *testing.T) {
 // A link renewal keeps the verified identity and downloads nothing, even
 // when the archive the server serves has changed since.
 func TestAccStaticExport_renewalDoesNotDownloadAgain(t *testing.T) {
-	clock := &shiftedClock{}
-	mock := newMock(t, mockapi.Config{LinkTTL: 2 * time.Hour, Now: clock.Now})
-	config := exportConfig(mock, `domain = "docs.example.com"`)
+	clock := &acctest.ShiftedClock{}
+	mock := acctest.NewMock(t, mockapi.Config{LinkTTL: 2 * time.Hour, Now: clock.Now})
+	config := acctest.ExportConfig(mock, `domain = "docs.example.com"`)
 	var jobID, sha string
 	parallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testFactories(Options{Clock: clock}),
@@ -339,23 +340,23 @@ func TestAccStaticExport_renewalDoesNotDownloadAgain(t *testing.T) {
 			{
 				Config: config,
 				Check: resource.ComposeTestCheckFunc(
-					captureAttr(exportAddress, "job_id", &jobID),
-					captureAttr(exportAddress, "archive_sha256", &sha),
+					captureAttr(acctest.ExportAddress, "job_id", &jobID),
+					captureAttr(acctest.ExportAddress, "archive_sha256", &sha),
 				),
 			},
 			{
 				PreConfig: func() { clock.Advance(90 * time.Minute) },
 				Config:    config,
 				ConfigPlanChecks: resource.ConfigPlanChecks{
-					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(exportAddress, plancheck.ResourceActionUpdate)},
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(acctest.ExportAddress, plancheck.ResourceActionUpdate)},
 				},
 				Check: resource.ComposeTestCheckFunc(
-					resource.TestCheckResourceAttrPtr(exportAddress, "archive_sha256", &sha),
+					resource.TestCheckResourceAttrPtr(acctest.ExportAddress, "archive_sha256", &sha),
 					func(*terraform.State) error {
-						if err := expectCount("links generated", 2, func() int { return mock.BundlesGenerated(jobID) })(nil); err != nil {
+						if err := acctest.ExpectCount("links generated", 2, func() int { return mock.BundlesGenerated(jobID) })(nil); err != nil {
 							return err
 						}
-						return expectCount("archive downloads", 1, func() int { return mock.ArchiveDownloads(jobID) })(nil)
+						return acctest.ExpectCount("archive downloads", 1, func() int { return mock.ArchiveDownloads(jobID) })(nil)
 					},
 				),
 			},
@@ -393,10 +394,10 @@ func TestVerifyArchiveErrorsNeverShowTheLink(t *testing.T) {
 // when the clock steps back, and stays put otherwise.
 func TestAccStaticExport_linkRevisionRisesWithEveryNewLink(t *testing.T) {
 	// The provider's clock only: the API's jobs keep their own time.
-	clock := &shiftedClock{}
-	mock := newMock(t, mockapi.Config{})
+	clock := &acctest.ShiftedClock{}
+	mock := acctest.NewMock(t, mockapi.Config{})
 	config := func(commit, rotation string) string {
-		return exportConfig(mock, fmt.Sprintf(`
+		return acctest.ExportConfig(mock, fmt.Sprintf(`
   domain         = "docs.example.com"
   triggers       = { docs_commit = %q }
   renew_triggers = { rotation = %q }`, commit, rotation))
@@ -419,12 +420,12 @@ func TestAccStaticExport_linkRevisionRisesWithEveryNewLink(t *testing.T) {
 		return nil
 	}
 	revision := func(check func(int64) error) []statecheck.StateCheck {
-		return []statecheck.StateCheck{statecheck.ExpectKnownValue(exportAddress, tfjsonpath.New("link_revision"), knownvalue.Int64Func(check))}
+		return []statecheck.StateCheck{statecheck.ExpectKnownValue(acctest.ExportAddress, tfjsonpath.New("link_revision"), knownvalue.Int64Func(check))}
 	}
 	newLink := func(action plancheck.ResourceActionType) resource.ConfigPlanChecks {
 		return resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-			plancheck.ExpectResourceAction(exportAddress, action),
-			plancheck.ExpectUnknownValue(exportAddress, tfjsonpath.New("link_revision")),
+			plancheck.ExpectResourceAction(acctest.ExportAddress, action),
+			plancheck.ExpectUnknownValue(acctest.ExportAddress, tfjsonpath.New("link_revision")),
 		}}
 	}
 	parallelTest(t, resource.TestCase{

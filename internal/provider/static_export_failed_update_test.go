@@ -13,6 +13,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/acctest"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/mockapi"
 )
 
@@ -28,16 +29,18 @@ func TestAccStaticExport_failedUpdateIsPlannedAgain(t *testing.T) {
 		// apply and for the update.
 		before, after string
 		// fail makes the update fail; it may move the clock.
-		fail    func(mock *mockapi.Server, clock *shiftedClock, jobID string)
+		fail    func(mock *mockapi.Server, clock *acctest.ShiftedClock, jobID string)
 		wantErr string
 		// links is how many links the job has once the update is done.
 		links int
 	}{
 		{
-			name:    "renew_triggers, link refused (read-only key)",
-			before:  `renew_triggers = { rotation = "1" }`,
-			after:   `renew_triggers = { rotation = "2" }`,
-			fail:    func(m *mockapi.Server, _ *shiftedClock, _ string) { m.InjectFault(mockapi.EndpointBundle, readOnly) },
+			name:   "renew_triggers, link refused (read-only key)",
+			before: `renew_triggers = { rotation = "1" }`,
+			after:  `renew_triggers = { rotation = "2" }`,
+			fail: func(m *mockapi.Server, _ *acctest.ShiftedClock, _ string) {
+				m.InjectFault(mockapi.EndpointBundle, readOnly)
+			},
 			wantErr: `Cannot generate the export's bundle link`,
 			links:   2,
 		},
@@ -45,7 +48,7 @@ func TestAccStaticExport_failedUpdateIsPlannedAgain(t *testing.T) {
 			name:   "renew_triggers, link request fails with 503",
 			before: `renew_triggers = { rotation = "1" }`,
 			after:  `renew_triggers = { rotation = "2" }`,
-			fail: func(m *mockapi.Server, _ *shiftedClock, _ string) {
+			fail: func(m *mockapi.Server, _ *acctest.ShiftedClock, _ string) {
 				m.InjectFault(mockapi.EndpointBundle, faultRepeated(mockapi.Fault{Status: 503}, 30)...)
 			},
 			wantErr: `Cannot generate the export's bundle link`,
@@ -55,7 +58,7 @@ func TestAccStaticExport_failedUpdateIsPlannedAgain(t *testing.T) {
 			name:   "due renewal, link refused",
 			before: `renew_before = "1h"`,
 			after:  `renew_before = "1h"`,
-			fail: func(m *mockapi.Server, clock *shiftedClock, _ string) {
+			fail: func(m *mockapi.Server, clock *acctest.ShiftedClock, _ string) {
 				clock.Advance(23*time.Hour + 30*time.Minute)
 				m.InjectFault(mockapi.EndpointBundle, readOnly)
 			},
@@ -66,7 +69,7 @@ func TestAccStaticExport_failedUpdateIsPlannedAgain(t *testing.T) {
 			name:   "verification turned on, archive corrupt",
 			before: `verify_archive = false`,
 			after:  `verify_archive = true`,
-			fail: func(m *mockapi.Server, _ *shiftedClock, jobID string) {
+			fail: func(m *mockapi.Server, _ *acctest.ShiftedClock, jobID string) {
 				m.SetArchive(jobID, mockapi.ArchiveCorrupt)
 			},
 			wantErr: `The export's archive failed verification`,
@@ -76,16 +79,16 @@ func TestAccStaticExport_failedUpdateIsPlannedAgain(t *testing.T) {
 	for _, row := range rows {
 		t.Run(row.name, func(t *testing.T) {
 			t.Parallel()
-			clock := &shiftedClock{}
-			mock := newMock(t, mockapi.Config{Now: clock.Now})
+			clock := &acctest.ShiftedClock{}
+			mock := acctest.NewMock(t, mockapi.Config{Now: clock.Now})
 			config := func(args string) string {
-				return exportConfig(mock, "  domain = \"docs.example.com\"\n  "+args+"\n  timeouts { update = \"20s\" }")
+				return acctest.ExportConfig(mock, "  domain = \"docs.example.com\"\n  "+args+"\n  timeouts { update = \"20s\" }")
 			}
 			var jobID string
 			resource.UnitTest(t, resource.TestCase{
 				ProtoV6ProviderFactories: testFactories(Options{Clock: clock}),
 				Steps: []resource.TestStep{
-					{Config: config(row.before), Check: captureAttr(exportAddress, "job_id", &jobID)},
+					{Config: config(row.before), Check: captureAttr(acctest.ExportAddress, "job_id", &jobID)},
 					{
 						PreConfig:   func() { row.fail(mock, clock, jobID) },
 						Config:      config(row.after),
@@ -102,22 +105,22 @@ func TestAccStaticExport_failedUpdateIsPlannedAgain(t *testing.T) {
 						Config: config(row.after),
 						ConfigPlanChecks: resource.ConfigPlanChecks{
 							PreApply: []plancheck.PlanCheck{
-								plancheck.ExpectResourceAction(exportAddress, plancheck.ResourceActionUpdate),
-								plancheck.ExpectUnknownValue(exportAddress, tfjsonpath.New("bundle_url")),
+								plancheck.ExpectResourceAction(acctest.ExportAddress, plancheck.ResourceActionUpdate),
+								plancheck.ExpectUnknownValue(acctest.ExportAddress, tfjsonpath.New("bundle_url")),
 							},
 							PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
 						},
 						ConfigStateChecks: []statecheck.StateCheck{
-							statecheck.ExpectKnownValue(exportAddress, tfjsonpath.New("status"), knownvalue.StringExact("completed")),
+							statecheck.ExpectKnownValue(acctest.ExportAddress, tfjsonpath.New("status"), knownvalue.StringExact("completed")),
 						},
 						Check: func(s *terraform.State) error {
-							if id := s.RootModule().Resources[exportAddress].Primary.Attributes["job_id"]; id != jobID {
+							if id := s.RootModule().Resources[acctest.ExportAddress].Primary.Attributes["job_id"]; id != jobID {
 								return fmt.Errorf("the update changed the job from %s to %s", jobID, id)
 							}
-							if err := expectCount("exports started", 1, func() int { return mock.ExportsStarted("docs.example.com") })(nil); err != nil {
+							if err := acctest.ExpectCount("exports started", 1, func() int { return mock.ExportsStarted("docs.example.com") })(nil); err != nil {
 								return err
 							}
-							return expectCount("links generated", row.links, func() int { return mock.BundlesGenerated(jobID) })(nil)
+							return acctest.ExpectCount("links generated", row.links, func() int { return mock.BundlesGenerated(jobID) })(nil)
 						},
 					},
 				},

@@ -5,9 +5,6 @@ import (
 	"bytes"
 	"compress/gzip"
 	"crypto/md5"
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -25,63 +22,11 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/acctest"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/mockapi"
 )
 
-const fileAddress = "docsadmin_static_export_file.bundle"
-
 var hexDigest = regexp.MustCompile(`^[0-9a-f]{64}$`)
-
-// fileConfig is an export of docs.example.com and its archive written to
-// filename; body adds lines to the file resource.
-func fileConfig(mock *mockapi.Server, filename, body string) string {
-	return exportConfig(mock, `  domain = "docs.example.com"`) + fmt.Sprintf(`
-resource "docsadmin_static_export_file" "bundle" {
-  job_id   = docsadmin_static_export.site.job_id
-  filename = %q
-%s
-}
-`, filename, body)
-}
-
-// servedArchive asks the mock for a fresh link to the job's archive, as any
-// client would, and returns the bytes it serves.
-func servedArchive(mock *mockapi.Server, jobID string) ([]byte, error) {
-	req, err := http.NewRequest(http.MethodPost, mock.URL+"/v1/static-export/jobs/"+jobID+"/bundle", nil)
-	if err != nil {
-		return nil, err
-	}
-	req.Header.Set("Authorization", "Bearer "+mock.APIKey)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return nil, err
-	}
-	defer resp.Body.Close()
-	var bundle struct {
-		BundleURL string `json:"bundleUrl"`
-	}
-	if err := json.NewDecoder(resp.Body).Decode(&bundle); err != nil || bundle.BundleURL == "" {
-		return nil, fmt.Errorf("bundle endpoint answered %s without a link (%v)", resp.Status, err)
-	}
-	return httpGet(bundle.BundleURL)
-}
-
-func httpGet(link string) ([]byte, error) {
-	resp, err := http.Get(link)
-	if err != nil {
-		return nil, err
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("GET %s: %s", link, resp.Status)
-	}
-	return io.ReadAll(resp.Body)
-}
-
-func sha256Hex(b []byte) string {
-	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:])
-}
 
 // regularFiles counts the regular files of a gzip'd tar, read on its own
 // rather than through the verifier under test.
@@ -110,12 +55,12 @@ func regularFiles(archive []byte) (int, error) {
 // download of the job's archive all agree.
 func fileMatchesLink(mock *mockapi.Server, filename string) func(*terraform.State) error {
 	return func(s *terraform.State) error {
-		attrs := s.RootModule().Resources[fileAddress].Primary.Attributes
+		attrs := s.RootModule().Resources[acctest.FileAddress].Primary.Attributes
 		onDisk, err := os.ReadFile(filename)
 		if err != nil {
 			return err
 		}
-		served, err := servedArchive(mock, attrs["job_id"])
+		served, err := acctest.ServedArchive(mock, attrs["job_id"])
 		if err != nil {
 			return err
 		}
@@ -124,10 +69,10 @@ func fileMatchesLink(mock *mockapi.Server, filename string) func(*terraform.Stat
 			return fmt.Errorf("the served archive: %w", err)
 		}
 		switch {
-		case sha256Hex(onDisk) != sha256Hex(served):
-			return fmt.Errorf("the file's SHA-256 is %s, the link serves %s", sha256Hex(onDisk), sha256Hex(served))
-		case attrs["sha256"] != sha256Hex(served):
-			return fmt.Errorf("sha256 in state is %s, the link serves %s", attrs["sha256"], sha256Hex(served))
+		case acctest.SHA256Hex(onDisk) != acctest.SHA256Hex(served):
+			return fmt.Errorf("the file's SHA-256 is %s, the link serves %s", acctest.SHA256Hex(onDisk), acctest.SHA256Hex(served))
+		case attrs["sha256"] != acctest.SHA256Hex(served):
+			return fmt.Errorf("sha256 in state is %s, the link serves %s", attrs["sha256"], acctest.SHA256Hex(served))
 		case attrs["id"] != attrs["sha256"]:
 			return fmt.Errorf("id %s differs from sha256 %s", attrs["id"], attrs["sha256"])
 		case attrs["md5"] != fmt.Sprintf("%x", md5.Sum(served)):
@@ -196,10 +141,10 @@ func noTemporaryFiles(filename string) error {
 }
 
 func TestAccStaticExportFile_lifecycle(t *testing.T) {
-	mock := newMock(t, mockapi.Config{})
+	mock := acctest.NewMock(t, mockapi.Config{})
 	// A directory that does not exist yet: Create makes it.
 	filename := filepath.Join(t.TempDir(), "dist", "docs-bundle.tar.gz")
-	config := fileConfig(mock, filename, "")
+	config := acctest.FileConfig(mock, filename, "")
 	traffic := &linkTraffic{mock: mock}
 
 	parallelTest(t, resource.TestCase{
@@ -213,14 +158,14 @@ func TestAccStaticExportFile_lifecycle(t *testing.T) {
 		Steps: []resource.TestStep{
 			{
 				// The export first, so that what follows counts the file's traffic only.
-				Config: exportConfig(mock, `  domain = "docs.example.com"`),
+				Config: acctest.ExportConfig(mock, `  domain = "docs.example.com"`),
 			},
 			{
 				PreConfig: traffic.reset,
 				Config:    config,
 				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(fileAddress, tfjsonpath.New("sha256"), knownvalue.StringRegexp(hexDigest)),
-					statecheck.ExpectKnownValue(fileAddress, tfjsonpath.New("file_permission"), knownvalue.StringExact("0644")),
+					statecheck.ExpectKnownValue(acctest.FileAddress, tfjsonpath.New("sha256"), knownvalue.StringRegexp(hexDigest)),
+					statecheck.ExpectKnownValue(acctest.FileAddress, tfjsonpath.New("file_permission"), knownvalue.StringExact("0644")),
 				},
 				Check: resource.ComposeTestCheckFunc(
 					traffic.expect(1, 1, 1),
@@ -248,8 +193,8 @@ func TestAccStaticExportFile_lifecycle(t *testing.T) {
 				Config: config,
 				ConfigPlanChecks: resource.ConfigPlanChecks{
 					PreApply: []plancheck.PlanCheck{
-						plancheck.ExpectResourceAction(fileAddress, plancheck.ResourceActionCreate),
-						plancheck.ExpectResourceAction(exportAddress, plancheck.ResourceActionNoop),
+						plancheck.ExpectResourceAction(acctest.FileAddress, plancheck.ResourceActionCreate),
+						plancheck.ExpectResourceAction(acctest.ExportAddress, plancheck.ResourceActionNoop),
 					},
 				},
 				Check: resource.ComposeTestCheckFunc(
@@ -271,7 +216,7 @@ func TestAccStaticExportFile_lifecycle(t *testing.T) {
 				},
 				Config: config,
 				ConfigPlanChecks: resource.ConfigPlanChecks{
-					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(fileAddress, plancheck.ResourceActionCreate)},
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(acctest.FileAddress, plancheck.ResourceActionCreate)},
 				},
 				Check: resource.ComposeTestCheckFunc(
 					traffic.expect(1, 1, 1),
@@ -279,9 +224,9 @@ func TestAccStaticExportFile_lifecycle(t *testing.T) {
 				),
 			},
 			{
-				Config: fileConfig(mock, filename, `  file_permission = "0600"`),
+				Config: acctest.FileConfig(mock, filename, `  file_permission = "0600"`),
 				ConfigPlanChecks: resource.ConfigPlanChecks{
-					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(fileAddress, plancheck.ResourceActionDestroyBeforeCreate)},
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(acctest.FileAddress, plancheck.ResourceActionDestroyBeforeCreate)},
 				},
 				Check: resource.ComposeTestCheckFunc(
 					traffic.expect(1, 1, 0),
@@ -293,13 +238,13 @@ func TestAccStaticExportFile_lifecycle(t *testing.T) {
 }
 
 func TestAccStaticExportFile_expectedSHA256(t *testing.T) {
-	mock := newMock(t, mockapi.Config{})
+	mock := acctest.NewMock(t, mockapi.Config{})
 	dir := t.TempDir()
 	filename := filepath.Join(dir, "docs-bundle.tar.gz")
 	copyName := filepath.Join(dir, "copy", "docs-bundle.tar.gz")
 	wrong := strings.Repeat("0", 64)
 	withCopy := func(expected string) string {
-		return fileConfig(mock, filename, "") + fmt.Sprintf(`
+		return acctest.FileConfig(mock, filename, "") + fmt.Sprintf(`
 resource "docsadmin_static_export_file" "copy" {
   job_id          = docsadmin_static_export.site.job_id
   filename        = %q
@@ -312,7 +257,7 @@ resource "docsadmin_static_export_file" "copy" {
 		ProtoV6ProviderFactories: testFactories(Options{}),
 		Steps: []resource.TestStep{
 			{
-				Config: fileConfig(mock, filename, ""),
+				Config: acctest.FileConfig(mock, filename, ""),
 			},
 			{
 				// A digest that does not match: an error naming both and the
@@ -336,7 +281,7 @@ resource "docsadmin_static_export_file" "copy" {
 					},
 				},
 				Check: resource.ComposeTestCheckFunc(
-					resource.TestCheckResourceAttrPair("docsadmin_static_export_file.copy", "sha256", fileAddress, "sha256"),
+					resource.TestCheckResourceAttrPair("docsadmin_static_export_file.copy", "sha256", acctest.FileAddress, "sha256"),
 					func(*terraform.State) error {
 						if _, err := os.Stat(copyName); err != nil {
 							return err
@@ -350,13 +295,13 @@ resource "docsadmin_static_export_file" "copy" {
 }
 
 func TestAccStaticExportFile_refusesAnUnservableArchive(t *testing.T) {
-	mock := newMock(t, mockapi.Config{})
+	mock := acctest.NewMock(t, mockapi.Config{})
 	filename := filepath.Join(t.TempDir(), "docs-bundle.tar.gz")
 	parallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testFactories(Options{}),
 		Steps: []resource.TestStep{
 			{
-				Config: exportConfig(mock, `  domain = "docs.example.com"`),
+				Config: acctest.ExportConfig(mock, `  domain = "docs.example.com"`),
 			},
 			{
 				// Object storage answers with a proxy's error page and a 200.
@@ -365,7 +310,7 @@ func TestAccStaticExportFile_refusesAnUnservableArchive(t *testing.T) {
 						Status: http.StatusOK, Body: "<html><body>Service unavailable</body></html>", Header: map[string]string{"Content-Type": "text/html"},
 					})
 				},
-				Config: fileConfig(mock, filename, ""),
+				Config: acctest.FileConfig(mock, filename, ""),
 				ExpectError: regexp.MustCompile(`(?s)export\s+job\s+se_[0-9a-f]{16}.*download\s+from\s+127\.0\.0\.1:\d+:\s+unservable\s+archive:` +
 					`\s+it\s+is\s+not\s+gzip'd:\s+it\s+starts\s+with\s+an\s+HTML\s+page`),
 			},
@@ -386,7 +331,7 @@ func TestAccStaticExportFile_badInputFailsAtPlanTime(t *testing.T) {
 	t.Parallel()
 	file := func(body string) func(*mockapi.Server) string {
 		return func(mock *mockapi.Server) string {
-			return providerConfig(mock, "") + "resource \"docsadmin_static_export_file\" \"bundle\" {\n" + body + "\n}\n"
+			return acctest.ProviderConfig(mock, "") + "resource \"docsadmin_static_export_file\" \"bundle\" {\n" + body + "\n}\n"
 		}
 	}
 	const job = `job_id = "se_3f9a2c1b8e7d4a06"`
@@ -407,5 +352,5 @@ func TestAccStaticExportFile_badInputFailsAtPlanTime(t *testing.T) {
 			want: []string{"expected_sha256", "is not a SHA-256", "without a file name"}},
 		{name: "zero timeout", config: file(job + "\nfilename = \"b.tar.gz\"\ntimeouts {\n  create = \"0s\"\n}"), want: []string{"timeouts.create"}},
 	}
-	runSubtests(t, cases, func(tc badInput) string { return tc.name }, runBadInput)
+	acctest.RunSubtests(t, cases, func(tc badInput) string { return tc.name }, runBadInput)
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 	"github.com/hashicorp/terraform-plugin-testing/tfversion"
 
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/acctest"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/mockapi"
 )
 
@@ -37,94 +38,94 @@ import {
 }
 
 func TestAccStaticExport_identityAndImportByIdentity(t *testing.T) {
-	mock := newMock(t, mockapi.Config{})
+	mock := acctest.NewMock(t, mockapi.Config{})
 	var jobID string
 	parallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testFactories(Options{}),
 		TerraformVersionChecks:   identityVersions,
 		Steps: []resource.TestStep{
 			{
-				Config: exportConfig(mock, `domain = "docs.example.com"`),
+				Config: acctest.ExportConfig(mock, `domain = "docs.example.com"`),
 				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectIdentity(exportAddress, map[string]knownvalue.Check{
+					statecheck.ExpectIdentity(acctest.ExportAddress, map[string]knownvalue.Check{
 						"domain": knownvalue.StringExact("docs.example.com"),
 						"job_id": knownvalue.StringRegexp(jobIDPattern),
 					}),
-					statecheck.ExpectIdentityValueMatchesState(exportAddress, tfjsonpath.New("job_id")),
+					statecheck.ExpectIdentityValueMatchesState(acctest.ExportAddress, tfjsonpath.New("job_id")),
 				},
-				Check: captureAttr(exportAddress, "job_id", &jobID),
+				Check: captureAttr(acctest.ExportAddress, "job_id", &jobID),
 			},
 			{
 				// Plannable imports cannot use ImportStateVerify: the plan of
 				// the imported export must be a no-op, with the same identity.
-				ResourceName:    exportAddress,
+				ResourceName:    acctest.ExportAddress,
 				ImportState:     true,
 				ImportStateKind: resource.ImportBlockWithResourceIdentity,
 				ImportPlanChecks: resource.ImportPlanChecks{
 					PreApply: []plancheck.PlanCheck{
-						plancheck.ExpectResourceAction(exportAddress, plancheck.ResourceActionNoop),
-						plancheck.ExpectKnownValue(exportAddress, tfjsonpath.New("status"), knownvalue.StringExact("completed")),
-						plancheck.ExpectKnownValue(exportAddress, tfjsonpath.New("bundle_url"), knownvalue.NotNull()),
+						plancheck.ExpectResourceAction(acctest.ExportAddress, plancheck.ResourceActionNoop),
+						plancheck.ExpectKnownValue(acctest.ExportAddress, tfjsonpath.New("status"), knownvalue.StringExact("completed")),
+						plancheck.ExpectKnownValue(acctest.ExportAddress, tfjsonpath.New("bundle_url"), knownvalue.NotNull()),
 					},
 				},
 			},
 			{
-				ResourceName:    exportAddress,
+				ResourceName:    acctest.ExportAddress,
 				ImportState:     true,
 				ImportStateKind: resource.ImportBlockWithID,
 				ImportStateIdFunc: func(s *terraform.State) (string, error) {
-					return "docs.example.com/" + s.RootModule().Resources[exportAddress].Primary.Attributes["job_id"], nil
+					return "docs.example.com/" + s.RootModule().Resources[acctest.ExportAddress].Primary.Attributes["job_id"], nil
 				},
 				ImportPlanChecks: resource.ImportPlanChecks{
-					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(exportAddress, plancheck.ResourceActionNoop)},
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(acctest.ExportAddress, plancheck.ResourceActionNoop)},
 				},
 			},
 			{
-				ResourceName:      exportAddress,
+				ResourceName:      acctest.ExportAddress,
 				ImportState:       true,
 				ImportStateVerify: true,
 				ImportStateIdFunc: func(s *terraform.State) (string, error) {
-					return "docs.example.com/" + s.RootModule().Resources[exportAddress].Primary.Attributes["job_id"], nil
+					return "docs.example.com/" + s.RootModule().Resources[acctest.ExportAddress].Primary.Attributes["job_id"], nil
 				},
 				// Import hands over a fresh link for the same export.
 				ImportStateVerifyIgnore: []string{"bundle_url", "bundle_expires_at", "link_revision"},
 			},
 		},
 		CheckDestroy: func(*terraform.State) error {
-			return expectCount("exports started", 1, func() int { return mock.ExportsStarted("docs.example.com") })(nil)
+			return acctest.ExpectCount("exports started", 1, func() int { return mock.ExportsStarted("docs.example.com") })(nil)
 		},
 	})
 }
 
 func TestAccStaticExport_importBlockByIdentityThenEmptyPlan(t *testing.T) {
-	mock := newMock(t, mockapi.Config{})
+	mock := acctest.NewMock(t, mockapi.Config{})
 	jobID := startExportOutsideTerraform(t, mock, "docs.example.com")
 	mock.CompleteExportJob(jobID)
 	parallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testFactories(Options{}),
 		TerraformVersionChecks:   identityVersions,
 		Steps: []resource.TestStep{{
-			Config: exportConfig(mock, `domain = "docs.example.com"`) + importByIdentity("docs.example.com", jobID),
+			Config: acctest.ExportConfig(mock, `domain = "docs.example.com"`) + importByIdentity("docs.example.com", jobID),
 			ConfigPlanChecks: resource.ConfigPlanChecks{
-				PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction(exportAddress, plancheck.ResourceActionNoop)},
+				PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction(acctest.ExportAddress, plancheck.ResourceActionNoop)},
 				PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
 			},
 			ConfigStateChecks: []statecheck.StateCheck{
-				statecheck.ExpectIdentity(exportAddress, map[string]knownvalue.Check{
+				statecheck.ExpectIdentity(acctest.ExportAddress, map[string]knownvalue.Check{
 					"domain": knownvalue.StringExact("docs.example.com"),
 					"job_id": knownvalue.StringExact(jobID),
 				}),
-				statecheck.ExpectKnownValue(exportAddress, tfjsonpath.New("job_id"), knownvalue.StringExact(jobID)),
-				statecheck.ExpectKnownValue(exportAddress, tfjsonpath.New("bundle_url"), knownvalue.NotNull()),
+				statecheck.ExpectKnownValue(acctest.ExportAddress, tfjsonpath.New("job_id"), knownvalue.StringExact(jobID)),
+				statecheck.ExpectKnownValue(acctest.ExportAddress, tfjsonpath.New("bundle_url"), knownvalue.NotNull()),
 			},
-			Check: expectCount("exports started", 1, func() int { return mock.ExportsStarted("docs.example.com") }),
+			Check: acctest.ExpectCount("exports started", 1, func() int { return mock.ExportsStarted("docs.example.com") }),
 		}},
 	})
 }
 
 func TestAccStaticExport_importByInvalidIdentityFails(t *testing.T) {
 	t.Parallel()
-	mock := newMock(t, mockapi.Config{})
+	mock := acctest.NewMock(t, mockapi.Config{})
 	cases := []struct {
 		name, domain, jobID, want string
 	}{
@@ -140,7 +141,7 @@ func TestAccStaticExport_importByInvalidIdentityFails(t *testing.T) {
 				ProtoV6ProviderFactories: testFactories(Options{}),
 				TerraformVersionChecks:   identityVersions,
 				Steps: []resource.TestStep{{
-					Config:   exportConfig(mock, `domain = "docs.example.com"`) + importByIdentity(tc.domain, tc.jobID),
+					Config:   acctest.ExportConfig(mock, `domain = "docs.example.com"`) + importByIdentity(tc.domain, tc.jobID),
 					PlanOnly: true,
 					// Terraform wraps long messages: any space may be a line break.
 					ExpectError: regexp.MustCompile(strings.ReplaceAll(tc.want, " ", `\s+`)),
@@ -156,9 +157,9 @@ func TestAccStaticExport_importByInvalidIdentityFails(t *testing.T) {
 // A create that times out has saved the job in state; the next apply resumes
 // it under the same identity.
 func TestAccStaticExport_identityOfAnExportResumedAfterTimeout(t *testing.T) {
-	mock := newMock(t, mockapi.Config{ExportDuration: 4 * time.Second})
+	mock := acctest.NewMock(t, mockapi.Config{ExportDuration: 4 * time.Second})
 	withTimeout := func(limit string) string {
-		return exportConfig(mock, fmt.Sprintf(`
+		return acctest.ExportConfig(mock, fmt.Sprintf(`
   domain = "docs.example.com"
   timeouts {
     create = %q
@@ -175,13 +176,13 @@ func TestAccStaticExport_identityOfAnExportResumedAfterTimeout(t *testing.T) {
 			{
 				Config: withTimeout("2m"),
 				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectIdentity(exportAddress, map[string]knownvalue.Check{
+					statecheck.ExpectIdentity(acctest.ExportAddress, map[string]knownvalue.Check{
 						"domain": knownvalue.StringExact("docs.example.com"),
 						"job_id": knownvalue.StringRegexp(jobIDPattern),
 					}),
-					statecheck.ExpectIdentityValueMatchesState(exportAddress, tfjsonpath.New("job_id")),
+					statecheck.ExpectIdentityValueMatchesState(acctest.ExportAddress, tfjsonpath.New("job_id")),
 				},
-				Check: expectCount("exports started", 1, func() int { return mock.ExportsStarted("docs.example.com") }),
+				Check: acctest.ExpectCount("exports started", 1, func() int { return mock.ExportsStarted("docs.example.com") }),
 			},
 		},
 	})
@@ -190,20 +191,20 @@ func TestAccStaticExport_identityOfAnExportResumedAfterTimeout(t *testing.T) {
 // Import delivers the bundle as create does: the 409 that the link endpoint
 // answers for a short while after completion is waited out.
 func TestAccStaticExport_importWaitsOutABundleNotReadyYet(t *testing.T) {
-	mock := newMock(t, mockapi.Config{})
+	mock := acctest.NewMock(t, mockapi.Config{})
 	var jobID string
 	parallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testFactories(Options{}),
 		Steps: []resource.TestStep{
 			{
-				Config: exportConfig(mock, `domain = "docs.example.com"`),
-				Check:  captureAttr(exportAddress, "job_id", &jobID),
+				Config: acctest.ExportConfig(mock, `domain = "docs.example.com"`),
+				Check:  captureAttr(acctest.ExportAddress, "job_id", &jobID),
 			},
 			{
 				PreConfig: func() {
 					mock.InjectFault(mockapi.EndpointBundle, mockapi.Fault{Status: 409, Body: `{"error":"bundle is being prepared"}`})
 				},
-				ResourceName:      exportAddress,
+				ResourceName:      acctest.ExportAddress,
 				ImportState:       true,
 				ImportStateVerify: true,
 				ImportStateIdFunc: func(*terraform.State) (string, error) { return "docs.example.com/" + jobID, nil },
@@ -213,7 +214,7 @@ func TestAccStaticExport_importWaitsOutABundleNotReadyYet(t *testing.T) {
 					if n := mock.PendingFaults(mockapi.EndpointBundle); n != 0 {
 						return fmt.Errorf("the 409 was never answered (%d faults pending)", n)
 					}
-					return expectCount("links generated", 2, func() int { return mock.BundlesGenerated(jobID) })(nil)
+					return acctest.ExpectCount("links generated", 2, func() int { return mock.BundlesGenerated(jobID) })(nil)
 				},
 			},
 		},

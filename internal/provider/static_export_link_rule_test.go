@@ -7,6 +7,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/acctest"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/mockapi"
 )
 
@@ -21,9 +22,9 @@ func TestAccStaticExport_unusableBundleLinkRefused(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			mock := newMock(t, mockapi.Config{})
+			mock := acctest.NewMock(t, mockapi.Config{})
 			mock.InjectFault(mockapi.EndpointBundle, mockapi.Fault{Status: 200, AfterHandling: true, Body: `{"bundleUrl":"` + c.link + `"}`})
-			config := providerConfig(mock, "") + `
+			config := acctest.ProviderConfig(mock, "") + `
 resource "docsadmin_static_export" "site" {
   domain         = "docs.example.com"
   verify_archive = false

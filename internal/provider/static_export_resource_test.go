@@ -16,90 +16,85 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/acctest"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/mockapi"
 )
 
-const exportAddress = "docsadmin_static_export.site"
-
-func exportConfig(mock *mockapi.Server, body string) string {
-	return blockConfig(mock, "", `resource "docsadmin_static_export" "site"`, body)
-}
-
 func TestAccStaticExport_createThenEmptyPlan(t *testing.T) {
-	mock := newMock(t, mockapi.Config{})
+	mock := acctest.NewMock(t, mockapi.Config{})
 	var jobID string
 	parallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testFactories(Options{}),
 		Steps: []resource.TestStep{
 			{
-				Config: exportConfig(mock, `domain = "docs.example.com"`),
+				Config: acctest.ExportConfig(mock, `domain = "docs.example.com"`),
 				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(exportAddress, tfjsonpath.New("job_id"), knownvalue.StringRegexp(regexp.MustCompile(`^se_[0-9a-f]{16}$`))),
-					statecheck.ExpectKnownValue(exportAddress, tfjsonpath.New("status"), knownvalue.StringExact("completed")),
-					statecheck.ExpectKnownValue(exportAddress, tfjsonpath.New("progress"), knownvalue.Float64Exact(100)),
-					statecheck.ExpectKnownValue(exportAddress, tfjsonpath.New("page_count"), knownvalue.Int64Exact(mockapi.DefaultPageCount)),
-					statecheck.ExpectKnownValue(exportAddress, tfjsonpath.New("bundle_url"), knownvalue.StringRegexp(regexp.MustCompile(`X-Amz-Signature=`))),
-					statecheck.ExpectKnownValue(exportAddress, tfjsonpath.New("bundle_expires_at"), knownvalue.StringRegexp(regexp.MustCompile(`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$`))),
-					statecheck.ExpectKnownValue(exportAddress, tfjsonpath.New("bundle_size_bytes"), knownvalue.NotNull()),
-					statecheck.ExpectKnownValue(exportAddress, tfjsonpath.New("ready_for_renewal"), knownvalue.Bool(false)),
-					statecheck.ExpectSensitiveValue(exportAddress, tfjsonpath.New("bundle_url")),
+					statecheck.ExpectKnownValue(acctest.ExportAddress, tfjsonpath.New("job_id"), knownvalue.StringRegexp(regexp.MustCompile(`^se_[0-9a-f]{16}$`))),
+					statecheck.ExpectKnownValue(acctest.ExportAddress, tfjsonpath.New("status"), knownvalue.StringExact("completed")),
+					statecheck.ExpectKnownValue(acctest.ExportAddress, tfjsonpath.New("progress"), knownvalue.Float64Exact(100)),
+					statecheck.ExpectKnownValue(acctest.ExportAddress, tfjsonpath.New("page_count"), knownvalue.Int64Exact(mockapi.DefaultPageCount)),
+					statecheck.ExpectKnownValue(acctest.ExportAddress, tfjsonpath.New("bundle_url"), knownvalue.StringRegexp(regexp.MustCompile(`X-Amz-Signature=`))),
+					statecheck.ExpectKnownValue(acctest.ExportAddress, tfjsonpath.New("bundle_expires_at"), knownvalue.StringRegexp(regexp.MustCompile(`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$`))),
+					statecheck.ExpectKnownValue(acctest.ExportAddress, tfjsonpath.New("bundle_size_bytes"), knownvalue.NotNull()),
+					statecheck.ExpectKnownValue(acctest.ExportAddress, tfjsonpath.New("ready_for_renewal"), knownvalue.Bool(false)),
+					statecheck.ExpectSensitiveValue(acctest.ExportAddress, tfjsonpath.New("bundle_url")),
 				},
 				ConfigPlanChecks: resource.ConfigPlanChecks{
 					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
 				},
 				Check: resource.ComposeTestCheckFunc(
-					captureAttr(exportAddress, "job_id", &jobID),
-					resource.TestCheckResourceAttrPair(exportAddress, "id", exportAddress, "job_id"),
-					expectCount("exports started", 1, func() int { return mock.ExportsStarted("docs.example.com") }),
+					captureAttr(acctest.ExportAddress, "job_id", &jobID),
+					resource.TestCheckResourceAttrPair(acctest.ExportAddress, "id", acctest.ExportAddress, "job_id"),
+					acctest.ExpectCount("exports started", 1, func() int { return mock.ExportsStarted("docs.example.com") }),
 					func(*terraform.State) error {
-						return expectCount("bundles generated", 1, func() int { return mock.BundlesGenerated(jobID) })(nil)
+						return acctest.ExpectCount("bundles generated", 1, func() int { return mock.BundlesGenerated(jobID) })(nil)
 					},
 				),
 			},
 			{
 				// A second run with the same configuration changes nothing.
-				Config: exportConfig(mock, `domain = "docs.example.com"`),
+				Config: acctest.ExportConfig(mock, `domain = "docs.example.com"`),
 				ConfigPlanChecks: resource.ConfigPlanChecks{
 					PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
 				},
-				Check: expectCount("exports started", 1, func() int { return mock.ExportsStarted("docs.example.com") }),
+				Check: acctest.ExpectCount("exports started", 1, func() int { return mock.ExportsStarted("docs.example.com") }),
 			},
 		},
 	})
 }
 
 func TestAccStaticExport_failedJob(t *testing.T) {
-	mock := newMock(t, mockapi.Config{})
+	mock := acctest.NewMock(t, mockapi.Config{})
 	mock.SetExportBehavior("broken.example.com", mockapi.ExportBehavior{Fail: true, FailMessage: "export failed: page guides/intro does not render"})
 	parallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testFactories(Options{}),
 		Steps: []resource.TestStep{{
-			Config:      exportConfig(mock, `domain = "broken.example.com"`),
+			Config:      acctest.ExportConfig(mock, `domain = "broken.example.com"`),
 			ExpectError: regexp.MustCompile(`(?s)export job se_[0-9a-f]{16} failed: export failed: page guides/intro\s+does\s+not\s+render`),
 		}},
 	})
 }
 
 func TestAccStaticExport_jobGoneOnServerIsRecreated(t *testing.T) {
-	mock := newMock(t, mockapi.Config{})
+	mock := acctest.NewMock(t, mockapi.Config{})
 	var firstJob string
 	parallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testFactories(Options{}),
 		Steps: []resource.TestStep{
 			{
-				Config: exportConfig(mock, `domain = "docs.example.com"`),
-				Check:  captureAttr(exportAddress, "job_id", &firstJob),
+				Config: acctest.ExportConfig(mock, `domain = "docs.example.com"`),
+				Check:  captureAttr(acctest.ExportAddress, "job_id", &firstJob),
 			},
 			{
 				PreConfig: func() { mock.DeleteExportJob(firstJob) },
-				Config:    exportConfig(mock, `domain = "docs.example.com"`),
+				Config:    acctest.ExportConfig(mock, `domain = "docs.example.com"`),
 				ConfigPlanChecks: resource.ConfigPlanChecks{
-					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(exportAddress, plancheck.ResourceActionCreate)},
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(acctest.ExportAddress, plancheck.ResourceActionCreate)},
 				},
 				Check: resource.ComposeTestCheckFunc(
-					expectCount("exports started", 2, func() int { return mock.ExportsStarted("docs.example.com") }),
+					acctest.ExpectCount("exports started", 2, func() int { return mock.ExportsStarted("docs.example.com") }),
 					func(s *terraform.State) error {
-						if id := s.RootModule().Resources[exportAddress].Primary.Attributes["job_id"]; id == firstJob {
+						if id := s.RootModule().Resources[acctest.ExportAddress].Primary.Attributes["job_id"]; id == firstJob {
 							return fmt.Errorf("job id %s was kept although the job is gone", id)
 						}
 						return nil
@@ -111,7 +106,7 @@ func TestAccStaticExport_jobGoneOnServerIsRecreated(t *testing.T) {
 }
 
 func TestAccStaticExport_inputsReachTheAPIAndChangesReplace(t *testing.T) {
-	mock := newMock(t, mockapi.Config{})
+	mock := acctest.NewMock(t, mockapi.Config{})
 	var firstJob, secondJob string
 	jobInputs := func(jobID *string, version string, paths ...string) func(*terraform.State) error {
 		return func(*terraform.State) error {
@@ -125,60 +120,60 @@ func TestAccStaticExport_inputsReachTheAPIAndChangesReplace(t *testing.T) {
 			return nil
 		}
 	}
-	replaced := resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(exportAddress, plancheck.ResourceActionReplace)}}
+	replaced := resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(acctest.ExportAddress, plancheck.ResourceActionReplace)}}
 	parallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testFactories(Options{}),
 		Steps: []resource.TestStep{
 			{
-				Config: exportConfig(mock, `
+				Config: acctest.ExportConfig(mock, `
   domain   = "docs.example.com"
   version  = "v2"
   paths    = ["index", "guides/getting-started"]
   triggers = { docs_commit = "a1b2c3" }`),
 				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(exportAddress, tfjsonpath.New("page_count"), knownvalue.Int64Exact(2)),
+					statecheck.ExpectKnownValue(acctest.ExportAddress, tfjsonpath.New("page_count"), knownvalue.Int64Exact(2)),
 				},
-				Check: resource.ComposeTestCheckFunc(captureAttr(exportAddress, "job_id", &firstJob), jobInputs(&firstJob, "v2", "index", "guides/getting-started")),
+				Check: resource.ComposeTestCheckFunc(captureAttr(acctest.ExportAddress, "job_id", &firstJob), jobInputs(&firstJob, "v2", "index", "guides/getting-started")),
 			},
 			{
 				// A new commit in the docs repository re-exports, in place.
-				Config: exportConfig(mock, `
+				Config: acctest.ExportConfig(mock, `
   domain   = "docs.example.com"
   version  = "v2"
   paths    = ["index", "guides/getting-started"]
   triggers = { docs_commit = "d4e5f6" }`),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(exportAddress, plancheck.ResourceActionUpdate),
-					plancheck.ExpectUnknownValue(exportAddress, tfjsonpath.New("job_id")),
+					plancheck.ExpectResourceAction(acctest.ExportAddress, plancheck.ResourceActionUpdate),
+					plancheck.ExpectUnknownValue(acctest.ExportAddress, tfjsonpath.New("job_id")),
 				}},
 				Check: resource.ComposeTestCheckFunc(
-					expectCount("exports started", 2, func() int { return mock.ExportsStarted("docs.example.com") }),
-					captureAttr(exportAddress, "job_id", &secondJob),
+					acctest.ExpectCount("exports started", 2, func() int { return mock.ExportsStarted("docs.example.com") }),
+					captureAttr(acctest.ExportAddress, "job_id", &secondJob),
 				),
 			},
 			{
-				Config: exportConfig(mock, `
+				Config: acctest.ExportConfig(mock, `
   domain   = "docs.example.com"
   version  = "v3"
   paths    = ["index", "guides/getting-started"]
   triggers = { docs_commit = "d4e5f6" }`),
 				ConfigPlanChecks: replaced,
-				Check:            expectCount("exports started", 3, func() int { return mock.ExportsStarted("docs.example.com") }),
+				Check:            acctest.ExpectCount("exports started", 3, func() int { return mock.ExportsStarted("docs.example.com") }),
 			},
 			{
-				Config: exportConfig(mock, `
+				Config: acctest.ExportConfig(mock, `
   domain   = "docs.example.com"
   version  = "v3"
   paths    = ["index"]
   triggers = { docs_commit = "d4e5f6" }`),
 				ConfigPlanChecks: replaced,
-				Check:            expectCount("exports started", 4, func() int { return mock.ExportsStarted("docs.example.com") }),
+				Check:            acctest.ExpectCount("exports started", 4, func() int { return mock.ExportsStarted("docs.example.com") }),
 			},
 			{
-				Config:           exportConfig(mock, `domain = "www.example.com"`),
+				Config:           acctest.ExportConfig(mock, `domain = "www.example.com"`),
 				ConfigPlanChecks: replaced,
 				Check: resource.ComposeTestCheckFunc(
-					expectCount("exports started for the new domain", 1, func() int { return mock.ExportsStarted("www.example.com") }),
+					acctest.ExpectCount("exports started for the new domain", 1, func() int { return mock.ExportsStarted("www.example.com") }),
 					func(*terraform.State) error {
 						if firstJob == secondJob {
 							return fmt.Errorf("a trigger change kept job %s", firstJob)
@@ -192,10 +187,10 @@ func TestAccStaticExport_inputsReachTheAPIAndChangesReplace(t *testing.T) {
 }
 
 func TestAccStaticExport_renewsExpiringLinkWithoutReExport(t *testing.T) {
-	clock := &shiftedClock{}
-	mock := newMock(t, mockapi.Config{LinkTTL: 2 * time.Hour, Now: clock.Now})
+	clock := &acctest.ShiftedClock{}
+	mock := acctest.NewMock(t, mockapi.Config{LinkTTL: 2 * time.Hour, Now: clock.Now})
 	var jobID, firstExpiry string
-	config := exportConfig(mock, `
+	config := acctest.ExportConfig(mock, `
   domain       = "docs.example.com"
   renew_before = "30m"`)
 	parallelTest(t, resource.TestCase{
@@ -204,8 +199,8 @@ func TestAccStaticExport_renewsExpiringLinkWithoutReExport(t *testing.T) {
 			{
 				Config: config,
 				Check: resource.ComposeTestCheckFunc(
-					captureAttr(exportAddress, "job_id", &jobID),
-					captureAttr(exportAddress, "bundle_expires_at", &firstExpiry),
+					captureAttr(acctest.ExportAddress, "job_id", &jobID),
+					captureAttr(acctest.ExportAddress, "bundle_expires_at", &firstExpiry),
 				),
 			},
 			{
@@ -217,7 +212,7 @@ func TestAccStaticExport_renewsExpiringLinkWithoutReExport(t *testing.T) {
 					PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
 				},
 				Check: func(*terraform.State) error {
-					return expectCount("bundles generated", 1, func() int { return mock.BundlesGenerated(jobID) })(nil)
+					return acctest.ExpectCount("bundles generated", 1, func() int { return mock.BundlesGenerated(jobID) })(nil)
 				},
 			},
 			{
@@ -225,25 +220,25 @@ func TestAccStaticExport_renewsExpiringLinkWithoutReExport(t *testing.T) {
 				PreConfig:          func() { clock.Advance(40 * time.Minute) },
 				RefreshState:       true,
 				ExpectNonEmptyPlan: true,
-				Check:              resource.TestCheckResourceAttr(exportAddress, "ready_for_renewal", "true"),
+				Check:              resource.TestCheckResourceAttr(acctest.ExportAddress, "ready_for_renewal", "true"),
 			},
 			{
 				Config: config,
 				ConfigPlanChecks: resource.ConfigPlanChecks{
 					PreApply: []plancheck.PlanCheck{
-						plancheck.ExpectResourceAction(exportAddress, plancheck.ResourceActionUpdate),
-						plancheck.ExpectUnknownValue(exportAddress, tfjsonpath.New("bundle_url")),
-						plancheck.ExpectKnownValue(exportAddress, tfjsonpath.New("ready_for_renewal"), knownvalue.Bool(false)),
+						plancheck.ExpectResourceAction(acctest.ExportAddress, plancheck.ResourceActionUpdate),
+						plancheck.ExpectUnknownValue(acctest.ExportAddress, tfjsonpath.New("bundle_url")),
+						plancheck.ExpectKnownValue(acctest.ExportAddress, tfjsonpath.New("ready_for_renewal"), knownvalue.Bool(false)),
 					},
 					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
 				},
 				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(exportAddress, tfjsonpath.New("ready_for_renewal"), knownvalue.Bool(false)),
+					statecheck.ExpectKnownValue(acctest.ExportAddress, tfjsonpath.New("ready_for_renewal"), knownvalue.Bool(false)),
 				},
 				Check: resource.ComposeTestCheckFunc(
-					expectCount("exports started", 1, func() int { return mock.ExportsStarted("docs.example.com") }),
+					acctest.ExpectCount("exports started", 1, func() int { return mock.ExportsStarted("docs.example.com") }),
 					func(s *terraform.State) error {
-						attrs := s.RootModule().Resources[exportAddress].Primary.Attributes
+						attrs := s.RootModule().Resources[acctest.ExportAddress].Primary.Attributes
 						if attrs["job_id"] != jobID {
 							return fmt.Errorf("renewal changed the job from %s to %s", jobID, attrs["job_id"])
 						}
@@ -262,10 +257,10 @@ func TestAccStaticExport_renewsExpiringLinkWithoutReExport(t *testing.T) {
 				PreConfig: func() { clock.Advance(48 * time.Hour) },
 				Config:    config,
 				ConfigPlanChecks: resource.ConfigPlanChecks{
-					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(exportAddress, plancheck.ResourceActionUpdate)},
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(acctest.ExportAddress, plancheck.ResourceActionUpdate)},
 				},
 				Check: func(*terraform.State) error {
-					return expectCount("bundles generated", 3, func() int { return mock.BundlesGenerated(jobID) })(nil)
+					return acctest.ExpectCount("bundles generated", 3, func() int { return mock.BundlesGenerated(jobID) })(nil)
 				},
 			},
 		},
@@ -273,16 +268,16 @@ func TestAccStaticExport_renewsExpiringLinkWithoutReExport(t *testing.T) {
 }
 
 func TestAccStaticExport_expiryFromPresignedQueryWhenAPIOmitsIt(t *testing.T) {
-	clock := &shiftedClock{}
-	mock := newMock(t, mockapi.Config{LinkTTL: 2 * time.Hour, Now: clock.Now, OmitExpiresAt: true})
-	config := exportConfig(mock, `domain = "docs.example.com"`)
+	clock := &acctest.ShiftedClock{}
+	mock := acctest.NewMock(t, mockapi.Config{LinkTTL: 2 * time.Hour, Now: clock.Now, OmitExpiresAt: true})
+	config := acctest.ExportConfig(mock, `domain = "docs.example.com"`)
 	parallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testFactories(Options{Clock: clock}),
 		Steps: []resource.TestStep{
 			{
 				Config: config,
 				Check: func(s *terraform.State) error {
-					attrs := s.RootModule().Resources[exportAddress].Primary.Attributes
+					attrs := s.RootModule().Resources[acctest.ExportAddress].Primary.Attributes
 					expiry, err := time.Parse(time.RFC3339, attrs["bundle_expires_at"])
 					if err != nil {
 						return fmt.Errorf("bundle_expires_at %q: %w", attrs["bundle_expires_at"], err)
@@ -297,7 +292,7 @@ func TestAccStaticExport_expiryFromPresignedQueryWhenAPIOmitsIt(t *testing.T) {
 				PreConfig: func() { clock.Advance(90 * time.Minute) },
 				Config:    config,
 				ConfigPlanChecks: resource.ConfigPlanChecks{
-					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(exportAddress, plancheck.ResourceActionUpdate)},
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(acctest.ExportAddress, plancheck.ResourceActionUpdate)},
 				},
 			},
 		},
@@ -305,37 +300,37 @@ func TestAccStaticExport_expiryFromPresignedQueryWhenAPIOmitsIt(t *testing.T) {
 }
 
 func TestAccStaticExport_import(t *testing.T) {
-	mock := newMock(t, mockapi.Config{})
+	mock := acctest.NewMock(t, mockapi.Config{})
 	var failedJob string
 	parallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testFactories(Options{}),
 		Steps: []resource.TestStep{
-			{Config: exportConfig(mock, `domain = "docs.example.com"`)},
+			{Config: acctest.ExportConfig(mock, `domain = "docs.example.com"`)},
 			{
-				ResourceName:      exportAddress,
+				ResourceName:      acctest.ExportAddress,
 				ImportState:       true,
 				ImportStateVerify: true,
 				ImportStateIdFunc: func(s *terraform.State) (string, error) {
-					return "docs.example.com/" + s.RootModule().Resources[exportAddress].Primary.Attributes["job_id"], nil
+					return "docs.example.com/" + s.RootModule().Resources[acctest.ExportAddress].Primary.Attributes["job_id"], nil
 				},
 				// Import hands over a fresh link for the same export.
 				ImportStateVerifyIgnore: []string{"bundle_url", "bundle_expires_at", "link_revision"},
 			},
 			{
-				ResourceName:  exportAddress,
+				ResourceName:  acctest.ExportAddress,
 				ImportState:   true,
 				ImportStateId: "docs.example.com",
 				ExpectError:   regexp.MustCompile(`not of the form <domain>/<job_id>`),
 			},
 			{
 				PreConfig:         func() { failedJob = failedExportOutsideTerraform(t, mock) },
-				ResourceName:      exportAddress,
+				ResourceName:      acctest.ExportAddress,
 				ImportState:       true,
 				ImportStateIdFunc: func(*terraform.State) (string, error) { return "broken.example.com/" + failedJob, nil },
 				ExpectError:       regexp.MustCompile(`(?s)Cannot import a failed static export.*start a new export`),
 			},
 			{
-				ResourceName:  exportAddress,
+				ResourceName:  acctest.ExportAddress,
 				ImportState:   true,
 				ImportStateId: "docs.example.com/se_0000000000000000",
 				ExpectError:   regexp.MustCompile(`(?s)se_0000000000000000.*HTTP 404`),
@@ -345,35 +340,35 @@ func TestAccStaticExport_import(t *testing.T) {
 }
 
 func TestAccStaticExport_importBlockThenEmptyPlan(t *testing.T) {
-	mock := newMock(t, mockapi.Config{})
+	mock := acctest.NewMock(t, mockapi.Config{})
 	jobID := startExportOutsideTerraform(t, mock, "docs.example.com")
 	mock.CompleteExportJob(jobID)
 	parallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testFactories(Options{}),
 		Steps: []resource.TestStep{{
-			Config: exportConfig(mock, `domain = "docs.example.com"`) + fmt.Sprintf(`
+			Config: acctest.ExportConfig(mock, `domain = "docs.example.com"`) + fmt.Sprintf(`
 import {
   to = docsadmin_static_export.site
   id = "docs.example.com/%s"
 }
 `, jobID),
 			ConfigPlanChecks: resource.ConfigPlanChecks{
-				PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction(exportAddress, plancheck.ResourceActionNoop)},
+				PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction(acctest.ExportAddress, plancheck.ResourceActionNoop)},
 				PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
 			},
 			ConfigStateChecks: []statecheck.StateCheck{
-				statecheck.ExpectKnownValue(exportAddress, tfjsonpath.New("job_id"), knownvalue.StringExact(jobID)),
-				statecheck.ExpectKnownValue(exportAddress, tfjsonpath.New("bundle_url"), knownvalue.NotNull()),
+				statecheck.ExpectKnownValue(acctest.ExportAddress, tfjsonpath.New("job_id"), knownvalue.StringExact(jobID)),
+				statecheck.ExpectKnownValue(acctest.ExportAddress, tfjsonpath.New("bundle_url"), knownvalue.NotNull()),
 			},
-			Check: expectCount("exports started", 1, func() int { return mock.ExportsStarted("docs.example.com") }),
+			Check: acctest.ExpectCount("exports started", 1, func() int { return mock.ExportsStarted("docs.example.com") }),
 		}},
 	})
 }
 
 func TestAccStaticExport_resumesAfterTimeout(t *testing.T) {
-	mock := newMock(t, mockapi.Config{ExportDuration: 4 * time.Second})
+	mock := acctest.NewMock(t, mockapi.Config{ExportDuration: 4 * time.Second})
 	withTimeout := func(limit string) string {
-		return exportConfig(mock, fmt.Sprintf(`
+		return acctest.ExportConfig(mock, fmt.Sprintf(`
   domain = "docs.example.com"
   timeouts {
     create = %q
@@ -390,12 +385,12 @@ func TestAccStaticExport_resumesAfterTimeout(t *testing.T) {
 			{
 				Config: withTimeout("2m"),
 				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(exportAddress, tfjsonpath.New("status"), knownvalue.StringExact("completed")),
-					statecheck.ExpectKnownValue(exportAddress, tfjsonpath.New("bundle_url"), knownvalue.NotNull()),
+					statecheck.ExpectKnownValue(acctest.ExportAddress, tfjsonpath.New("status"), knownvalue.StringExact("completed")),
+					statecheck.ExpectKnownValue(acctest.ExportAddress, tfjsonpath.New("bundle_url"), knownvalue.NotNull()),
 				},
 				Check: resource.ComposeTestCheckFunc(
-					expectCount("exports started", 1, func() int { return mock.ExportsStarted("docs.example.com") }),
-					captureAttr(exportAddress, "job_id", &jobID),
+					acctest.ExpectCount("exports started", 1, func() int { return mock.ExportsStarted("docs.example.com") }),
+					captureAttr(acctest.ExportAddress, "job_id", &jobID),
 					func(*terraform.State) error {
 						if ids := mock.ExportJobIDs("docs.example.com"); len(ids) != 1 || ids[0] != jobID {
 							return fmt.Errorf("state holds job %s; the API has jobs %v", jobID, ids)
@@ -409,9 +404,9 @@ func TestAccStaticExport_resumesAfterTimeout(t *testing.T) {
 }
 
 func TestAccStaticExport_failedJobIsNotResumed(t *testing.T) {
-	mock := newMock(t, mockapi.Config{})
+	mock := acctest.NewMock(t, mockapi.Config{})
 	mock.SetExportBehavior("docs.example.com", mockapi.ExportBehavior{Fail: true})
-	config := exportConfig(mock, `domain = "docs.example.com"`)
+	config := acctest.ExportConfig(mock, `domain = "docs.example.com"`)
 	parallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testFactories(Options{}),
 		Steps: []resource.TestStep{
@@ -420,29 +415,29 @@ func TestAccStaticExport_failedJobIsNotResumed(t *testing.T) {
 				PreConfig: func() { mock.SetExportBehavior("docs.example.com", mockapi.ExportBehavior{}) },
 				Config:    config,
 				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(exportAddress, tfjsonpath.New("status"), knownvalue.StringExact("completed")),
+					statecheck.ExpectKnownValue(acctest.ExportAddress, tfjsonpath.New("status"), knownvalue.StringExact("completed")),
 				},
-				Check: expectCount("exports started", 2, func() int { return mock.ExportsStarted("docs.example.com") }),
+				Check: acctest.ExpectCount("exports started", 2, func() int { return mock.ExportsStarted("docs.example.com") }),
 			},
 		},
 	})
 }
 
 func TestAccStaticExport_bundleConflictRightAfterCompletionIsRetried(t *testing.T) {
-	mock := newMock(t, mockapi.Config{})
+	mock := acctest.NewMock(t, mockapi.Config{})
 	mock.InjectFault(mockapi.EndpointBundle,
 		mockapi.Fault{Status: 409, Body: `{"error":"bundle is being prepared"}`},
 		mockapi.Fault{Status: 409, Body: `{"error":"bundle is being prepared"}`})
 	parallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testFactories(Options{}),
 		Steps: []resource.TestStep{{
-			Config: exportConfig(mock, `domain = "docs.example.com"`),
+			Config: acctest.ExportConfig(mock, `domain = "docs.example.com"`),
 			ConfigStateChecks: []statecheck.StateCheck{
-				statecheck.ExpectKnownValue(exportAddress, tfjsonpath.New("bundle_url"), knownvalue.NotNull()),
+				statecheck.ExpectKnownValue(acctest.ExportAddress, tfjsonpath.New("bundle_url"), knownvalue.NotNull()),
 			},
 			Check: resource.ComposeTestCheckFunc(
-				expectCount("bundle requests", 3, func() int { return mock.Requests(mockapi.EndpointBundle) }),
-				expectCount("exports started", 1, func() int { return mock.ExportsStarted("docs.example.com") }),
+				acctest.ExpectCount("bundle requests", 3, func() int { return mock.Requests(mockapi.EndpointBundle) }),
+				acctest.ExpectCount("exports started", 1, func() int { return mock.ExportsStarted("docs.example.com") }),
 			),
 		}},
 	})
@@ -450,7 +445,7 @@ func TestAccStaticExport_bundleConflictRightAfterCompletionIsRetried(t *testing.
 
 func TestAccStaticExport_invalidInputsFailAtPlanTime(t *testing.T) {
 	t.Parallel()
-	mock := newMock(t, mockapi.Config{})
+	mock := acctest.NewMock(t, mockapi.Config{})
 	cases := []struct {
 		name, body, want string
 	}{
@@ -488,7 +483,7 @@ func TestAccStaticExport_invalidInputsFailAtPlanTime(t *testing.T) {
 			resource.UnitTest(t, resource.TestCase{
 				ProtoV6ProviderFactories: testFactories(Options{}),
 				Steps: []resource.TestStep{{
-					Config:      exportConfig(mock, tc.body),
+					Config:      acctest.ExportConfig(mock, tc.body),
 					PlanOnly:    true,
 					ExpectError: regexp.MustCompile(tc.want + `[\s\S]*Accepted|` + tc.want),
 				}},
@@ -541,12 +536,12 @@ func postExportStart(t *testing.T, mock *mockapi.Server, path, body string) stri
 
 func TestAccStaticExport_failedJobInStateIsReplaced(t *testing.T) {
 	// Not parallel: the import must happen within the job's 8 seconds.
-	mock := newMock(t, mockapi.Config{})
+	mock := acctest.NewMock(t, mockapi.Config{})
 	// The import must find the job still running: long enough for Terraform
 	// to start and plan on a busy machine, short enough to wait for.
 	mock.SetExportBehavior("broken.example.com", mockapi.ExportBehavior{Fail: true, Duration: 8 * time.Second})
 	jobID := startExportOutsideTerraform(t, mock, "broken.example.com")
-	config := exportConfig(mock, `domain = "broken.example.com"`) + fmt.Sprintf(`
+	config := acctest.ExportConfig(mock, `domain = "broken.example.com"`) + fmt.Sprintf(`
 import {
   to = docsadmin_static_export.site
   id = "broken.example.com/%s"
@@ -564,12 +559,12 @@ import {
 				PreConfig: func() { mock.SetExportBehavior("broken.example.com", mockapi.ExportBehavior{}) },
 				Config:    config,
 				ConfigPlanChecks: resource.ConfigPlanChecks{
-					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(exportAddress, plancheck.ResourceActionReplace)},
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(acctest.ExportAddress, plancheck.ResourceActionReplace)},
 				},
 				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(exportAddress, tfjsonpath.New("status"), knownvalue.StringExact("completed")),
+					statecheck.ExpectKnownValue(acctest.ExportAddress, tfjsonpath.New("status"), knownvalue.StringExact("completed")),
 				},
-				Check: expectCount("exports started", 2, func() int { return mock.ExportsStarted("broken.example.com") }),
+				Check: acctest.ExpectCount("exports started", 2, func() int { return mock.ExportsStarted("broken.example.com") }),
 			},
 		},
 	})

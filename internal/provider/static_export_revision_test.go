@@ -22,6 +22,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/acctest"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/mockapi"
 )
 
@@ -35,10 +36,10 @@ var (
 	projectStart   = "POST /v1/static-export/" + testProject + "/jobs"
 )
 
-// revisionConfig is exportConfig with the provider's project_id, and extra
+// revisionConfig is acctest.ExportConfig with the provider's project_id, and extra
 // provider settings.
 func revisionConfig(mock *mockapi.Server, providerExtra, body string) string {
-	return blockConfig(mock, `project_id = "`+testProject+`"`+"\n"+providerExtra, `resource "docsadmin_static_export" "site"`, body)
+	return acctest.BlockConfig(mock, `project_id = "`+testProject+`"`+"\n"+providerExtra, `resource "docsadmin_static_export" "site"`, body)
 }
 
 // startLog is the static export starts the mock received, as "METHOD path
@@ -74,7 +75,7 @@ func expectStarts(mock *mockapi.Server, want ...string) func(*terraform.State) e
 func bundleCalls(mock *mockapi.Server) int { return mock.Requests(mockapi.EndpointBundle) }
 
 func TestAccStaticExport_projectRevision(t *testing.T) {
-	mock := newMock(t, mockapi.Config{APIRevision: mockapi.RevisionProject})
+	mock := acctest.NewMock(t, mockapi.Config{APIRevision: mockapi.RevisionProject})
 	dir := t.TempDir()
 	var jobID, firstRevision string
 	withConsumers := func(renew string) string {
@@ -88,29 +89,29 @@ func TestAccStaticExport_projectRevision(t *testing.T) {
 			{
 				Config: withConsumers(""),
 				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(exportAddress, tfjsonpath.New("api_revision"), knownvalue.StringExact("project")),
-					statecheck.ExpectKnownValue(exportAddress, tfjsonpath.New("job_id"), knownvalue.StringRegexp(projectJobID)),
-					statecheck.ExpectKnownValue(exportAddress, tfjsonpath.New("status"), knownvalue.StringExact("completed")),
-					statecheck.ExpectKnownValue(exportAddress, tfjsonpath.New("progress"), knownvalue.Null()),
-					statecheck.ExpectKnownValue(exportAddress, tfjsonpath.New("page_count"), knownvalue.Null()),
-					statecheck.ExpectKnownValue(exportAddress, tfjsonpath.New("bundle_url"), knownvalue.StringRegexp(regexp.MustCompile(`/export\.zip\?.*X-Amz-Signature=`))),
-					statecheck.ExpectKnownValue(exportAddress, tfjsonpath.New("archive_sha256"), knownvalue.StringRegexp(hexDigest)),
+					statecheck.ExpectKnownValue(acctest.ExportAddress, tfjsonpath.New("api_revision"), knownvalue.StringExact("project")),
+					statecheck.ExpectKnownValue(acctest.ExportAddress, tfjsonpath.New("job_id"), knownvalue.StringRegexp(projectJobID)),
+					statecheck.ExpectKnownValue(acctest.ExportAddress, tfjsonpath.New("status"), knownvalue.StringExact("completed")),
+					statecheck.ExpectKnownValue(acctest.ExportAddress, tfjsonpath.New("progress"), knownvalue.Null()),
+					statecheck.ExpectKnownValue(acctest.ExportAddress, tfjsonpath.New("page_count"), knownvalue.Null()),
+					statecheck.ExpectKnownValue(acctest.ExportAddress, tfjsonpath.New("bundle_url"), knownvalue.StringRegexp(regexp.MustCompile(`/export\.zip\?.*X-Amz-Signature=`))),
+					statecheck.ExpectKnownValue(acctest.ExportAddress, tfjsonpath.New("archive_sha256"), knownvalue.StringRegexp(hexDigest)),
 					statecheck.ExpectKnownValue("data.docsadmin_static_export.job", tfjsonpath.New("api_revision"), knownvalue.StringExact("project")),
 					statecheck.ExpectKnownValue("data.docsadmin_static_export.job", tfjsonpath.New("status"), knownvalue.StringExact("completed")),
 					statecheck.ExpectKnownValue("docsadmin_static_site.site", tfjsonpath.New("archive_sha256"), knownvalue.StringRegexp(hexDigest)),
 				},
 				ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
 				Check: resource.ComposeTestCheckFunc(
-					captureAttr(exportAddress, "job_id", &jobID),
-					captureAttr(exportAddress, "link_revision", &firstRevision),
+					captureAttr(acctest.ExportAddress, "job_id", &jobID),
+					captureAttr(acctest.ExportAddress, "link_revision", &firstRevision),
 					// The domain route was asked first and answered the router's 404
 					// (not an API endpoint, so not in the log): it started nothing.
 					// One export, in the project revision.
 					expectStarts(mock, projectStart+" 202"),
-					expectCount("exports started", 1, func() int { return mock.ExportsStarted("docs.example.com") }),
-					expectCount("bundle calls", 0, func() int { return bundleCalls(mock) }),
-					resource.TestCheckResourceAttrPair(fileAddress, "sha256", exportAddress, "archive_sha256"),
-					fileHasDigest(filepath.Join(dir, "bundle.tar.gz"), fileAddress),
+					acctest.ExpectCount("exports started", 1, func() int { return mock.ExportsStarted("docs.example.com") }),
+					acctest.ExpectCount("bundle calls", 0, func() int { return bundleCalls(mock) }),
+					resource.TestCheckResourceAttrPair(acctest.FileAddress, "sha256", acctest.ExportAddress, "archive_sha256"),
+					fileHasDigest(filepath.Join(dir, "bundle.tar.gz"), acctest.FileAddress),
 					func(*terraform.State) error {
 						_, err := os.Stat(filepath.Join(dir, "site", "index.html"))
 						return err
@@ -121,15 +122,15 @@ func TestAccStaticExport_projectRevision(t *testing.T) {
 				// Renewal is a read of the job: no start, no bundle call.
 				Config: withConsumers(`renew_triggers = { rotated = "1" }`),
 				ConfigPlanChecks: resource.ConfigPlanChecks{
-					PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction(exportAddress, plancheck.ResourceActionUpdate)},
+					PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction(acctest.ExportAddress, plancheck.ResourceActionUpdate)},
 					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
 				},
 				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(exportAddress, tfjsonpath.New("api_revision"), knownvalue.StringExact("project")),
+					statecheck.ExpectKnownValue(acctest.ExportAddress, tfjsonpath.New("api_revision"), knownvalue.StringExact("project")),
 				},
 				Check: resource.ComposeTestCheckFunc(
-					resource.TestCheckResourceAttrPtr(exportAddress, "job_id", &jobID),
-					resource.TestCheckResourceAttrWith(exportAddress, "link_revision", func(v string) error {
+					resource.TestCheckResourceAttrPtr(acctest.ExportAddress, "job_id", &jobID),
+					resource.TestCheckResourceAttrWith(acctest.ExportAddress, "link_revision", func(v string) error {
 						after, _ := strconv.ParseInt(v, 10, 64)
 						before, _ := strconv.ParseInt(firstRevision, 10, 64)
 						if before == 0 || after <= before {
@@ -137,14 +138,14 @@ func TestAccStaticExport_projectRevision(t *testing.T) {
 						}
 						return nil
 					}),
-					expectCount("exports started", 1, func() int { return mock.ExportsStarted("docs.example.com") }),
-					expectCount("bundle calls", 0, func() int { return bundleCalls(mock) }),
+					acctest.ExpectCount("exports started", 1, func() int { return mock.ExportsStarted("docs.example.com") }),
+					acctest.ExpectCount("bundle calls", 0, func() int { return bundleCalls(mock) }),
 					expectStarts(mock, projectStart+" 202"),
 				),
 			},
 			{
 				// Import by domain and job id, in whichever revision the job is.
-				ResourceName:            exportAddress,
+				ResourceName:            acctest.ExportAddress,
 				ImportState:             true,
 				ImportStateIdFunc:       func(*terraform.State) (string, error) { return "docs.example.com/" + jobID, nil },
 				ImportStateVerify:       true,
@@ -155,14 +156,14 @@ func TestAccStaticExport_projectRevision(t *testing.T) {
 }
 
 func TestAccStaticExport_pinnedRevisionSendsNothingElsewhere(t *testing.T) {
-	mock := newMock(t, mockapi.Config{APIRevision: mockapi.RevisionBoth})
+	mock := acctest.NewMock(t, mockapi.Config{APIRevision: mockapi.RevisionBoth})
 	parallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testFactories(Options{}),
 		Steps: []resource.TestStep{
 			{
 				Config: revisionConfig(mock, `static_export_revision = "project"`, `domain = "docs.example.com"`),
 				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(exportAddress, tfjsonpath.New("api_revision"), knownvalue.StringExact("project")),
+					statecheck.ExpectKnownValue(acctest.ExportAddress, tfjsonpath.New("api_revision"), knownvalue.StringExact("project")),
 				},
 				Check: resource.ComposeTestCheckFunc(
 					expectStarts(mock, projectStart+" 202"),
@@ -182,10 +183,10 @@ func TestAccStaticExport_pinnedRevisionSendsNothingElsewhere(t *testing.T) {
 
 func TestAccStaticExport_revisionSettingRefusedAtPlan(t *testing.T) {
 	t.Parallel()
-	mock := newMock(t, mockapi.Config{})
+	mock := acctest.NewMock(t, mockapi.Config{})
 	for name, step := range map[string]resource.TestStep{
 		"project without a project id": {
-			Config:      blockConfig(mock, `static_export_revision = "project"`, `resource "docsadmin_static_export" "site"`, `domain = "docs.example.com"`),
+			Config:      acctest.BlockConfig(mock, `static_export_revision = "project"`, `resource "docsadmin_static_export" "site"`, `domain = "docs.example.com"`),
 			ExpectError: regexp.MustCompile(wrapped(`static_export_revision = "project" exports a project, so project_id is needed`)),
 		},
 		"a value that is no revision": {
@@ -204,7 +205,7 @@ func TestAccStaticExport_revisionSettingRefusedAtPlan(t *testing.T) {
 }
 
 func TestAccStaticExport_serverChangesRevisionBetweenApplies(t *testing.T) {
-	mock := newMock(t, mockapi.Config{})
+	mock := acctest.NewMock(t, mockapi.Config{})
 	dir := t.TempDir()
 	// The export and everything that takes its job: a file, a site and the
 	// data source, all found again after each switch.
@@ -218,9 +219,9 @@ func TestAccStaticExport_serverChangesRevisionBetweenApplies(t *testing.T) {
 			{
 				Config: config(""),
 				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(exportAddress, tfjsonpath.New("api_revision"), knownvalue.StringExact("domain")),
+					statecheck.ExpectKnownValue(acctest.ExportAddress, tfjsonpath.New("api_revision"), knownvalue.StringExact("domain")),
 				},
-				Check: resource.ComposeTestCheckFunc(captureAttr(exportAddress, "job_id", &jobID), expectStarts(mock, domainStartLog+" 202")),
+				Check: resource.ComposeTestCheckFunc(captureAttr(acctest.ExportAddress, "job_id", &jobID), expectStarts(mock, domainStartLog+" 202")),
 			},
 			{
 				// The account moves to the project revision: the job is found
@@ -230,22 +231,22 @@ func TestAccStaticExport_serverChangesRevisionBetweenApplies(t *testing.T) {
 				ConfigPlanChecks: resource.ConfigPlanChecks{
 					PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
 				},
-				Check: resource.ComposeTestCheckFunc(resource.TestCheckResourceAttrPtr(exportAddress, "job_id", &jobID), expectStarts(mock, domainStartLog+" 202")),
+				Check: resource.ComposeTestCheckFunc(resource.TestCheckResourceAttrPtr(acctest.ExportAddress, "job_id", &jobID), expectStarts(mock, domainStartLog+" 202")),
 			},
 			{
 				// A renewal there is a read of the job.
 				Config: config(`renew_triggers = { rotated = "1" }`),
 				ConfigPlanChecks: resource.ConfigPlanChecks{
-					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(exportAddress, plancheck.ResourceActionUpdate)},
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(acctest.ExportAddress, plancheck.ResourceActionUpdate)},
 				},
-				Check: resource.ComposeTestCheckFunc(resource.TestCheckResourceAttrPtr(exportAddress, "job_id", &jobID), expectStarts(mock, domainStartLog+" 202")),
+				Check: resource.ComposeTestCheckFunc(resource.TestCheckResourceAttrPtr(acctest.ExportAddress, "job_id", &jobID), expectStarts(mock, domainStartLog+" 202")),
 			},
 			{
 				// A new export goes to the revision the server now speaks, at once.
 				Config: config(`triggers = { commit = "b" }` + "\n" + `renew_triggers = { rotated = "1" }`),
 				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(exportAddress, tfjsonpath.New("api_revision"), knownvalue.StringExact("project")),
-					statecheck.ExpectKnownValue(exportAddress, tfjsonpath.New("job_id"), knownvalue.StringRegexp(projectJobID)),
+					statecheck.ExpectKnownValue(acctest.ExportAddress, tfjsonpath.New("api_revision"), knownvalue.StringExact("project")),
+					statecheck.ExpectKnownValue(acctest.ExportAddress, tfjsonpath.New("job_id"), knownvalue.StringRegexp(projectJobID)),
 					statecheck.ExpectKnownValue("docsadmin_static_export_file.bundle", tfjsonpath.New("job_id"), knownvalue.StringRegexp(projectJobID)),
 					statecheck.ExpectKnownValue("docsadmin_static_site.site", tfjsonpath.New("job_id"), knownvalue.StringRegexp(projectJobID)),
 					statecheck.ExpectKnownValue("data.docsadmin_static_export.job", tfjsonpath.New("api_revision"), knownvalue.StringExact("project")),
@@ -308,7 +309,7 @@ func startProjectExportOutsideTerraform(t *testing.T, mock *mockapi.Server) stri
 }
 
 func TestAccStaticExport_conflictWaitsForTheRunningExportThenStarts(t *testing.T) {
-	mock := newMock(t, mockapi.Config{APIRevision: mockapi.RevisionProject})
+	mock := acctest.NewMock(t, mockapi.Config{APIRevision: mockapi.RevisionProject})
 	mock.SetExportBehavior("docs.example.com", mockapi.ExportBehavior{Duration: 4 * time.Second})
 	var other string
 	parallelTest(t, resource.TestCase{
@@ -318,7 +319,7 @@ func TestAccStaticExport_conflictWaitsForTheRunningExportThenStarts(t *testing.T
 			Config:    revisionConfig(mock, `static_export_revision = "project"`, `domain = "docs.example.com"`),
 			Check: resource.ComposeTestCheckFunc(
 				func(s *terraform.State) error {
-					if id := s.RootModule().Resources[exportAddress].Primary.Attributes["job_id"]; id == other {
+					if id := s.RootModule().Resources[acctest.ExportAddress].Primary.Attributes["job_id"]; id == other {
 						return fmt.Errorf("the resource took over the other pipeline's export %s instead of starting its own", id)
 					}
 					starts := startLog(mock)
@@ -336,7 +337,7 @@ func TestAccStaticExport_conflictWaitsForTheRunningExportThenStarts(t *testing.T
 }
 
 func TestAccStaticExport_conflictOutlastingTheTimeoutStartsNothing(t *testing.T) {
-	mock := newMock(t, mockapi.Config{APIRevision: mockapi.RevisionProject})
+	mock := acctest.NewMock(t, mockapi.Config{APIRevision: mockapi.RevisionProject})
 	mock.SetExportBehavior("docs.example.com", mockapi.ExportBehavior{Duration: time.Hour})
 	parallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testFactories(Options{}),
@@ -358,7 +359,7 @@ func TestAccStaticExport_conflictOutlastingTheTimeoutStartsNothing(t *testing.T)
 // The quota's hour counts from the start outside Terraform: on a busy
 // machine, seconds of it may have passed when the provider starts.
 func TestAccStaticExport_startQuotaBeyondTheTimeoutFailsAtOnce(t *testing.T) {
-	mock := newMock(t, mockapi.Config{APIRevision: mockapi.RevisionProject, ProjectExportStartsPerHour: 1})
+	mock := acctest.NewMock(t, mockapi.Config{APIRevision: mockapi.RevisionProject, ProjectExportStartsPerHour: 1})
 	parallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testFactories(Options{}),
 		Steps: []resource.TestStep{{
@@ -377,7 +378,7 @@ func TestAccStaticExport_startQuotaBeyondTheTimeoutFailsAtOnce(t *testing.T) {
 }
 
 func TestAccStaticExport_zipArchiveRefusedByContent(t *testing.T) {
-	mock := newMock(t, mockapi.Config{APIRevision: mockapi.RevisionProject})
+	mock := acctest.NewMock(t, mockapi.Config{APIRevision: mockapi.RevisionProject})
 	mock.SetExportBehavior("docs.example.com", mockapi.ExportBehavior{Archive: mockapi.ArchiveZip})
 	dir := t.TempDir()
 	parallelTest(t, resource.TestCase{
@@ -415,9 +416,9 @@ resource "docsadmin_static_export_file" "bundle" {
 }
 
 func TestAccStaticExport_redeploymentOfTheSameCommitExportsOnce(t *testing.T) {
-	mock := newMock(t, mockapi.Config{DeploymentDuration: 300 * time.Millisecond})
+	mock := acctest.NewMock(t, mockapi.Config{DeploymentDuration: 300 * time.Millisecond})
 	config := func(deployed string) string {
-		return providerConfig(mock, `project_id = "`+testProject+`"`) + fmt.Sprintf(`
+		return acctest.ProviderConfig(mock, `project_id = "`+testProject+`"`) + fmt.Sprintf(`
 resource "docsadmin_deployment" "docs" {
   triggers = { pushed = %q }
 }
@@ -434,7 +435,7 @@ resource "docsadmin_static_export" "site" {
 		Steps: []resource.TestStep{
 			{
 				Config: config("push-1"),
-				Check:  resource.ComposeTestCheckFunc(captureAttr(exportAddress, "job_id", &firstJob), expectCount("exports started", 1, func() int { return mock.ExportsStarted("docs.example.com") })),
+				Check:  resource.ComposeTestCheckFunc(captureAttr(acctest.ExportAddress, "job_id", &firstJob), acctest.ExpectCount("exports started", 1, func() int { return mock.ExportsStarted("docs.example.com") })),
 			},
 			{
 				// Deployed again, the same commit: the plan says that the export
@@ -442,15 +443,15 @@ resource "docsadmin_static_export" "site" {
 				Config: config("push-2"),
 				ConfigPlanChecks: resource.ConfigPlanChecks{
 					PreApply: []plancheck.PlanCheck{
-						plancheck.ExpectResourceAction(exportAddress, plancheck.ResourceActionUpdate),
-						plancheck.ExpectUnknownValue(exportAddress, tfjsonpath.New("job_id")),
+						plancheck.ExpectResourceAction(acctest.ExportAddress, plancheck.ResourceActionUpdate),
+						plancheck.ExpectUnknownValue(acctest.ExportAddress, tfjsonpath.New("job_id")),
 					},
 					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
 				},
 				Check: resource.ComposeTestCheckFunc(
-					expectCount("deployments", 2, func() int { return len(mock.DeploymentIDs(testProject)) }),
-					expectCount("exports started", 1, func() int { return mock.ExportsStarted("docs.example.com") }),
-					resource.TestCheckResourceAttrPtr(exportAddress, "job_id", &firstJob),
+					acctest.ExpectCount("deployments", 2, func() int { return len(mock.DeploymentIDs(testProject)) }),
+					acctest.ExpectCount("exports started", 1, func() int { return mock.ExportsStarted("docs.example.com") }),
+					resource.TestCheckResourceAttrPtr(acctest.ExportAddress, "job_id", &firstJob),
 				),
 			},
 			{
@@ -460,19 +461,19 @@ resource "docsadmin_static_export" "site" {
 				},
 				Config: config("push-3"),
 				ConfigPlanChecks: resource.ConfigPlanChecks{
-					PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction(exportAddress, plancheck.ResourceActionUpdate)},
+					PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction(acctest.ExportAddress, plancheck.ResourceActionUpdate)},
 					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
 				},
 				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(exportAddress, tfjsonpath.New("triggers").AtMapKey("commit"), knownvalue.StringExact(strings.Repeat("b", 40))),
-					statecheck.ExpectKnownValue(exportAddress, tfjsonpath.New("status"), knownvalue.StringExact("completed")),
-					statecheck.ExpectKnownValue(exportAddress, tfjsonpath.New("archive_sha256"), knownvalue.StringRegexp(hexDigest)),
+					statecheck.ExpectKnownValue(acctest.ExportAddress, tfjsonpath.New("triggers").AtMapKey("commit"), knownvalue.StringExact(strings.Repeat("b", 40))),
+					statecheck.ExpectKnownValue(acctest.ExportAddress, tfjsonpath.New("status"), knownvalue.StringExact("completed")),
+					statecheck.ExpectKnownValue(acctest.ExportAddress, tfjsonpath.New("archive_sha256"), knownvalue.StringRegexp(hexDigest)),
 				},
 				Check: resource.ComposeTestCheckFunc(
-					expectCount("deployments", 3, func() int { return len(mock.DeploymentIDs(testProject)) }),
-					expectCount("exports started", 2, func() int { return mock.ExportsStarted("docs.example.com") }),
+					acctest.ExpectCount("deployments", 3, func() int { return len(mock.DeploymentIDs(testProject)) }),
+					acctest.ExpectCount("exports started", 2, func() int { return mock.ExportsStarted("docs.example.com") }),
 					func(s *terraform.State) error {
-						if id := s.RootModule().Resources[exportAddress].Primary.Attributes["job_id"]; id == firstJob {
+						if id := s.RootModule().Resources[acctest.ExportAddress].Primary.Attributes["job_id"]; id == firstJob {
 							return fmt.Errorf("job id %s kept although a new commit was deployed", id)
 						}
 						return nil
@@ -484,9 +485,9 @@ resource "docsadmin_static_export" "site" {
 }
 
 func TestAccStaticExport_importTakesTheConfiguredTriggers(t *testing.T) {
-	mock := newMock(t, mockapi.Config{})
+	mock := acctest.NewMock(t, mockapi.Config{})
 	jobID := completedJob(t, mock)
-	config := exportConfig(mock, `
+	config := acctest.ExportConfig(mock, `
   domain         = "docs.example.com"
   triggers       = { commit = "abc" }
   renew_triggers = { rotated = "1" }`)
@@ -495,7 +496,7 @@ func TestAccStaticExport_importTakesTheConfiguredTriggers(t *testing.T) {
 		Steps: []resource.TestStep{
 			{
 				Config:             config,
-				ResourceName:       exportAddress,
+				ResourceName:       acctest.ExportAddress,
 				ImportState:        true,
 				ImportStateId:      "docs.example.com/" + jobID,
 				ImportStatePersist: true,
@@ -506,50 +507,50 @@ func TestAccStaticExport_importTakesTheConfiguredTriggers(t *testing.T) {
 				Config: config,
 				ConfigPlanChecks: resource.ConfigPlanChecks{
 					PreApply: []plancheck.PlanCheck{
-						plancheck.ExpectResourceAction(exportAddress, plancheck.ResourceActionUpdate),
-						plancheck.ExpectKnownValue(exportAddress, tfjsonpath.New("job_id"), knownvalue.StringExact(jobID)),
+						plancheck.ExpectResourceAction(acctest.ExportAddress, plancheck.ResourceActionUpdate),
+						plancheck.ExpectKnownValue(acctest.ExportAddress, tfjsonpath.New("job_id"), knownvalue.StringExact(jobID)),
 					},
 					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
 				},
 				Check: resource.ComposeTestCheckFunc(
-					expectCount("exports started", 1, func() int { return mock.ExportsStarted("docs.example.com") }),
-					expectCount("links", 1, func() int { return mock.BundlesGenerated(jobID) }),
+					acctest.ExpectCount("exports started", 1, func() int { return mock.ExportsStarted("docs.example.com") }),
+					acctest.ExpectCount("links", 1, func() int { return mock.BundlesGenerated(jobID) }),
 				),
 			},
 			{
 				// From then on, a change of triggers exports again, as always.
-				Config: exportConfig(mock, `
+				Config: acctest.ExportConfig(mock, `
   domain         = "docs.example.com"
   triggers       = { commit = "def" }
   renew_triggers = { rotated = "1" }`),
 				ConfigPlanChecks: resource.ConfigPlanChecks{
 					PreApply: []plancheck.PlanCheck{
-						plancheck.ExpectResourceAction(exportAddress, plancheck.ResourceActionUpdate),
-						plancheck.ExpectUnknownValue(exportAddress, tfjsonpath.New("job_id")),
+						plancheck.ExpectResourceAction(acctest.ExportAddress, plancheck.ResourceActionUpdate),
+						plancheck.ExpectUnknownValue(acctest.ExportAddress, tfjsonpath.New("job_id")),
 					},
 				},
-				Check: expectCount("exports started", 2, func() int { return mock.ExportsStarted("docs.example.com") }),
+				Check: acctest.ExpectCount("exports started", 2, func() int { return mock.ExportsStarted("docs.example.com") }),
 			},
 		},
 	})
 }
 
 func TestAccStaticExport_emptyTriggersAreUnset(t *testing.T) {
-	mock := newMock(t, mockapi.Config{})
+	mock := acctest.NewMock(t, mockapi.Config{})
 	parallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testFactories(Options{}),
 		Steps: []resource.TestStep{
-			{Config: exportConfig(mock, `domain = "docs.example.com"`)},
+			{Config: acctest.ExportConfig(mock, `domain = "docs.example.com"`)},
 			{
 				// A module's default of {} is no change of triggers: nothing planned.
-				Config: exportConfig(mock, `
+				Config: acctest.ExportConfig(mock, `
   domain         = "docs.example.com"
   triggers       = {}
   renew_triggers = {}`),
 				ConfigPlanChecks: resource.ConfigPlanChecks{
 					PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
 				},
-				Check: expectCount("exports started", 1, func() int { return mock.ExportsStarted("docs.example.com") }),
+				Check: acctest.ExpectCount("exports started", 1, func() int { return mock.ExportsStarted("docs.example.com") }),
 			},
 		},
 	})
@@ -571,7 +572,7 @@ func TestAccStaticExport_projectScopedErrorsSayWhatTheyMean(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			mock := newMock(t, mockapi.Config{APIRevision: mockapi.RevisionProject, ReadOnlyAPIKeys: []string{readOnlyKey}})
+			mock := acctest.NewMock(t, mockapi.Config{APIRevision: mockapi.RevisionProject, ReadOnlyAPIKeys: []string{readOnlyKey}})
 			mock.ForgetProject("proj_gone")
 			key := cmp.Or(tc.key, mock.APIKey)
 			config := fmt.Sprintf(`
@@ -598,7 +599,7 @@ resource "docsadmin_static_export" "site" {
 }
 
 func TestAccStaticExport_projectRevisionResumesAfterTimeout(t *testing.T) {
-	mock := newMock(t, mockapi.Config{APIRevision: mockapi.RevisionProject, ExportDuration: 4 * time.Second})
+	mock := acctest.NewMock(t, mockapi.Config{APIRevision: mockapi.RevisionProject, ExportDuration: 4 * time.Second})
 	withTimeout := func(limit string) string {
 		return revisionConfig(mock, "", fmt.Sprintf(`
   domain = "docs.example.com"
@@ -618,11 +619,11 @@ func TestAccStaticExport_projectRevisionResumesAfterTimeout(t *testing.T) {
 				// second start, which the API would answer 409 anyway.
 				Config: withTimeout("2m"),
 				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(exportAddress, tfjsonpath.New("status"), knownvalue.StringExact("completed")),
-					statecheck.ExpectKnownValue(exportAddress, tfjsonpath.New("api_revision"), knownvalue.StringExact("project")),
+					statecheck.ExpectKnownValue(acctest.ExportAddress, tfjsonpath.New("status"), knownvalue.StringExact("completed")),
+					statecheck.ExpectKnownValue(acctest.ExportAddress, tfjsonpath.New("api_revision"), knownvalue.StringExact("project")),
 				},
 				Check: resource.ComposeTestCheckFunc(
-					expectCount("exports started", 1, func() int { return mock.ExportsStarted("docs.example.com") }),
+					acctest.ExpectCount("exports started", 1, func() int { return mock.ExportsStarted("docs.example.com") }),
 					expectStarts(mock, projectStart+" 202"),
 				),
 			},
@@ -631,10 +632,10 @@ func TestAccStaticExport_projectRevisionResumesAfterTimeout(t *testing.T) {
 }
 
 func TestAccStaticExportBundleEphemeral_projectRevision(t *testing.T) {
-	mock := newMock(t, mockapi.Config{APIRevision: mockapi.RevisionProject})
+	mock := acctest.NewMock(t, mockapi.Config{APIRevision: mockapi.RevisionProject})
 	jobID := startProjectExportOutsideTerraform(t, mock)
 	mock.CompleteExportJob(jobID)
-	config := blockConfig(mock, `project_id = "`+testProject+`"`, `ephemeral "docsadmin_static_export_bundle" "b"`, fmt.Sprintf("  job_id = %q", jobID)) +
+	config := acctest.BlockConfig(mock, `project_id = "`+testProject+`"`, `ephemeral "docsadmin_static_export_bundle" "b"`, fmt.Sprintf("  job_id = %q", jobID)) +
 		echoWholeBundle + `resource "echo" "first" {}`
 	parallelTest(t, resource.TestCase{
 		TerraformVersionChecks:   ephemeralVersions,
@@ -647,8 +648,8 @@ func TestAccStaticExportBundleEphemeral_projectRevision(t *testing.T) {
 						knownvalue.StringRegexp(regexp.MustCompile(`^`+regexp.QuoteMeta(mock.URL+mockapi.ExportZipPath(jobID))+`\?.*X-Amz-Signature=`))),
 				},
 				Check: resource.ComposeTestCheckFunc(
-					expectCount("bundle calls", 0, func() int { return bundleCalls(mock) }),
-					expectCount("exports started", 1, func() int { return mock.ExportsStarted("docs.example.com") }),
+					acctest.ExpectCount("bundle calls", 0, func() int { return bundleCalls(mock) }),
+					acctest.ExpectCount("exports started", 1, func() int { return mock.ExportsStarted("docs.example.com") }),
 				),
 			}),
 		},
@@ -656,10 +657,10 @@ func TestAccStaticExportBundleEphemeral_projectRevision(t *testing.T) {
 }
 
 func TestAccStaticSiteManifest_projectRevision(t *testing.T) {
-	mock := newMock(t, mockapi.Config{APIRevision: mockapi.RevisionProject})
+	mock := acctest.NewMock(t, mockapi.Config{APIRevision: mockapi.RevisionProject})
 	jobID := startProjectExportOutsideTerraform(t, mock)
 	mock.CompleteExportJob(jobID)
-	config := blockConfig(mock, `project_id = "`+testProject+`"`, `data "docsadmin_static_site_manifest" "m"`,
+	config := acctest.BlockConfig(mock, `project_id = "`+testProject+`"`, `data "docsadmin_static_site_manifest" "m"`,
 		fmt.Sprintf("  job_id = %q\n  cache_directory = %q", jobID, t.TempDir()))
 	parallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testFactories(Options{}),
@@ -668,7 +669,7 @@ func TestAccStaticSiteManifest_projectRevision(t *testing.T) {
 			ConfigStateChecks: []statecheck.StateCheck{
 				statecheck.ExpectKnownValue("data.docsadmin_static_site_manifest.m", tfjsonpath.New("files").AtMapKey("index.html"), knownvalue.NotNull()),
 			},
-			Check: expectCount("bundle calls", 0, func() int { return bundleCalls(mock) }),
+			Check: acctest.ExpectCount("bundle calls", 0, func() int { return bundleCalls(mock) }),
 		}},
 	})
 }

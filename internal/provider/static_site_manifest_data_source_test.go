@@ -19,6 +19,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/acctest"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/mockapi"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/sitegen"
 )
@@ -70,10 +71,10 @@ func (c uploadsPlanned) CheckPlan(_ context.Context, req plancheck.CheckPlanRequ
 // a new export's files are unknown while planning the export itself.
 func TestAccStaticSiteManifest_anEditedPageReuploadsOneFile(t *testing.T) {
 	const edited = "guides/getting-started"
-	mock := newMock(t, mockapi.Config{StablePages: true})
+	mock := acctest.NewMock(t, mockapi.Config{StablePages: true})
 	var jobID string
 	export := func(content string) string {
-		return exportConfig(mock, fmt.Sprintf("  domain   = \"docs.example.com\"\n  triggers = { content = %q }", content))
+		return acctest.ExportConfig(mock, fmt.Sprintf("  domain   = \"docs.example.com\"\n  triggers = { content = %q }", content))
 	}
 	withUploads := func(content string) string {
 		return export(content) + `
@@ -98,7 +99,7 @@ resource "terraform_data" "upload" {
 	// A state check rather than a Check: the legacy state Check functions
 	// read cannot hold for_each instances.
 	captureJobID := []statecheck.StateCheck{stateCheck(func(s *tfjson.State) error {
-		values, err := valuesOf(s, exportAddress)
+		values, err := valuesOf(s, acctest.ExportAddress)
 		jobID = text(values["job_id"])
 		return err
 	})}
@@ -132,7 +133,7 @@ resource "terraform_data" "upload" {
 				ConfigVariables: jobIDVar,
 				ConfigPlanChecks: resource.ConfigPlanChecks{
 					PreApply: []plancheck.PlanCheck{
-						plancheck.ExpectResourceAction(exportAddress, plancheck.ResourceActionUpdate),
+						plancheck.ExpectResourceAction(acctest.ExportAddress, plancheck.ResourceActionUpdate),
 						uploadsPlanned{},
 					},
 				},
@@ -144,7 +145,7 @@ resource "terraform_data" "upload" {
 				ConfigVariables: jobIDVar,
 				ConfigPlanChecks: resource.ConfigPlanChecks{
 					PreApply: []plancheck.PlanCheck{
-						plancheck.ExpectResourceAction(exportAddress, plancheck.ResourceActionNoop),
+						plancheck.ExpectResourceAction(acctest.ExportAddress, plancheck.ResourceActionNoop),
 						plancheck.ExpectResourceAction(uploadAddress(edited+".html"), plancheck.ResourceActionUpdate),
 						plancheck.ExpectResourceAction(uploadAddress(edited+".txt"), plancheck.ResourceActionNoop),
 						uploadsPlanned{changed: []string{edited + ".html"}},
@@ -166,7 +167,7 @@ resource "terraform_data" "upload" {
 // read-scoped key; a damaged cache entry is downloaded again.
 func TestAccStaticSiteManifest_unchangedPlansDownloadNothing(t *testing.T) {
 	const readOnly = "dak_readonly_0123456789"
-	mock := newMock(t, mockapi.Config{ReadOnlyAPIKeys: []string{readOnly}})
+	mock := acctest.NewMock(t, mockapi.Config{ReadOnlyAPIKeys: []string{readOnly}})
 	cache := t.TempDir()
 	traffic := &linkTraffic{mock: mock}
 	config := func(key string) string {

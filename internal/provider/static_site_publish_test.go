@@ -17,12 +17,13 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/acctest"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/mockapi"
 )
 
 // siteOfCommit is an export re-made for every commit, and its site at dir.
 func siteOfCommit(mock *mockapi.Server, dir, commit, lifecycle string) string {
-	return exportConfig(mock, fmt.Sprintf("  domain = \"docs.example.com\"\n  triggers = { commit = %q }", commit)) + fmt.Sprintf(`
+	return acctest.ExportConfig(mock, fmt.Sprintf("  domain = \"docs.example.com\"\n  triggers = { commit = %q }", commit)) + fmt.Sprintf(`
 resource "docsadmin_static_site" "site" {
   job_id          = docsadmin_static_export.site.job_id
   directory       = %q
@@ -51,7 +52,7 @@ func TestAccStaticSite_newExportSwitchesInPlace(t *testing.T) {
 	for _, lifecycle := range []string{"", "lifecycle {\n    create_before_destroy = true\n  }"} {
 		t.Run(fmt.Sprintf("create_before_destroy=%v", lifecycle != ""), func(t *testing.T) {
 			t.Parallel()
-			mock := newMock(t, mockapi.Config{StablePages: true})
+			mock := acctest.NewMock(t, mockapi.Config{StablePages: true})
 			parent := t.TempDir()
 			dir := filepath.Join(parent, "site")
 			mine := filepath.Join(parent, "notes.txt")
@@ -66,7 +67,7 @@ func TestAccStaticSite_newExportSwitchesInPlace(t *testing.T) {
 				return resource.TestStep{
 					Config: siteOfCommit(mock, dir, commit, lifecycle),
 					ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-						plancheck.ExpectResourceAction(exportAddress, plancheck.ResourceActionUpdate),
+						plancheck.ExpectResourceAction(acctest.ExportAddress, plancheck.ResourceActionUpdate),
 						plancheck.ExpectResourceAction(siteAddress, plancheck.ResourceActionUpdate),
 					}},
 					Check: resource.ComposeTestCheckFunc(sameID, func(*terraform.State) error {
@@ -131,11 +132,11 @@ func TestAccStaticSite_refusesTerraformAndHomeDirectories(t *testing.T) {
 		{"above the home directory", fmt.Sprintf("%q", filepath.Dir(home)), `is\s+the\s+home\s+directory,\s+or\s+a\s+directory\s+above\s+it`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			mock := newMock(t, mockapi.Config{})
+			mock := acctest.NewMock(t, mockapi.Config{})
 			resource.UnitTest(t, resource.TestCase{
 				ProtoV6ProviderFactories: testFactories(Options{}),
 				Steps: []resource.TestStep{{
-					Config: providerConfig(mock, "") + fmt.Sprintf(`
+					Config: acctest.ProviderConfig(mock, "") + fmt.Sprintf(`
 resource "docsadmin_static_site" "site" {
   job_id    = "se_3f9a2c1b8e7d4a06"
   directory = %s
@@ -156,7 +157,7 @@ resource "docsadmin_static_site" "site" {
 // when it is there before the site, and at the next plan when it replaces
 // the provider's link; destroy leaves it.
 func TestAccStaticSite_neverReplacesAUsersDirectory(t *testing.T) {
-	mock := newMock(t, mockapi.Config{})
+	mock := acctest.NewMock(t, mockapi.Config{})
 	parent := t.TempDir()
 	dir := filepath.Join(parent, "site")
 	userDir := func() {
@@ -224,7 +225,7 @@ func TestAccStaticSite_overlappingDirectoriesRefused(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			mock := newMock(t, mockapi.Config{})
+			mock := acctest.NewMock(t, mockapi.Config{})
 			parent := t.TempDir()
 			config := siteConfig(mock, filepath.Join(parent, "site"), fmt.Sprintf(`
 resource "docsadmin_static_site" "other" {
@@ -261,14 +262,14 @@ func TestAccStaticSite_refusesNamesAndFileCounts(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			mock := newMock(t, mockapi.Config{})
+			mock := acctest.NewMock(t, mockapi.Config{})
 			parent := t.TempDir()
 			var jobID string
 			start := time.Now()
 			resource.UnitTest(t, resource.TestCase{
 				ProtoV6ProviderFactories: testFactories(Options{}),
 				Steps: []resource.TestStep{
-					{Config: exportConfig(mock, `  domain = "docs.example.com"`), Check: captureAttr(exportAddress, "job_id", &jobID)},
+					{Config: acctest.ExportConfig(mock, `  domain = "docs.example.com"`), Check: captureAttr(acctest.ExportAddress, "job_id", &jobID)},
 					{
 						PreConfig: func() {
 							start = time.Now()
@@ -292,7 +293,7 @@ func TestAccStaticSite_refusesNamesAndFileCounts(t *testing.T) {
 // A FIFO in place of a file is reported as changed without being opened,
 // and destroy ends.
 func TestAccStaticSite_specialFilesAreNeverOpened(t *testing.T) {
-	mock := newMock(t, mockapi.Config{})
+	mock := acctest.NewMock(t, mockapi.Config{})
 	dir := filepath.Join(t.TempDir(), "site")
 	parallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testFactories(Options{}),
@@ -371,9 +372,9 @@ func TestAccStaticSite_resourcePageExampleRuns(t *testing.T) {
 	if body == string(example) {
 		t.Fatal("the example no longer publishes at ${path.module}/dist/site")
 	}
-	mock := newMock(t, mockapi.Config{})
+	mock := acctest.NewMock(t, mockapi.Config{})
 	config := func(commit string) string {
-		return providerConfig(mock, "") + strings.Replace(body, "type = string", fmt.Sprintf("type = string\n  default = %q", commit), 1)
+		return acctest.ProviderConfig(mock, "") + strings.Replace(body, "type = string", fmt.Sprintf("type = string\n  default = %q", commit), 1)
 	}
 	parallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testFactories(Options{}),

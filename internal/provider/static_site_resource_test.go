@@ -28,6 +28,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/acctest"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/mockapi"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/site"
 )
@@ -37,7 +38,7 @@ const siteAddress = "docsadmin_static_site.site"
 // siteConfig is an export of docs.example.com and its site unpacked into
 // dir; extra follows the site resource.
 func siteConfig(mock *mockapi.Server, dir, extra string) string {
-	return exportConfig(mock, `  domain = "docs.example.com"`) + fmt.Sprintf(`
+	return acctest.ExportConfig(mock, `  domain = "docs.example.com"`) + fmt.Sprintf(`
 resource "docsadmin_static_site" "site" {
   job_id          = docsadmin_static_export.site.job_id
   directory       = %q
@@ -166,7 +167,7 @@ func siteMatchesArchive(mock *mockapi.Server, address, dir string) stateCheck {
 		if err != nil {
 			return err
 		}
-		served, err := servedArchive(mock, text(values["job_id"]))
+		served, err := acctest.ServedArchive(mock, text(values["job_id"]))
 		if err != nil {
 			return err
 		}
@@ -183,8 +184,8 @@ func siteMatchesArchive(mock *mockapi.Server, address, dir string) stateCheck {
 				return fmt.Errorf("the tree holds %v, the archive %v", keys(got), keys(want))
 			}
 		}
-		if text(values["archive_sha256"]) != sha256Hex(served) {
-			return fmt.Errorf("archive_sha256 = %s, the link serves %s", values["archive_sha256"], sha256Hex(served))
+		if text(values["archive_sha256"]) != acctest.SHA256Hex(served) {
+			return fmt.Errorf("archive_sha256 = %s, the link serves %s", values["archive_sha256"], acctest.SHA256Hex(served))
 		}
 		files, _ := values["files"].(map[string]any)
 		if len(files) != len(want) || text(values["file_count"]) != fmt.Sprint(len(want)) {
@@ -197,7 +198,7 @@ func siteMatchesArchive(mock *mockapi.Server, address, dir string) stateCheck {
 			digest := md5.Sum(body)
 			expect := map[string]string{
 				"size":          fmt.Sprint(len(body)),
-				"sha256":        sha256Hex(body),
+				"sha256":        acctest.SHA256Hex(body),
 				"md5":           hex.EncodeToString(digest[:]),
 				"md5_base64":    base64.StdEncoding.EncodeToString(digest[:]),
 				"content_type":  site.ContentType(p),
@@ -265,16 +266,16 @@ func onlySite(dir string) func(*terraform.State) error {
 }
 
 func TestAccStaticSite_lifecycle(t *testing.T) {
-	mock := newMock(t, mockapi.Config{})
+	mock := acctest.NewMock(t, mockapi.Config{})
 	dir := filepath.Join(t.TempDir(), "dist", "site")
 	traffic := &linkTraffic{mock: mock}
 	exports := func(want int) func(*terraform.State) error {
-		return expectCount("exports started", want, func() int { return mock.ExportsStarted("docs.example.com") })
+		return acctest.ExpectCount("exports started", want, func() int { return mock.ExportsStarted("docs.example.com") })
 	}
 	restoredInPlace := resource.ConfigPlanChecks{
 		PreApply: []plancheck.PlanCheck{
 			plancheck.ExpectResourceAction(siteAddress, plancheck.ResourceActionUpdate),
-			plancheck.ExpectResourceAction(exportAddress, plancheck.ResourceActionNoop),
+			plancheck.ExpectResourceAction(acctest.ExportAddress, plancheck.ResourceActionNoop),
 			plancheck.ExpectResourceAction(`terraform_data.upload["index.html"]`, plancheck.ResourceActionNoop),
 			plancheck.ExpectResourceAction(`terraform_data.upload["sitemap.xml"]`, plancheck.ResourceActionNoop),
 			plancheck.ExpectKnownValue(siteAddress, tfjsonpath.New("tree_intact"), knownvalue.Bool(true)),
@@ -302,7 +303,7 @@ func TestAccStaticSite_lifecycle(t *testing.T) {
 		Steps: []resource.TestStep{
 			{
 				// The export first, so that what follows counts the site's traffic only.
-				Config: exportConfig(mock, `  domain = "docs.example.com"`),
+				Config: acctest.ExportConfig(mock, `  domain = "docs.example.com"`),
 			},
 			{
 				PreConfig: traffic.reset,
@@ -333,7 +334,7 @@ func TestAccStaticSite_lifecycle(t *testing.T) {
 					siteMatchesArchive(mock, siteAddress, dir),
 				},
 				Check: resource.ComposeTestCheckFunc(
-					resource.TestCheckResourceAttrPair(siteAddress, "archive_sha256", exportAddress, "archive_sha256"),
+					resource.TestCheckResourceAttrPair(siteAddress, "archive_sha256", acctest.ExportAddress, "archive_sha256"),
 					traffic.expect(1, 1, 1),
 					onlySite(dir),
 				),
@@ -422,7 +423,7 @@ func removeOrFail(t *testing.T, name string) {
 // The data source lists the same files and routes as the resource, without
 // writing anything.
 func TestAccStaticSite_manifestDataSourceMatchesTheResource(t *testing.T) {
-	mock := newMock(t, mockapi.Config{})
+	mock := acctest.NewMock(t, mockapi.Config{})
 	dir := filepath.Join(t.TempDir(), "site")
 	const data = "data.docsadmin_static_site_manifest.site"
 	config := siteConfig(mock, dir, `
@@ -462,7 +463,7 @@ func (compareEqual) CompareValues(values ...any) error {
 // An archive the verifier refuses leaves neither a tree nor a temporary
 // directory; the error names the job and the entry.
 func TestAccStaticSite_refusedArchiveLeavesNothing(t *testing.T) {
-	mock := newMock(t, mockapi.Config{})
+	mock := acctest.NewMock(t, mockapi.Config{})
 	parent := t.TempDir()
 	dir := filepath.Join(parent, "site")
 	var jobID string
@@ -479,8 +480,8 @@ func TestAccStaticSite_refusedArchiveLeavesNothing(t *testing.T) {
 		ProtoV6ProviderFactories: testFactories(Options{}),
 		Steps: []resource.TestStep{
 			{
-				Config: exportConfig(mock, `  domain = "docs.example.com"`),
-				Check:  captureAttr(exportAddress, "job_id", &jobID),
+				Config: acctest.ExportConfig(mock, `  domain = "docs.example.com"`),
+				Check:  captureAttr(acctest.ExportAddress, "job_id", &jobID),
 			},
 			{
 				PreConfig: func() {
@@ -488,7 +489,7 @@ func TestAccStaticSite_refusedArchiveLeavesNothing(t *testing.T) {
 						t.Fatal("no such job")
 					}
 				},
-				Config: exportConfig(mock, `  domain = "docs.example.com"`) + fmt.Sprintf(`
+				Config: acctest.ExportConfig(mock, `  domain = "docs.example.com"`) + fmt.Sprintf(`
 resource "docsadmin_static_site" "site" {
   job_id    = docsadmin_static_export.site.job_id
   directory = %q
@@ -502,7 +503,7 @@ resource "docsadmin_static_site" "site" {
 					mock.SetArchive(jobID, mockapi.ArchiveGood)
 				},
 				// A digest that differs: refused too, nothing written.
-				Config: exportConfig(mock, `  domain = "docs.example.com"`) + fmt.Sprintf(`
+				Config: acctest.ExportConfig(mock, `  domain = "docs.example.com"`) + fmt.Sprintf(`
 resource "docsadmin_static_site" "site" {
   job_id          = docsadmin_static_export.site.job_id
   directory       = %q
@@ -521,7 +522,7 @@ resource "docsadmin_static_site" "site" {
 
 // A directory that holds something other than a site is never replaced.
 func TestAccStaticSite_refusesADirectoryThatIsNotASite(t *testing.T) {
-	mock := newMock(t, mockapi.Config{})
+	mock := acctest.NewMock(t, mockapi.Config{})
 	dir := t.TempDir()
 	mine := filepath.Join(dir, "notes.txt")
 	if err := os.WriteFile(mine, []byte("mine"), 0o644); err != nil {
@@ -548,7 +549,7 @@ func TestAccStaticSite_badInputFailsAtPlanTime(t *testing.T) {
 	t.Parallel()
 	siteBlock := func(body string) func(*mockapi.Server) string {
 		return func(mock *mockapi.Server) string {
-			return providerConfig(mock, "") + "resource \"docsadmin_static_site\" \"site\" {\n" + body + "\n}\n"
+			return acctest.ProviderConfig(mock, "") + "resource \"docsadmin_static_site\" \"site\" {\n" + body + "\n}\n"
 		}
 	}
 	const job = `job_id = "se_3f9a2c1b8e7d4a06"`
@@ -562,8 +563,8 @@ func TestAccStaticSite_badInputFailsAtPlanTime(t *testing.T) {
 			want: []string{"expected_sha256", `"abc123" is not a SHA-256`, "64 hexadecimal digits"}},
 		{name: "zero timeout", config: siteBlock(job + "\ndirectory = \"site\"\ntimeouts {\n  update = \"0s\"\n}"), want: []string{"timeouts.update"}},
 		{name: "blank data source job_id", config: func(mock *mockapi.Server) string {
-			return providerConfig(mock, "") + "data \"docsadmin_static_site_manifest\" \"m\" {\n  job_id = \"\"\n}\n"
+			return acctest.ProviderConfig(mock, "") + "data \"docsadmin_static_site_manifest\" \"m\" {\n  job_id = \"\"\n}\n"
 		}, want: []string{"job_id", "empty or blank"}},
 	}
-	runSubtests(t, cases, func(tc badInput) string { return tc.name }, runBadInput)
+	acctest.RunSubtests(t, cases, func(tc badInput) string { return tc.name }, runBadInput)
 }

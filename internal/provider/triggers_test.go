@@ -13,6 +13,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/acctest"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/mockapi"
 )
 
@@ -94,7 +95,7 @@ func TestAccTriggers_emptyMapIsUnset(t *testing.T) {
 		{
 			name: "agent job", address: agentJobResourceAddress,
 			config: func(mock *mockapi.Server, triggers string) string {
-				return blockConfig(mock, `project_id = "proj_1"`, `resource "docsadmin_agent_job" "docs"`,
+				return acctest.BlockConfig(mock, `project_id = "proj_1"`, `resource "docsadmin_agent_job" "docs"`,
 					fmt.Sprintf("  prompt = %q\n%s", releasePrompt("1.0.0"), triggers))
 			},
 			started: func(mock *mockapi.Server) int { return len(mock.AgentJobsCreated("proj_1")) },
@@ -103,7 +104,7 @@ func TestAccTriggers_emptyMapIsUnset(t *testing.T) {
 		{
 			name: "deployment", address: deploymentAddress,
 			config: func(mock *mockapi.Server, triggers string) string {
-				return blockConfig(mock, `project_id = "proj_1"`, `resource "docsadmin_deployment" "docs"`, triggers)
+				return acctest.BlockConfig(mock, `project_id = "proj_1"`, `resource "docsadmin_deployment" "docs"`, triggers)
 			},
 			setUp:   func(mock *mockapi.Server) { mock.PublishCommit(deployProject, "main", commitV1) },
 			started: func(mock *mockapi.Server) int { return len(mock.DeploymentIDs(deployProject)) },
@@ -112,7 +113,7 @@ func TestAccTriggers_emptyMapIsUnset(t *testing.T) {
 		{
 			name: "preview deployment", address: previewAddress,
 			config: func(mock *mockapi.Server, triggers string) string {
-				return blockConfig(mock, `project_id = "proj_1"`, `resource "docsadmin_preview_deployment" "nav"`,
+				return acctest.BlockConfig(mock, `project_id = "proj_1"`, `resource "docsadmin_preview_deployment" "nav"`,
 					fmt.Sprintf("  branch = %q\n%s", previewBranch, triggers))
 			},
 			setUp:   func(mock *mockapi.Server) { mock.PublishCommit(deployProject, previewBranch, commitV1) },

@@ -11,6 +11,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-log/tflogtest"
 
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/acctest"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/client"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/clock"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/mockapi"
@@ -36,16 +37,16 @@ func infoRecords(t *testing.T, logs *bytes.Buffer) []map[string]any {
 
 func testProviderData(t *testing.T, mock *mockapi.Server) *providerData {
 	t.Helper()
-	c, err := client.New(client.Config{BaseURL: mock.URL, APIKey: mock.APIKey, Backoff: testRetryBackoff})
+	c, err := client.New(client.Config{BaseURL: mock.URL, APIKey: mock.APIKey, Backoff: acctest.QuickRetries})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &providerData{client: c, clock: clock.RealClock, policy: testPollPolicy, apiKey: mock.APIKey, baseURL: mock.URL}
+	return &providerData{client: c, clock: clock.RealClock, policy: acctest.QuickPolls, apiKey: mock.APIKey, baseURL: mock.URL}
 }
 
 func TestExportWaitLogsOneInfoLinePerStatusChange(t *testing.T) {
 	// Queued 0.5s, then running 1s in many polls, then completed.
-	mock := newMock(t, mockapi.Config{QueueDuration: 500 * time.Millisecond, ExportDuration: time.Second})
+	mock := acctest.NewMock(t, mockapi.Config{QueueDuration: 500 * time.Millisecond, ExportDuration: time.Second})
 	data := testProviderData(t, mock)
 	var logs bytes.Buffer
 	ctx := data.maskSecrets(tflogtest.RootLogger(context.Background(), &logs))
@@ -90,7 +91,7 @@ func TestExportWaitLogsOneInfoLinePerStatusChange(t *testing.T) {
 }
 
 func TestAgentJobWaitLogsOneInfoLinePerStatusChange(t *testing.T) {
-	mock := newMock(t, mockapi.Config{})
+	mock := acctest.NewMock(t, mockapi.Config{})
 	pr := "https://github.com/example/docs/pull/5"
 	mock.SeedAgentJob("proj_1", mockapi.AgentJob{ID: "aj_1"})
 	mock.ScheduleAgentJob("proj_1", "aj_1", 300*time.Millisecond, mockapi.AgentJob{Status: "paused-for-review"})

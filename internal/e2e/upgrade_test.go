@@ -1,4 +1,4 @@
-package provider
+package e2e
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 	"github.com/hashicorp/terraform-exec/tfexec"
 	tfjson "github.com/hashicorp/terraform-json"
 
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/acctest"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/mockapi"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/tfrunner"
 )
@@ -155,7 +156,7 @@ func TestAccUpgrade_fromEarlierRevisions(t *testing.T) {
 		t.Skip("set TF_ACC=1 to build earlier revisions and upgrade from them (make test does)")
 	}
 	// This tree's build, mirrored once for every row.
-	current, err := tfrunner.New(acceptanceCLI(t), t.TempDir())
+	current, err := tfrunner.New(acctest.CLI(t), t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -170,7 +171,7 @@ func TestAccUpgrade_fromEarlierRevisions(t *testing.T) {
 	}
 	identities := acceptsIdentityImports(t, current)
 
-	runSubtests(t, upgradeCases, func(c upgradeCase) string { return c.rev }, func(t *testing.T, c upgradeCase) {
+	acctest.RunSubtests(t, upgradeCases, func(c upgradeCase) string { return c.rev }, func(t *testing.T, c upgradeCase) {
 		testUpgrade(t, c, currentInst, identities)
 	})
 }
@@ -180,7 +181,7 @@ func testUpgrade(t *testing.T, c upgradeCase, currentInst tfrunner.Installation,
 	defer cancel()
 	t.Logf("upgrading from %s: %s", c.rev, c.what)
 
-	earlier, err := tfrunner.New(acceptanceCLI(t), t.TempDir())
+	earlier, err := tfrunner.New(acctest.CLI(t), t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -194,10 +195,10 @@ func testUpgrade(t *testing.T, c upgradeCase, currentInst tfrunner.Installation,
 		t.Fatal(err)
 	}
 
-	mock := newMock(t, c.mock)
+	mock := acctest.NewMock(t, c.mock)
 	env := map[string]string{"DOCSADMIN_BASE_URL": mock.URL, "DOCSADMIN_API_KEY": mock.APIKey}
 	work := t.TempDir()
-	writeFile(t, filepath.Join(work, "main.tf"), c.config)
+	acctest.WriteFile(t, filepath.Join(work, "main.tf"), c.config)
 
 	// The earlier release: init from its mirror, apply.
 	out := &tfrunner.Transcript{}
@@ -228,7 +229,7 @@ func testUpgrade(t *testing.T, c upgradeCase, currentInst tfrunner.Installation,
 
 	// This tree's build: init -upgrade moves the lock file to it, as a user
 	// upgrades to a new release.
-	upgraded, err := tfrunner.New(acceptanceCLI(t), t.TempDir())
+	upgraded, err := tfrunner.New(acctest.CLI(t), t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -243,7 +244,7 @@ func testUpgrade(t *testing.T, c upgradeCase, currentInst tfrunner.Installation,
 		t.Fatalf("init -upgrade did not install %s:\n%s", upgradeVersion, said)
 	}
 	if c.renamedConfig != "" {
-		writeFile(t, filepath.Join(work, "main.tf"), c.renamedConfig)
+		acctest.WriteFile(t, filepath.Join(work, "main.tf"), c.renamedConfig)
 	}
 	tf, err = upgraded.Workdir(work, env)
 	if err != nil {

@@ -1,4 +1,4 @@
-package provider
+package e2e
 
 import (
 	"fmt"
@@ -12,6 +12,7 @@ import (
 	tfjson "github.com/hashicorp/terraform-json"
 	"github.com/hashicorp/terraform-plugin-testing/tfversion"
 
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/acctest"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/testtools"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/tfrunner"
 )
@@ -45,7 +46,7 @@ func TestExamplesValidate(t *testing.T) {
 	if len(dirs) == 0 {
 		t.Fatal("no examples found")
 	}
-	runners := newEngines(t, cliRunner(t))
+	runners := acctest.NewEngines(t, acctest.CLIRunner(t))
 
 	validated := 0
 	for _, dir := range dirs {
@@ -57,9 +58,9 @@ func TestExamplesValidate(t *testing.T) {
 		for _, variant := range importVariants(t, dir) {
 			name := filepath.Join(rel, variant)
 			needs := exampleNeeds(t, dir, variant)
-			runner := runners.atLeast(needs)
+			runner := runners.AtLeast(needs)
 			if runner == nil {
-				msg := name + ": not validated: " + runners.unavailable(needs)
+				msg := name + ": not validated: " + runners.Unavailable(needs)
 				if testtools.Required() {
 					t.Error(msg)
 				} else {
@@ -108,7 +109,7 @@ func validateExample(t *testing.T, runner *tfrunner.Runner, dir, name, importVar
 		if !declaresDocsadminSource(work) {
 			// Examples that show one block rely on the provider page's
 			// required_providers; give them the same source.
-			writeFile(t, filepath.Join(work, "zz_providers.tf"), `terraform {
+			acctest.WriteFile(t, filepath.Join(work, "zz_providers.tf"), `terraform {
   required_providers {
     docsadmin = { source = "docsadmin/docsadmin" }
   }
@@ -248,7 +249,7 @@ func copyTerraformFiles(t *testing.T, from, to string, skip func(name string) bo
 		if skip(name) {
 			continue
 		}
-		writeFile(t, filepath.Join(to, name), content)
+		acctest.WriteFile(t, filepath.Join(to, name), content)
 	}
 }
 
@@ -261,11 +262,4 @@ func declaresDocsadminSource(dir string) bool {
 		}
 	}
 	return false
-}
-
-func writeFile(t *testing.T, path, content string) {
-	t.Helper()
-	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
 }

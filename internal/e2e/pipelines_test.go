@@ -1,4 +1,4 @@
-package provider
+package e2e
 
 import (
 	"maps"

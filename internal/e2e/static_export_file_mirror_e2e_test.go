@@ -1,4 +1,4 @@
-package provider
+package e2e
 
 import (
 	"fmt"
@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfversion"
 
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/acctest"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/mockapi"
 )
 
@@ -24,14 +25,14 @@ func TestAccStaticExportFile_mirrorServesWhatTheChartFetches(t *testing.T) {
 		t.Skip("fetches the chart through helm end to end: slow; runs in make test")
 	}
 	helm := helmBinary(t)
-	mock := newMock(t, mockapi.Config{})
+	mock := acctest.NewMock(t, mockapi.Config{})
 	dir := t.TempDir()
 	filename := filepath.Join(dir, "docs-bundle.tar.gz")
 	mirror := httptest.NewServer(http.FileServer(http.Dir(dir)))
 	t.Cleanup(mirror.Close)
 	durableURL := mirror.URL + "/docs-bundle.tar.gz"
 
-	config := fileConfig(mock, filename, "") + fmt.Sprintf(`
+	config := acctest.FileConfig(mock, filename, "") + fmt.Sprintf(`
 output "values" {
   # The mirror's URL is durable: it does not expire, so nothing renews it.
   value = yamlencode(provider::docsadmin::helm_values(%q, "v2"))
@@ -50,16 +51,16 @@ output "values" {
 		if rendered != durableURL {
 			return fmt.Errorf("the Deployment fetches %q, want the mirror's %q", rendered, durableURL)
 		}
-		fetched, err := httpGet(rendered)
+		fetched, err := acctest.HTTPGet(rendered)
 		if err != nil {
 			return fmt.Errorf("a pod's fetch of the rendered URL: %w", err)
 		}
-		attrs := s.RootModule().Resources[fileAddress].Primary.Attributes
-		served, err := servedArchive(mock, attrs["job_id"])
+		attrs := s.RootModule().Resources[acctest.FileAddress].Primary.Attributes
+		served, err := acctest.ServedArchive(mock, attrs["job_id"])
 		if err != nil {
 			return err
 		}
-		if got, want := sha256Hex(fetched), sha256Hex(served); got != want || attrs["sha256"] != want {
+		if got, want := acctest.SHA256Hex(fetched), acctest.SHA256Hex(served); got != want || attrs["sha256"] != want {
 			return fmt.Errorf("the mirror serves SHA-256 %s, the export's link %s, state records %s", got, want, attrs["sha256"])
 		}
 		return nil
@@ -67,7 +68,7 @@ output "values" {
 
 	resource.UnitTest(t, resource.TestCase{
 		TerraformVersionChecks:   []tfversion.TerraformVersionCheck{tfversion.SkipBelow(tfversion.Version1_8_0)},
-		ProtoV6ProviderFactories: testFactories(Options{}),
+		ProtoV6ProviderFactories: factories(nil),
 		Steps: []resource.TestStep{{
 			Config: config,
 			Check:  check,

@@ -1,4 +1,4 @@
-package provider
+package e2e
 
 import (
 	"crypto/sha256"
@@ -21,6 +21,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfversion"
 
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/acctest"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/mockapi"
 )
 
@@ -199,12 +200,12 @@ func TestAccHelmValues_renderedChartRollsOnContentNotOnRenewal(t *testing.T) {
 		t.Skip("renders the chart with helm end to end: slow; runs in make test")
 	}
 	helm := helmBinary(t)
-	clock := &shiftedClock{}
-	mock := newMock(t, mockapi.Config{LinkTTL: 2 * time.Hour, Now: clock.Now})
+	clock := &acctest.ShiftedClock{}
+	mock := acctest.NewMock(t, mockapi.Config{LinkTTL: 2 * time.Hour, Now: clock.Now})
 	// The output is not marked sensitive: Terraform refuses the
 	// configuration if the values ever take in the link.
 	config := func(docsCommit, rotation string) string {
-		return exportConfig(mock, fmt.Sprintf(`
+		return acctest.ExportConfig(mock, fmt.Sprintf(`
   domain         = "docs.example.com"
   version        = "v2"
   renew_before   = "30m"
@@ -227,7 +228,7 @@ output "values" {
 	// render renders the chart with the values output and the link in
 	// state, and checks where each landed.
 	render := func(s *terraform.State) error {
-		attrs := s.RootModule().Resources[exportAddress].Primary.Attributes
+		attrs := s.RootModule().Resources[acctest.ExportAddress].Primary.Attributes
 		o := observed{jobID: attrs["job_id"], bundleURL: attrs["bundle_url"], archiveSHA256: attrs["archive_sha256"]}
 		if o.bundleURL == "" || o.archiveSHA256 == "" {
 			return fmt.Errorf("the export has no bundle_url or no archive_sha256 (%q)", o.archiveSHA256)
@@ -277,7 +278,7 @@ output "values" {
 		case now.byKind["Secret"] == before.byKind["Secret"]:
 			return errors.New("the renewal left the Secret as it was: restarted pods would read the old link")
 		}
-		return expectCount("exports started", 1, func() int { return mock.ExportsStarted("docs.example.com") })(nil)
+		return acctest.ExpectCount("exports started", 1, func() int { return mock.ExportsStarted("docs.example.com") })(nil)
 	}
 	// reexported: new content changes the pod template, so the pods roll.
 	reexported := func(*terraform.State) error {
@@ -290,16 +291,16 @@ output "values" {
 		case now.podTemplate() == before.podTemplate():
 			return errors.New("the new export left the pod template as it was: pods would not roll onto the new content")
 		}
-		return expectCount("exports started", 2, func() int { return mock.ExportsStarted("docs.example.com") })(nil)
+		return acctest.ExpectCount("exports started", 2, func() int { return mock.ExportsStarted("docs.example.com") })(nil)
 	}
 	emptyPlan := resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}}
 	expect := func(action plancheck.ResourceActionType) resource.ConfigPlanChecks {
-		return resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(exportAddress, action)}}
+		return resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(acctest.ExportAddress, action)}}
 	}
 
 	resource.UnitTest(t, resource.TestCase{
 		TerraformVersionChecks:   []tfversion.TerraformVersionCheck{tfversion.SkipBelow(tfversion.Version1_8_0)},
-		ProtoV6ProviderFactories: testFactories(Options{Clock: clock}),
+		ProtoV6ProviderFactories: factories(clock),
 		Steps: []resource.TestStep{
 			{Config: config("a1b2c3", "r1"), Check: render},
 			{Config: config("a1b2c3", "r1"), ConfigPlanChecks: emptyPlan, Check: resource.ComposeTestCheckFunc(render, unchanged)},

@@ -1,6 +1,6 @@
 //go:build unix
 
-package provider
+package e2e
 
 import (
 	"context"
@@ -15,6 +15,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/acctest"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/mockapi"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/testtools"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/tfrunner"
@@ -124,7 +125,7 @@ func TestAccPipeline_runsAsCopied(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := t.Context()
-	runner, err := tfrunner.New(acceptanceCLI(t), t.TempDir())
+	runner, err := tfrunner.New(acctest.CLI(t), t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -138,10 +139,10 @@ func TestAccPipeline_runsAsCopied(t *testing.T) {
 	// The steps call `terraform`: the acceptance CLI, first on PATH; and
 	// GitLab's image installs jq with apk, which the machine already has.
 	bin := t.TempDir()
-	if err := os.Symlink(acceptanceCLI(t), filepath.Join(bin, "terraform")); err != nil {
+	if err := os.Symlink(acctest.CLI(t), filepath.Join(bin, "terraform")); err != nil {
 		t.Fatal(err)
 	}
-	writeFile(t, filepath.Join(bin, "apk"), "#!/bin/sh\nexit 0\n")
+	acctest.WriteFile(t, filepath.Join(bin, "apk"), "#!/bin/sh\nexit 0\n")
 	if err := os.Chmod(filepath.Join(bin, "apk"), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -159,9 +160,9 @@ func TestAccPipeline_runsAsCopied(t *testing.T) {
 		t.Fatal(err)
 	}
 	for name, content := range files {
-		writeFile(t, filepath.Join(deploy, name), string(content))
+		acctest.WriteFile(t, filepath.Join(deploy, name), string(content))
 	}
-	writeFile(t, filepath.Join(deploy, "backend.tf"), "terraform {\n  backend \"http\" {}\n}\n")
+	acctest.WriteFile(t, filepath.Join(deploy, "backend.tf"), "terraform {\n  backend \"http\" {}\n}\n")
 	lock, err := runner.Command(ctx, deploy, nil, "providers", "lock", "-fs-mirror="+inst.MirrorDir(), "-platform=linux_amd64")
 	if err != nil {
 		t.Fatal(err)
@@ -182,7 +183,7 @@ func TestAccPipeline_runsAsCopied(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			mock := newMock(t, mockapi.Config{ReadOnlyAPIKeys: []string{"dsa_mock_read_only_key"}})
+			mock := acctest.NewMock(t, mockapi.Config{ReadOnlyAPIKeys: []string{"dsa_mock_read_only_key"}})
 			backend := &stateBackend{}
 			backendServer := httptest.NewServer(backend)
 			t.Cleanup(backendServer.Close)

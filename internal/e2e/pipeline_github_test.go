@@ -1,6 +1,6 @@
 //go:build unix
 
-package provider
+package e2e
 
 import (
 	"bufio"
@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/acctest"
 	"gopkg.in/yaml.v3"
 )
 
@@ -106,7 +107,7 @@ func runGitHubWorkflow(ctx context.Context, t *testing.T, penv pipelineEnv, even
 func runScript(ctx context.Context, t *testing.T, penv pipelineEnv, dir string, env map[string]string, script string, out io.Writer, shell ...string) error {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "script.sh")
-	writeFile(t, path, script)
+	acctest.WriteFile(t, path, script)
 	cmd, err := penv.runner.Command(ctx, dir, env, "")
 	if err != nil {
 		t.Fatal(err)

@@ -1,4 +1,4 @@
-package provider
+package e2e
 
 import (
 	"archive/zip"
@@ -20,6 +20,7 @@ import (
 
 	"golang.org/x/mod/sumdb/dirhash"
 
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/acctest"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/mockapi"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/tfrunner"
 )
@@ -54,7 +55,7 @@ func TestAccInstall_snapshotReleaseFromAFilesystemMirror(t *testing.T) {
 		t.Skip("set TF_ACC=1 to build a snapshot release with goreleaser and install it (make test does)")
 	}
 	ctx := t.Context()
-	runner, err := tfrunner.New(acceptanceCLI(t), t.TempDir())
+	runner, err := tfrunner.New(acctest.CLI(t), t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,7 +84,7 @@ func TestAccInstall_snapshotReleaseFromAFilesystemMirror(t *testing.T) {
 		t.Fatalf("tools/mirror.sh laid out %q; tfrunner.MirrorArchivePath says %q", got, wantFiles)
 	}
 	archive := tfrunner.MirrorArchivePath(mirror, tfrunner.Addresses[0], version, goos, goarch)
-	quick, err := tfrunner.New(acceptanceCLI(t), t.TempDir())
+	quick, err := tfrunner.New(acctest.CLI(t), t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,19 +117,19 @@ func TestAccInstall_snapshotReleaseFromAFilesystemMirror(t *testing.T) {
 	}
 
 	host := tfrunner.Addresses[0]
-	if runningOpenTofu(t) {
+	if acctest.RunningOpenTofu(t) {
 		host = tfrunner.Addresses[1]
 	}
 
 	// A lock file whose checksums are not the archive's stops init: the
 	// archive is verified against the zh: hashes written beforehand.
 	tampered := t.TempDir()
-	writeFile(t, filepath.Join(tampered, "main.tf"), installConfig)
-	writeFile(t, filepath.Join(tampered, tfrunner.LockFileName), tfrunner.LockFile(host, version, []string{"zh:" + strings.Repeat("0", 64)}))
+	acctest.WriteFile(t, filepath.Join(tampered, "main.tf"), installConfig)
+	acctest.WriteFile(t, filepath.Join(tampered, tfrunner.LockFileName), tfrunner.LockFile(host, version, []string{"zh:" + strings.Repeat("0", 64)}))
 	out := &tfrunner.Transcript{}
 	if err := runner.Init(ctx, tampered, out, out); err == nil {
 		t.Errorf("init accepted an archive that does not match the lock file's checksum:\n%s", out)
-	} else if said := flattenWhitespace(out.String()); !strings.Contains(said, "match any of the checksums") {
+	} else if said := acctest.FlattenWhitespace(out.String()); !strings.Contains(said, "match any of the checksums") {
 		t.Errorf("init failed, but not on the checksum: %v\n%s", err, out)
 	}
 
@@ -151,7 +152,7 @@ func TestAccInstall_snapshotReleaseFromAFilesystemMirror(t *testing.T) {
 	mock.SetURL(srv.URL)
 
 	work := t.TempDir()
-	writeFile(t, filepath.Join(work, "main.tf"), installConfig)
+	acctest.WriteFile(t, filepath.Join(work, "main.tf"), installConfig)
 	if !slices.Equal(inst.Hashes(), zh) {
 		t.Errorf("the installation's checksums are %q, SHA256SUMS says %q", inst.Hashes(), zh)
 	}
@@ -159,7 +160,7 @@ func TestAccInstall_snapshotReleaseFromAFilesystemMirror(t *testing.T) {
 	if err := runner.Init(ctx, work, out, out); err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
-	said := flattenWhitespace(out.String())
+	said := acctest.FlattenWhitespace(out.String())
 	if !strings.Contains(said, "Installing docsadmin/docsadmin v"+version) {
 		t.Errorf("init did not install %s from the mirror:\n%s", version, out)
 	}

@@ -1,6 +1,6 @@
 //go:build unix
 
-package provider
+package e2e
 
 import (
 	"cmp"
@@ -14,6 +14,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/acctest"
 	"gopkg.in/yaml.v3"
 )
 
@@ -132,7 +133,7 @@ func runGitLabPipeline(ctx context.Context, t *testing.T, penv pipelineEnv, even
 	for name, value := range penv.settings {
 		if penv.files[name] {
 			path := filepath.Join(filesDir, name)
-			writeFile(t, path, value)
+			acctest.WriteFile(t, path, value)
 			value = path
 		}
 		predefined[name] = value

@@ -1,4 +1,4 @@
-package provider
+package acctest
 
 import (
 	"errors"
@@ -13,16 +13,16 @@ import (
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/tfrunner"
 )
 
-// cliRunner builds the provider into a new directory and returns a runner of
+// CLIRunner builds the provider into a new directory and returns a runner of
 // the acceptance CLI that installs that build, for the tests that need the
 // real terraform binary rather than the in-process provider. Those tests
 // are not parallel: each runs go build and a terraform process of its own
 // (the upgrade and install tests build whole releases, the interrupt tests
 // time how fast terraform exits after a signal), which would starve the
 // in-process tests running beside them on a small machine.
-func cliRunner(t *testing.T) *tfrunner.Runner {
+func CLIRunner(t *testing.T) *tfrunner.Runner {
 	t.Helper()
-	runner, err := tfrunner.New(acceptanceCLI(t), t.TempDir())
+	runner, err := tfrunner.New(CLI(t), t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,21 +87,21 @@ func terraformMinor(t *testing.T, runner *tfrunner.Runner) (int, string) {
 	return minor, v
 }
 
-// engines are the Terraform builds a CLI test can run: the acceptance CLI,
+// Engines are the Terraform builds a CLI test can run: the acceptance CLI,
 // and the pinned Terraform when it is newer and built. So the tests of what
 // only a newer Terraform reads (actions, their triggers) run in make test
 // too, not only in the pass on the newest engine.
-type engines struct {
+type Engines struct {
 	cli, pinned           *tfrunner.Runner
 	cliMinor, pinnedMinor int
 	cliVersion            string
 }
 
-func newEngines(t *testing.T, cli *tfrunner.Runner) engines {
+func NewEngines(t *testing.T, cli *tfrunner.Runner) Engines {
 	t.Helper()
-	e := engines{cli: cli}
+	e := Engines{cli: cli}
 	e.cliMinor, e.cliVersion = terraformMinor(t, cli)
-	if runningOpenTofu(t) {
+	if RunningOpenTofu(t) {
 		// OpenTofu reads neither actions nor their triggers.
 		e.cliMinor = min(e.cliMinor, 13)
 	}
@@ -117,8 +117,8 @@ func newEngines(t *testing.T, cli *tfrunner.Runner) engines {
 	return e
 }
 
-// atLeast is a runner of Terraform 1.<minor> or later, nil when none is.
-func (e engines) atLeast(minor int) *tfrunner.Runner {
+// AtLeast is a runner of Terraform 1.<minor> or later, nil when none is.
+func (e Engines) AtLeast(minor int) *tfrunner.Runner {
 	switch {
 	case e.cliMinor >= minor:
 		return e.cli
@@ -128,22 +128,22 @@ func (e engines) atLeast(minor int) *tfrunner.Runner {
 	return nil
 }
 
-// unavailable says why no engine of Terraform 1.<minor> or later is at hand.
-func (e engines) unavailable(minor int) string {
+// Unavailable says why no engine of Terraform 1.<minor> or later is at hand.
+func (e Engines) Unavailable(minor int) string {
 	return fmt.Sprintf("it needs Terraform 1.%d or later; the acceptance CLI is %s and the pinned Terraform "+
 		"of tools/terraform.sh is not built (make tools builds it)", minor, e.cliVersion)
 }
 
-// cliRunnerAtLeast is cliRunner on an engine of Terraform 1.<minor> or later.
+// CLIRunnerAtLeast is CLIRunner on an engine of Terraform 1.<minor> or later.
 // Without one the test fails under make test, which builds the pinned
 // Terraform first, and skips elsewhere (testtools.Missing).
-func cliRunnerAtLeast(t *testing.T, minor int) *tfrunner.Runner {
+func CLIRunnerAtLeast(t *testing.T, minor int) *tfrunner.Runner {
 	t.Helper()
-	e := newEngines(t, cliRunner(t))
-	runner := e.atLeast(minor)
+	e := NewEngines(t, CLIRunner(t))
+	runner := e.AtLeast(minor)
 	if runner == nil {
 		testtools.Missing(t, fmt.Sprintf("Terraform 1.%d or later", minor), "run make tools (tools/terraform.sh builds it)",
-			errors.New(e.unavailable(minor)))
+			errors.New(e.Unavailable(minor)))
 	}
 	return runner
 }
