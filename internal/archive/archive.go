@@ -50,7 +50,7 @@ const (
 	DefaultMaxUnpackedBytes = 8 << 30
 )
 
-// Limits bound what Verify accepts beyond safety, and so the work it does
+// Limits bound what verification accepts beyond safety, and so the work it does
 // whatever the archive says. The zero value means the defaults.
 type Limits struct {
 	// MaxEntries bounds the number of entries (DefaultMaxEntries when 0).
@@ -82,40 +82,6 @@ func (l Limits) withDefaults() Limits {
 		l.MaxUnpackedBytes = DefaultMaxUnpackedBytes
 	}
 	return l
-}
-
-// Verify reads a gzip'd tar to its end with the default Limits. See
-// Limits.Verify.
-func Verify(r io.Reader) (Summary, error) {
-	return Limits{}.Verify(r)
-}
-
-// Verify reads a gzip'd tar to its end and summarises it, or returns an
-// *Error saying why a deployment could not unpack and serve it, with a zero
-// Summary. It holds neither the archive nor an entry in memory.
-func (l Limits) Verify(r io.Reader) (Summary, error) {
-	return l.verify(context.Background(), r, nil, nil)
-}
-
-// VerifyContext is Verify that stops with ctx's error once ctx is done,
-// within a fraction of a second however the archive is built.
-func (l Limits) VerifyContext(ctx context.Context, r io.Reader) (Summary, error) {
-	return l.verify(ctx, r, nil, nil)
-}
-
-// VerifyCopy is Verify that also writes every byte it reads to w, so that a
-// download is saved and verified in one pass. A failed write stops it with
-// an error that is not an *Error.
-func (l Limits) VerifyCopy(w io.Writer, r io.Reader) (Summary, error) {
-	return l.VerifyCopyContext(context.Background(), w, r)
-}
-
-// VerifyCopyContext is VerifyCopy bounded by ctx, as VerifyContext.
-func (l Limits) VerifyCopyContext(ctx context.Context, w io.Writer, r io.Reader) (Summary, error) {
-	if w == nil {
-		return Summary{}, errors.New("archive: VerifyCopy needs a writer")
-	}
-	return l.verify(ctx, r, w, nil)
 }
 
 // source hashes, counts and optionally copies what is read, and remembers
@@ -171,12 +137,18 @@ type verifier struct {
 	gz     *member
 	sum    Summary
 	last   string // name of the last entry read, for errors after it
-	tree   *Tree
+	tree   *pathTree
 	seen   func(Entry)
 	out    *fileSink // when not nil, told every entry with its data
 }
 
-// verify runs the verifier; seen, when not nil, is told every entry read.
+// verify reads a gzip'd tar to its end and summarises it, or returns an
+// *Error saying why a deployment could not unpack and serve it, with a zero
+// Summary. It holds neither the archive nor an entry in memory, writes every
+// byte it reads to w when w is not nil (a failed write stops it with an
+// error that is not an *Error), and stops with ctx's error once ctx is done,
+// within a fraction of a second however the archive is built. seen, when not
+// nil, is told every entry read.
 func (l Limits) verify(ctx context.Context, r io.Reader, w io.Writer, seen func(Entry)) (Summary, error) {
 	return l.verifyInto(ctx, r, w, seen, nil)
 }
@@ -185,7 +157,7 @@ func (l Limits) verify(ctx context.Context, r io.Reader, w io.Writer, seen func(
 // when out is not nil.
 func (l Limits) verifyInto(ctx context.Context, r io.Reader, w io.Writer, seen func(Entry), out *fileSink) (Summary, error) {
 	l = l.withDefaults()
-	v := &verifier{ctx: ctx, limits: l, src: &source{r: r, w: w, h: sha256.New(), md5: md5.New()}, tree: l.NewTree(), seen: seen, out: out}
+	v := &verifier{ctx: ctx, limits: l, src: &source{r: r, w: w, h: sha256.New(), md5: md5.New()}, tree: l.newTree(), seen: seen, out: out}
 	sum, err := v.run()
 	if v.src.writeErr != nil {
 		return Summary{}, fmt.Errorf("writing the archive: %w", v.src.writeErr)
@@ -321,7 +293,7 @@ func (v *verifier) explain(err error, entry string) *Error {
 	src := v.src
 	after := ""
 	if v.last != "" && entry == "" {
-		after = " (after entry " + QuoteName(v.last) + ")"
+		after = " (after entry " + quoteName(v.last) + ")"
 	}
 	if src.readErr != nil && !errors.Is(src.readErr, io.ErrUnexpectedEOF) {
 		return &Error{Kind: ErrRead, Reason: fmt.Sprintf("reading stopped after %d bytes%s", src.n, after), Err: src.readErr}

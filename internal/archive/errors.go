@@ -8,7 +8,7 @@ import (
 	"unicode/utf8"
 )
 
-// The kinds of unservable archive. Every error Verify returns for the
+// The kinds of unservable archive. Every error verification returns for the
 // archive's content is an *Error whose Kind is one of these, so callers test
 // with errors.Is(err, archive.ErrUnsafePath) and read the entry with
 // errors.As.
@@ -75,7 +75,7 @@ func (e *Error) Error() string {
 	}
 	if e.Entry != "" {
 		b.WriteString("entry ")
-		b.WriteString(QuoteName(e.Entry))
+		b.WriteString(quoteName(e.Entry))
 		b.WriteString(": ")
 	}
 	b.WriteString(e.Reason)
@@ -96,9 +96,9 @@ func (e *Error) Unwrap() error { return e.Err }
 // maxShownName is how many bytes of an entry name an error shows.
 const maxShownName = 120
 
-// QuoteName returns an entry name for messages: valid UTF-8, quoted with
+// quoteName returns an entry name for messages: valid UTF-8, quoted with
 // control characters escaped, and cut to a readable length.
-func QuoteName(name string) string {
+func quoteName(name string) string {
 	size := len(name)
 	if size <= maxShownName {
 		return strconv.Quote(strings.ToValidUTF8(name, "\uFFFD"))

@@ -18,12 +18,6 @@ import (
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/redirect"
 )
 
-// Fetch downloads the archive behind link with the default Limits. See
-// Limits.Fetch.
-func Fetch(ctx context.Context, client *http.Client, link string, w io.Writer) (Summary, error) {
-	return Limits{}.Fetch(ctx, client, link, w)
-}
-
 // Fetch GETs link and verifies the archive while it streams in, writing every
 // byte to w as well when w is not nil (nothing is buffered: the caller
 // decides what to keep). Errors name the link's host only, never its path or
@@ -33,10 +27,7 @@ func Fetch(ctx context.Context, client *http.Client, link string, w io.Writer) (
 // nothing for the Limits' IdleTimeout. A nil client means DownloadClient(nil).
 func (l Limits) Fetch(ctx context.Context, client *http.Client, link string, w io.Writer) (Summary, error) {
 	return l.fetch(ctx, client, link, func(ctx context.Context, body io.Reader) (Summary, error) {
-		if w != nil {
-			return l.VerifyCopyContext(ctx, w, body)
-		}
-		return l.VerifyContext(ctx, body)
+		return l.verify(ctx, body, w, nil)
 	})
 }
 
@@ -49,11 +40,11 @@ func (l Limits) FetchFiles(ctx context.Context, client *http.Client, link string
 }
 
 // FetchUnpack is Fetch that unpacks the archive into dir while it streams
-// in, as Unpack does: dir holds the new tree only if the whole download is
+// in, as unpack does: dir holds the new tree only if the whole download is
 // verified.
 func (l Limits) FetchUnpack(ctx context.Context, client *http.Client, link, dir string, opts UnpackOptions) (Summary, error) {
 	return l.fetch(ctx, client, link, func(ctx context.Context, body io.Reader) (Summary, error) {
-		return l.Unpack(ctx, body, dir, opts)
+		return l.unpack(ctx, body, dir, opts)
 	})
 }
 
@@ -203,7 +194,7 @@ func storeErrorCode(body io.Reader) string {
 func CheckSHA256(s Summary, expected string) error {
 	want := strings.ToLower(strings.TrimSpace(expected))
 	if raw, err := hex.DecodeString(want); err != nil || len(raw) != 32 {
-		return fmt.Errorf("the expected SHA-256 %s is not 64 hexadecimal digits", QuoteName(expected))
+		return fmt.Errorf("the expected SHA-256 %s is not 64 hexadecimal digits", quoteName(expected))
 	}
 	if want != s.SHA256 {
 		return &ChecksumError{Want: want, Got: s.SHA256}

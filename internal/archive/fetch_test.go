@@ -50,7 +50,7 @@ func TestFetch(t *testing.T) {
 	}))
 	defer srv.Close()
 
-	sum, err := archive.Fetch(context.Background(), srv.Client(), presigned(srv.URL), nil)
+	sum, err := (archive.Limits{}).Fetch(context.Background(), srv.Client(), presigned(srv.URL), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,7 +83,7 @@ func TestFetchKeepsContentEncoding(t *testing.T) {
 		_, _ = w.Write(data)
 	}))
 	defer srv.Close()
-	sum, err := archive.Fetch(context.Background(), &http.Client{}, presigned(srv.URL), nil)
+	sum, err := (archive.Limits{}).Fetch(context.Background(), &http.Client{}, presigned(srv.URL), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,7 +113,7 @@ func TestFetchHTTPErrors(t *testing.T) {
 			}))
 			defer srv.Close()
 			link := presigned(srv.URL)
-			_, err := archive.Fetch(context.Background(), srv.Client(), link, nil)
+			_, err := (archive.Limits{}).Fetch(context.Background(), srv.Client(), link, nil)
 			var herr *archive.HTTPError
 			if !errors.As(err, &herr) {
 				t.Fatalf("error %v is not an *HTTPError", err)
@@ -160,7 +160,7 @@ func TestFetchFailures(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			link := presigned(tc.srv.URL)
-			_, err := archive.Fetch(context.Background(), http.DefaultClient, link, nil)
+			_, err := (archive.Limits{}).Fetch(context.Background(), http.DefaultClient, link, nil)
 			if err == nil {
 				t.Fatal("Fetch succeeded")
 			}
@@ -172,7 +172,7 @@ func TestFetchFailures(t *testing.T) {
 	}
 
 	for _, link := range []string{"", "::", "/relative/bundle.tar.gz?sig=" + signature, "ftp://host/x?sig=" + signature} {
-		_, err := archive.Fetch(context.Background(), http.DefaultClient, link, nil)
+		_, err := (archive.Limits{}).Fetch(context.Background(), http.DefaultClient, link, nil)
 		if err == nil || strings.Contains(err.Error(), signature) {
 			t.Errorf("Fetch(%q) = %v, want an error without the link", link, err)
 		}
@@ -198,7 +198,7 @@ func TestFetchStopsWhenCancelled(t *testing.T) {
 	defer srv.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 	defer cancel()
-	_, err := archive.Fetch(ctx, srv.Client(), presigned(srv.URL), io.Discard)
+	_, err := (archive.Limits{}).Fetch(ctx, srv.Client(), presigned(srv.URL), io.Discard)
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("Fetch after the deadline: %v, want context.DeadlineExceeded", err)
 	}
@@ -241,7 +241,7 @@ func TestFetchRedirectsWithoutReferer(t *testing.T) {
 	}))
 	defer first.Close()
 	// Go's own client would send the whole link, signature included.
-	sum, err := archive.Fetch(context.Background(), archive.DownloadClient(first.Client().Transport), presigned(first.URL), nil)
+	sum, err := (archive.Limits{}).Fetch(context.Background(), archive.DownloadClient(first.Client().Transport), presigned(first.URL), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -252,7 +252,7 @@ func TestFetchRedirectsWithoutReferer(t *testing.T) {
 		t.Fatalf("the redirect's target was sent Referer %q", ref)
 	}
 	// The default client (nil) has the same policy.
-	if _, err := archive.Fetch(context.Background(), nil, presigned(first.URL), nil); err != nil {
+	if _, err := (archive.Limits{}).Fetch(context.Background(), nil, presigned(first.URL), nil); err != nil {
 		t.Fatal(err)
 	}
 	if ref := <-referers; ref != "" {
@@ -274,7 +274,7 @@ func TestFetchRefusesDowngrade(t *testing.T) {
 	}))
 	defer secure.Close()
 	link := presigned(secure.URL)
-	_, err := archive.Fetch(context.Background(), archive.DownloadClient(secure.Client().Transport), link, nil)
+	_, err := (archive.Limits{}).Fetch(context.Background(), archive.DownloadClient(secure.Client().Transport), link, nil)
 	if err == nil || !strings.Contains(err.Error(), "from https to http") {
 		t.Fatalf("Fetch redirected to http: %v", err)
 	}
@@ -293,7 +293,7 @@ func TestFetchRefusesDowngrade(t *testing.T) {
 	})
 	transport := secure.Client().Transport.(*http.Transport).Clone()
 	transport.TLSClientConfig.RootCAs.AddCert(other.Certificate())
-	if _, err := archive.Fetch(context.Background(), archive.DownloadClient(transport), link, nil); err != nil {
+	if _, err := (archive.Limits{}).Fetch(context.Background(), archive.DownloadClient(transport), link, nil); err != nil {
 		t.Fatalf("https to https: %v", err)
 	}
 }

@@ -114,7 +114,7 @@ func (l *links) checkOne(p, target string) *Error {
 	case errLinkBudget:
 		return &Error{Kind: ErrLimit, Entry: p, Reason: errLinkBudget}
 	default:
-		return &Error{Kind: ErrUnsafeLink, Entry: p, Reason: "symbolic link to " + QuoteName(target) + " " + why}
+		return &Error{Kind: ErrUnsafeLink, Entry: p, Reason: "symbolic link to " + quoteName(target) + " " + why}
 	}
 }
 

@@ -180,13 +180,13 @@ func (s *tarScanner) next() (*Entry, error) {
 		}
 		if value, ok := pax["path"]; ok {
 			if longName != nil && *longName != value {
-				return nil, &Error{Kind: ErrAmbiguous, Entry: value, Reason: "its pax path and its GNU long name (" + QuoteName(*longName) + ") differ; unpackers pick different ones"}
+				return nil, &Error{Kind: ErrAmbiguous, Entry: value, Reason: "its pax path and its GNU long name (" + quoteName(*longName) + ") differ; unpackers pick different ones"}
 			}
 			e.Name = value
 		}
 		if value, ok := pax["linkpath"]; ok {
 			if longLink != nil && *longLink != value {
-				return nil, &Error{Kind: ErrAmbiguous, Entry: e.Name, Reason: "its pax link path and its GNU long link (" + QuoteName(*longLink) + ") differ; unpackers pick different ones"}
+				return nil, &Error{Kind: ErrAmbiguous, Entry: e.Name, Reason: "its pax link path and its GNU long link (" + quoteName(*longLink) + ") differ; unpackers pick different ones"}
 			}
 			e.Linkname = value
 		}
@@ -470,11 +470,11 @@ func parsePAX(name string, data []byte, global bool) (map[string]string, error) 
 		}
 		switch {
 		case global && key != "comment":
-			return nil, bad("global header that sets " + QuoteName(key))
+			return nil, bad("global header that sets " + quoteName(key))
 		case strings.HasPrefix(key, "GNU.sparse.") || key == "SCHILY.realsize" || key == "SUN.holesdata":
-			return nil, &Error{Kind: ErrAmbiguous, Entry: name, Reason: "a sparse file (pax key " + QuoteName(key) + "); unpackers read its data differently, and its holes can unpack to far more than the archive holds"}
+			return nil, &Error{Kind: ErrAmbiguous, Entry: name, Reason: "a sparse file (pax key " + quoteName(key) + "); unpackers read its data differently, and its holes can unpack to far more than the archive holds"}
 		case strings.HasPrefix(key, "GNU."):
-			return nil, bad("with the GNU key " + QuoteName(key))
+			return nil, bad("with the GNU key " + quoteName(key))
 		case key == "hdrcharset":
 			return nil, bad("that declares the names' character set")
 		case key == "path" || key == "linkpath":

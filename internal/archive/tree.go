@@ -6,7 +6,7 @@ import (
 	"strings"
 )
 
-// Tree follows an archive's entries as a file system does while an unpacker
+// pathTree follows an archive's entries as a file system does while an unpacker
 // creates them in order, and refuses every entry whose result depends on the
 // unpacker: a name defined twice, a name or a hard link's target that passes
 // through a symbolic link or a file, a hard link to a link, a directory or
@@ -16,8 +16,8 @@ import (
 // it; Finish then resolves every one again in the final tree, as a server
 // will, and checks the home page.
 //
-// Verify uses one; an unpacker can use another to apply the same rules.
-type Tree struct {
+// Each verification uses one, and so unpacking applies the same rules.
+type pathTree struct {
 	maxName int
 	seed    maphash.Seed
 	// nodes maps a path's hash to what is there. Hashes rather than names
@@ -52,26 +52,26 @@ func (k nodeKind) String() string {
 	return "nothing"
 }
 
-// maxWalkSteps bounds the path components a Tree walks in all: a million
+// maxWalkSteps bounds the path components a pathTree walks in all: a million
 // entries ten levels deep walk ten million, while a million names of two
 // thousand components each would walk for minutes.
 var maxWalkSteps = 64 << 20 // a variable for tests
 
-// maxTreeNodes bounds the paths a Tree remembers, the directories that names
+// maxTreeNodes bounds the paths a pathTree remembers, the directories that names
 // imply included: at most 48 MiB while the table grows.
 const maxTreeNodes = 2 << 20
 
-// NewTree returns an empty Tree applying the Limits' bound on names.
-func (l Limits) NewTree() *Tree {
+// newTree returns an empty pathTree applying the Limits' bound on names.
+func (l Limits) newTree() *pathTree {
 	l = l.withDefaults()
-	t := &Tree{maxName: l.MaxNameBytes, seed: maphash.MakeSeed()}
+	t := &pathTree{maxName: l.MaxNameBytes, seed: maphash.MakeSeed()}
 	t.hash.SetSeed(t.seed)
 	return t
 }
 
 // Add records the next entry, or returns an *Error saying why unpacking it
 // is unsafe or depends on the unpacker.
-func (t *Tree) Add(e *Entry) error {
+func (t *pathTree) Add(e *Entry) error {
 	parts, err := entryParts(e.Name)
 	if err != nil {
 		return err
@@ -99,7 +99,7 @@ func (t *Tree) Add(e *Entry) error {
 			return err
 		}
 		if strings.HasPrefix(e.Linkname, "/") {
-			return &Error{Kind: ErrUnsafeLink, Entry: e.Name, Reason: "symbolic link to the absolute path " + QuoteName(e.Linkname) + ": on the server it points outside the site"}
+			return &Error{Kind: ErrUnsafeLink, Entry: e.Name, Reason: "symbolic link to the absolute path " + quoteName(e.Linkname) + ": on the server it points outside the site"}
 		}
 	case TypeHardlink:
 		if err := t.hardlink(e); err != nil {
@@ -140,7 +140,7 @@ func (t *Tree) Add(e *Entry) error {
 // walk hashes the path's components in turn and checks that every parent is
 // a directory, creating the missing ones when create is set, as unpackers
 // do. It returns the hash of the whole path.
-func (t *Tree) walk(name string, parts []string, create bool) (uint64, *Error) {
+func (t *pathTree) walk(name string, parts []string, create bool) (uint64, *Error) {
 	t.hash.Reset()
 	if t.steps += len(parts); t.steps > maxWalkSteps {
 		return 0, &Error{Kind: ErrLimit, Entry: name, Reason: fmt.Sprintf("the names hold more than %d path components in all", maxWalkSteps)}
@@ -163,15 +163,15 @@ func (t *Tree) walk(name string, parts []string, create bool) (uint64, *Error) {
 				t.nodes.set(key, nodeImplicitDir)
 			}
 		case nodeSymlink:
-			return 0, &Error{Kind: ErrAmbiguous, Entry: name, Reason: "its path passes through the symbolic link " + QuoteName(strings.Join(parts[:i+1], "/")) + " of an earlier entry; unpackers follow it, refuse it or replace it"}
+			return 0, &Error{Kind: ErrAmbiguous, Entry: name, Reason: "its path passes through the symbolic link " + quoteName(strings.Join(parts[:i+1], "/")) + " of an earlier entry; unpackers follow it, refuse it or replace it"}
 		case nodeFile:
-			return 0, &Error{Kind: ErrAmbiguous, Entry: name, Reason: "its path passes through " + QuoteName(strings.Join(parts[:i+1], "/")) + ", which an earlier entry made a file; unpackers fail or replace it"}
+			return 0, &Error{Kind: ErrAmbiguous, Entry: name, Reason: "its path passes through " + quoteName(strings.Join(parts[:i+1], "/")) + ", which an earlier entry made a file; unpackers fail or replace it"}
 		}
 	}
 	return 0, nil // unreachable: parts is not empty
 }
 
-func (t *Tree) linkTarget(e *Entry) error {
+func (t *pathTree) linkTarget(e *Entry) error {
 	if e.Linkname == "" {
 		return &Error{Kind: ErrUnsafeLink, Entry: e.Name, Reason: "a link with an empty target"}
 	}
@@ -180,34 +180,34 @@ func (t *Tree) linkTarget(e *Entry) error {
 
 // hardlink checks that a hard link's target is a regular file that an
 // earlier entry created: the only target on which unpackers agree.
-func (t *Tree) hardlink(e *Entry) error {
+func (t *pathTree) hardlink(e *Entry) error {
 	if err := t.linkTarget(e); err != nil {
 		return err
 	}
 	target, err := entryParts(e.Linkname)
 	if err != nil || len(target) == 0 {
-		return &Error{Kind: ErrUnsafeLink, Entry: e.Name, Reason: "hard link to " + QuoteName(e.Linkname) + ", which is outside the archive root"}
+		return &Error{Kind: ErrUnsafeLink, Entry: e.Name, Reason: "hard link to " + quoteName(e.Linkname) + ", which is outside the archive root"}
 	}
 	key, aerr := t.walk(e.Linkname, target, false)
 	if aerr != nil {
-		return &Error{Kind: aerr.Kind, Entry: e.Name, Reason: "hard link to " + QuoteName(e.Linkname) + ": " + aerr.Reason}
+		return &Error{Kind: aerr.Kind, Entry: e.Name, Reason: "hard link to " + quoteName(e.Linkname) + ": " + aerr.Reason}
 	}
 	switch t.nodes.get(key) {
 	case nodeFile:
 		return nil
 	case nodeSymlink:
-		return &Error{Kind: ErrAmbiguous, Entry: e.Name, Reason: "hard link to the symbolic link " + QuoteName(e.Linkname) + "; some unpackers link the symbolic link, others the file it points to"}
+		return &Error{Kind: ErrAmbiguous, Entry: e.Name, Reason: "hard link to the symbolic link " + quoteName(e.Linkname) + "; some unpackers link the symbolic link, others the file it points to"}
 	case nodeDir, nodeImplicitDir:
-		return &Error{Kind: ErrUnsafeLink, Entry: e.Name, Reason: "hard link to the directory " + QuoteName(e.Linkname) + ", which no file system allows"}
+		return &Error{Kind: ErrUnsafeLink, Entry: e.Name, Reason: "hard link to the directory " + quoteName(e.Linkname) + ", which no file system allows"}
 	default:
-		return &Error{Kind: ErrUnsafeLink, Entry: e.Name, Reason: "hard link to " + QuoteName(e.Linkname) + ", which no earlier entry created; unpackers fail or copy a later entry"}
+		return &Error{Kind: ErrUnsafeLink, Entry: e.Name, Reason: "hard link to " + quoteName(e.Linkname) + ", which no earlier entry created; unpackers fail or copy a later entry"}
 	}
 }
 
 // Finish checks the final tree: every symbolic link resolves inside the
 // root, through the others as the kernel would, and index.html is a regular
 // file at the root.
-func (t *Tree) Finish() error {
+func (t *pathTree) Finish() error {
 	if err := t.symlink.check(); err != nil {
 		return err
 	}

@@ -24,11 +24,11 @@ type File struct {
 	MD5    [md5.Size]byte
 }
 
-// UnpackOptions are what Unpack tells and asks its caller.
+// UnpackOptions are what FetchUnpack tells and asks its caller.
 type UnpackOptions struct {
 	// File, when set, is told every regular file once it is written, hard
 	// links as the copies they become. The archive may still be refused
-	// after: keep what it is told only once Unpack succeeds. An error stops
+	// after: keep what it is told only once FetchUnpack succeeds. An error stops
 	// the unpacking.
 	File func(File) error
 	// Accept, when set, is shown the verified archive's Summary before the
@@ -36,17 +36,17 @@ type UnpackOptions struct {
 	Accept func(Summary) error
 }
 
-// Files verifies a gzip'd tar as Verify does and tells each the digests of
+// Files verifies a gzip'd tar as Fetch does and tells each the digests of
 // every regular file, in archive order, hard links with their target's
-// digests; nothing is written. The site rules of Unpack apply: a symbolic
+// digests; nothing is written. The site rules of unpacking apply: a symbolic
 // link is refused. The archive may be refused after some files were told.
 func (l Limits) Files(ctx context.Context, r io.Reader, each func(File) error) (Summary, error) {
 	return l.verifyInto(ctx, r, nil, nil, newFileSink(nil, each))
 }
 
-// Unpack verifies a gzip'd tar and unpacks it into dir in the same pass,
-// with the verifier's rules and its Tree: what it writes is what Verify
-// accepts, and an archive Verify refuses leaves nothing behind.
+// unpack verifies a gzip'd tar and unpacks it into dir in the same pass,
+// with the verifier's rules and its pathTree: what it writes is what
+// verification accepts, and an archive it refuses leaves nothing behind.
 //
 // It writes into a new temporary directory next to dir (on the same file
 // system), through an os.Root, so that no name and no link, even one
@@ -64,7 +64,7 @@ func (l Limits) Files(ctx context.Context, r io.Reader, each func(File) error) (
 // temporary directory is removed and dir is left as it was. Files are not
 // synced one by one: after a power cut, a tree may hold empty files, which
 // a check of their digests finds.
-func (l Limits) Unpack(ctx context.Context, r io.Reader, dir string, opts UnpackOptions) (sum Summary, err error) {
+func (l Limits) unpack(ctx context.Context, r io.Reader, dir string, opts UnpackOptions) (sum Summary, err error) {
 	dir = filepath.Clean(dir)
 	parent, base := filepath.Split(dir)
 	if parent == "" {
@@ -172,7 +172,7 @@ func newFileSink(root *os.Root, each func(File) error) *fileSink {
 	return s
 }
 
-// cleanName is an entry name as a path inside the root; the Tree has
+// cleanName is an entry name as a path inside the root; the pathTree has
 // refused every name that is absolute or climbs.
 func cleanName(name string) string {
 	return strings.Join(components(name), "/")
@@ -246,12 +246,12 @@ func (s *fileSink) other(ctx context.Context, e *Entry) error {
 		}
 		return nil
 	case TypeSymlink:
-		return &Error{Kind: ErrSpecialFile, Entry: e.Name, Reason: "a symbolic link (to " + QuoteName(e.Linkname) + "): static hosts and object " +
+		return &Error{Kind: ErrSpecialFile, Entry: e.Name, Reason: "a symbolic link (to " + quoteName(e.Linkname) + "): static hosts and object " +
 			"stores serve files, not links, so an unpacked site may not hold one; export or pack the site with links replaced by their files (tar -h)"}
 	case TypeHardlink:
 		target, ok := s.files[cleanName(e.Linkname)]
-		if !ok { // the Tree admits a hard link to an earlier regular file only
-			return &Error{Kind: ErrUnsafeLink, Entry: e.Name, Reason: "hard link to " + QuoteName(e.Linkname) + ", which is not an earlier file"}
+		if !ok { // the pathTree admits a hard link to an earlier regular file only
+			return &Error{Kind: ErrUnsafeLink, Entry: e.Name, Reason: "hard link to " + quoteName(e.Linkname) + ", which is not an earlier file"}
 		}
 		if s.root != nil {
 			if err := s.copyFile(ctx, target.Name, name); err != nil {
@@ -318,7 +318,7 @@ func (s *fileSink) mkdirs(p string) error {
 		return err
 	}
 	if err := s.root.Mkdir(p, 0o755); err != nil {
-		// Named again by the archive: the Tree has checked it is a
+		// Named again by the archive: the pathTree has checked it is a
 		// directory; Lstat through the root confirms it.
 		info, serr := s.root.Lstat(p)
 		if serr != nil || !info.IsDir() {

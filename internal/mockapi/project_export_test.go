@@ -1,6 +1,7 @@
 package mockapi
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -104,7 +105,7 @@ func TestProjectExportLifecycle(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		sum, err := archive.Verify(resp.Body)
+		sum, err := (archive.Limits{}).Files(context.Background(), resp.Body, nil)
 		resp.Body.Close()
 		if err != nil || resp.StatusCode != http.StatusOK || resp.ContentLength != int64(job["sizeBytes"].(float64)) || sum.Size != resp.ContentLength {
 			t.Fatalf("download: %s, %v, Content-Length %d, sizeBytes %v", resp.Status, err, resp.ContentLength, job["sizeBytes"])
@@ -156,7 +157,7 @@ func TestProjectJobsFollowTheirDomain(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = archive.Verify(resp.Body)
+	_, err = (archive.Limits{}).Files(context.Background(), resp.Body, nil)
 	resp.Body.Close()
 	if !errors.Is(err, archive.ErrUnsafePath) {
 		t.Fatalf("Verify = %v, want the archive SetArchive chose", err)

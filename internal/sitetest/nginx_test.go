@@ -206,7 +206,7 @@ func unpackExport(t *testing.T, mock *mockapi.Server, start string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = archive.Fetch(t.Context(), archive.DownloadClient(nil), link.BundleURL, f)
+	_, err = (archive.Limits{}).Fetch(t.Context(), archive.DownloadClient(nil), link.BundleURL, f)
 	if err = cmpErr(err, f.Close()); err != nil {
 		t.Fatalf("the export's archive: %v", err)
 	}

@@ -32,7 +32,7 @@ func downloadBundle(ctx context.Context, w io.Writer, link, mockURL string) ([]b
 	}
 	fmt.Fprintf(w, "GET %s\n", bundlelink.Redact(link))
 	var data bytes.Buffer // the demo's bundle is a few kilobytes
-	sum, err := archive.Fetch(ctx, client, link, &data)
+	sum, err := archive.Limits{}.Fetch(ctx, client, link, &data)
 	return data.Bytes(), sum, err
 }
 

@@ -1,6 +1,6 @@
 // Command verifybench measures what verifying a large site bundle costs the
 // process that does it. It serves a generated, valid bundle over loopback
-// HTTP behind a presigned-style link, and runs archive.Fetch on it in a child
+// HTTP behind a presigned-style link, and runs archive.Limits.Fetch on it in a child
 // process (itself, re-executed with -child), as a provider would: the archive
 // is streamed, hashed and checked entry by entry. It reports the child's peak
 // resident memory against the target (under 64 MiB whatever the archive's
@@ -176,7 +176,7 @@ func run(ctx context.Context, o options, out io.Writer) (bool, error) {
 	if o.unpack {
 		return runUnpack(ctx, o, out)
 	}
-	fmt.Fprintf(out, "verifybench: archive.Fetch of a generated %s site over loopback HTTP, in a child process\n\n", mib(o.size))
+	fmt.Fprintf(out, "verifybench: archive.Limits.Fetch of a generated %s site over loopback HTTP, in a child process\n\n", mib(o.size))
 
 	// Measure the archive once, so that the server can announce its length
 	// and the child's digest can be checked.
