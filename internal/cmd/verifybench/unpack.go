@@ -25,6 +25,7 @@ import (
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/site"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/sitegen"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/tfrunner"
+	"github.com/hashicorp/terraform-exec/tfexec"
 )
 
 // unpackResult is what the -child-unpack process reports.
@@ -251,10 +252,16 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 func runSiteProvider(ctx context.Context, pages int, link, digest string, served *servedBytes, out io.Writer) (bool, error) {
 	fmt.Fprintf(out, "\nprovider: terraform apply of one docsadmin_static_site of that site, then a plan\n")
 	const jobID = "se_0123456789abcdef"
+	// A key with the read scope only: the API refuses it every POST, as the
+	// real one does, so the unchanged plan of the second stage shows that
+	// it needs no more.
+	const writeKey, readKey = "dsa_bench_0123456789abcdef", "dsa_bench_read_0123456789"
 	var linkRequests atomic.Int64
 	api := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		switch {
+		case r.Method == http.MethodPost && r.Header.Get("Authorization") == "Bearer "+readKey:
+			http.Error(w, `{"error":"this key has the read scope only"}`, http.StatusForbidden)
 		case r.Method == http.MethodGet && r.URL.Path == "/v1/static-export/jobs/"+jobID:
 			fmt.Fprintf(w, `{"jobId":%q,"status":"completed","progress":100,"pageCount":%d}`, jobID, pages)
 		case r.Method == http.MethodPost && r.URL.Path == "/v1/static-export/jobs/"+jobID+"/bundle":
@@ -274,7 +281,7 @@ func runSiteProvider(ctx context.Context, pages int, link, digest string, served
 	if err != nil {
 		return false, err
 	}
-	env := map[string]string{"DOCSADMIN_BASE_URL": api.URL, "DOCSADMIN_API_KEY": "dsa_bench_0123456789abcdef"}
+	env := map[string]string{"DOCSADMIN_BASE_URL": api.URL, "DOCSADMIN_API_KEY": writeKey}
 	module := filepath.Join(tmp, "module")
 	tf, err := runner.Module(module, map[string][]byte{"main.tf": []byte(fmt.Sprintf(`
 terraform {
@@ -344,9 +351,20 @@ output "files" {
 	if err != nil {
 		return false, err
 	}
-	for i, what := range []string{"first plan of the second stage (downloads once)", "unchanged plan of the second stage"} {
+	stage2Read, err := runner.Workdir(filepath.Join(tmp, "stage2"), map[string]string{"DOCSADMIN_BASE_URL": api.URL, "DOCSADMIN_API_KEY": readKey})
+	if err != nil {
+		return false, err
+	}
+	for i, plan := range []struct {
+		what string
+		tf   *tfexec.Terraform
+	}{
+		{"first plan of the second stage (downloads once, write key)", stage2},
+		{"unchanged plan of the second stage (read-only key)", stage2Read},
+	} {
+		what := plan.what
 		links, downloads, bytes := linkRequests.Load(), served.requests.Load(), served.bytes.Load()
-		wall, peak, err := watchingRSS(ctx, func() error { _, err := stage2.Plan(ctx); return err })
+		wall, peak, err := watchingRSS(ctx, func() error { _, err := plan.tf.Plan(ctx); return err })
 		if err != nil {
 			return false, fmt.Errorf("terraform plan of the second stage: %w", err)
 		}
