@@ -30,7 +30,7 @@ func download(t *testing.T, s *Server, id string) (int64, archive.Summary, error
 	if resp.ContentLength != int64(b["sizeBytes"].(float64)) {
 		t.Fatalf("Content-Length %d, sizeBytes %v", resp.ContentLength, b["sizeBytes"])
 	}
-	sum, err := (archive.Limits{}).Files(context.Background(), resp.Body, nil)
+	sum, err := (archive.Limits{}).Files(context.Background(), resp.Body, archive.UnpackOptions{})
 	return resp.ContentLength, sum, err
 }
 
@@ -163,7 +163,7 @@ func TestZipArchiveHoldsTheSite(t *testing.T) {
 		if !bytes.Equal(fetchArchive(t, s, zipped), body) {
 			t.Fatalf("size %d: a second download of the zip served other bytes", size)
 		}
-		if _, err := (archive.Limits{}).Files(context.Background(), bytes.NewReader(body), nil); !errors.Is(err, archive.ErrNotTarGz) || !strings.Contains(err.Error(), "zip") {
+		if _, err := (archive.Limits{}).Files(context.Background(), bytes.NewReader(body), archive.UnpackOptions{}); !errors.Is(err, archive.ErrNotTarGz) || !strings.Contains(err.Error(), "zip") {
 			t.Fatalf("size %d: Verify = %v, want ErrNotTarGz naming a zip", size, err)
 		}
 	}
