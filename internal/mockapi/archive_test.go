@@ -186,7 +186,7 @@ func fetchArchive(t *testing.T, s *Server, id string) []byte {
 
 func TestArchiveKindNames(t *testing.T) {
 	seen := map[string]ArchiveKind{}
-	for k := ArchiveGood; k <= ArchiveCaseCollision; k++ {
+	for k := ArchiveGood; k <= ArchiveFileDirCollision; k++ {
 		name := k.String()
 		if name == "" || strings.HasPrefix(name, "ArchiveKind(") {
 			t.Errorf("kind %d has no name", int(k))
@@ -196,7 +196,7 @@ func TestArchiveKindNames(t *testing.T) {
 		}
 		seen[name] = k
 	}
-	if got := (ArchiveCaseCollision + 1).String(); got != "ArchiveKind(15)" {
+	if got := (ArchiveFileDirCollision + 1).String(); got != "ArchiveKind(19)" {
 		t.Errorf("a kind past the table is named %q: a kind was added without a name, or the table names a kind that does not exist", got)
 	}
 }
