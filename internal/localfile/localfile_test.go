@@ -78,8 +78,8 @@ func TestOpenRegularOpensNoSpecialFile(t *testing.T) {
 		t.Errorf("OpenRegular(a FIFO) = %v, want a refusal naming it", err)
 	}
 	select {
-	case <-writer:
-		t.Error("OpenRegular opened the FIFO: its writer stopped waiting")
+	case err := <-writer:
+		t.Errorf("OpenRegular opened the FIFO: its writer stopped waiting (%v)", err)
 	case <-time.After(500 * time.Millisecond):
 		// Release the writer.
 		if r, err := os.OpenFile(fifo, os.O_RDONLY|unix.O_NONBLOCK, 0); err == nil {
