@@ -31,11 +31,12 @@ func (l Limits) Fetch(ctx context.Context, client *http.Client, link string, w i
 	})
 }
 
-// FetchFiles is Fetch that tells each the digests of every regular file of
-// the archive, as Files does; nothing is written.
-func (l Limits) FetchFiles(ctx context.Context, client *http.Client, link string, each func(File) error) (Summary, error) {
+// FetchFiles is Fetch that tells opts.File the digests of every regular
+// file of the archive and opts.Dir every directory, as Files does; nothing
+// is written.
+func (l Limits) FetchFiles(ctx context.Context, client *http.Client, link string, opts UnpackOptions) (Summary, error) {
 	return l.fetch(ctx, client, link, func(ctx context.Context, body io.Reader) (Summary, error) {
-		return l.Files(ctx, body, each)
+		return l.Files(ctx, body, opts)
 	})
 }
 

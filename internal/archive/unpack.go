@@ -24,24 +24,43 @@ type File struct {
 	MD5    [md5.Size]byte
 }
 
-// UnpackOptions are what FetchUnpack tells and asks its caller.
+// UnpackOptions are what FetchUnpack, FetchFiles and Files tell and ask
+// their caller. Every entry that becomes part of the tree is told to File
+// or Dir, so a caller that checks names there checks every name unpacked.
 type UnpackOptions struct {
 	// File, when set, is told every regular file once it is written, hard
 	// links as the copies they become. The archive may still be refused
 	// after: keep what it is told only once FetchUnpack succeeds. An error stops
 	// the unpacking.
 	File func(File) error
+	// Dir, when set, is told the path of every directory entry (relative
+	// to the root, slash-separated, without "." components; never the root
+	// itself) before it is made. The directories above a file are not
+	// told: File tells the file's path. An error stops the unpacking.
+	Dir func(name string) error
 	// Accept, when set, is shown the verified archive's Summary before the
 	// tree moves into place; an error keeps the previous tree.
 	Accept func(Summary) error
 }
 
-// Files verifies a gzip'd tar as Fetch does and tells each the digests of
-// every regular file, in archive order, hard links with their target's
-// digests; nothing is written. The site rules of unpacking apply: a symbolic
-// link is refused. The archive may be refused after some files were told.
-func (l Limits) Files(ctx context.Context, r io.Reader, each func(File) error) (Summary, error) {
-	return l.verifyInto(ctx, r, nil, nil, newFileSink(nil, each))
+// Files verifies a gzip'd tar as Fetch does and tells opts.File the digests
+// of every regular file, in archive order, hard links with their target's
+// digests, and opts.Dir every directory, as unpacking does; nothing is
+// written. The site rules of unpacking apply: a symbolic link is refused.
+// The archive may be refused after some files were told. opts.Accept, when
+// set, is shown the Summary once the archive is verified; its error is
+// Files'.
+func (l Limits) Files(ctx context.Context, r io.Reader, opts UnpackOptions) (Summary, error) {
+	sum, err := l.verifyInto(ctx, r, nil, nil, newFileSink(nil, opts))
+	if err != nil {
+		return Summary{}, err
+	}
+	if opts.Accept != nil {
+		if err := opts.Accept(sum); err != nil {
+			return Summary{}, err
+		}
+	}
+	return sum, nil
 }
 
 // unpack verifies a gzip'd tar and unpacks it into dir in the same pass,
@@ -93,7 +112,7 @@ func (l Limits) unpack(ctx context.Context, r io.Reader, dir string, opts Unpack
 		return Summary{}, fmt.Errorf("unpacking: %w", err)
 	}
 	defer root.Close()
-	sum, err = l.verifyInto(ctx, r, nil, nil, newFileSink(root, opts.File))
+	sum, err = l.verifyInto(ctx, r, nil, nil, newFileSink(root, opts))
 	if err != nil {
 		return Summary{}, err
 	}
@@ -156,6 +175,7 @@ func (e *sinkError) Unwrap() error { return e.err }
 type fileSink struct {
 	root  *os.Root // nil: digests only
 	each  func(File) error
+	dir   func(string) error
 	files map[string]File // regular files so far, for hard links
 	dirs  map[string]bool // directories made
 	sha   hash.Hash
@@ -164,8 +184,8 @@ type fileSink struct {
 	buf   []byte
 }
 
-func newFileSink(root *os.Root, each func(File) error) *fileSink {
-	s := &fileSink{root: root, each: each, files: map[string]File{}, dirs: map[string]bool{"": true}, sha: sha256.New(), md5: md5.New()}
+func newFileSink(root *os.Root, opts UnpackOptions) *fileSink {
+	s := &fileSink{root: root, each: opts.File, dir: opts.Dir, files: map[string]File{}, dirs: map[string]bool{"": true}, sha: sha256.New(), md5: md5.New()}
 	if root != nil {
 		s.bw = bufio.NewWriterSize(nil, 64<<10)
 	}
@@ -239,6 +259,13 @@ func (s *fileSink) other(ctx context.Context, e *Entry) error {
 	name := cleanName(e.Name)
 	switch e.Type {
 	case TypeDir:
+		// Told before it is made: a name the caller refuses is never
+		// written, not even in the temporary directory.
+		if s.dir != nil && name != "" {
+			if err := s.dir(name); err != nil {
+				return &sinkError{err}
+			}
+		}
 		if s.root != nil {
 			if err := s.mkdirs(name); err != nil {
 				return s.fail(err)

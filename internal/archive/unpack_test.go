@@ -170,10 +170,10 @@ func TestUnpackWritesTheArchiveByteForByte(t *testing.T) {
 
 	// Files tells the same without writing anything.
 	var digests []archive.File
-	if _, err := (archive.Limits{}).Files(context.Background(), bytes.NewReader(data), func(f archive.File) error {
+	if _, err := (archive.Limits{}).Files(context.Background(), bytes.NewReader(data), archive.UnpackOptions{File: func(f archive.File) error {
 		digests = append(digests, f)
 		return nil
-	}); err != nil {
+	}}); err != nil {
 		t.Fatal(err)
 	}
 	if fmt.Sprint(digests) != fmt.Sprint(told) {
@@ -246,7 +246,7 @@ func TestUnpackRefusalsLeaveNothing(t *testing.T) {
 			checkRejection(t, tc, sum, err)
 			onlyEntries(t, filepath.Dir(dest))
 			onlyEntries(t, parent, "sub")
-			if _, err := (archive.Limits{}).Files(context.Background(), bytes.NewReader(tc.data), nil); !errors.Is(err, tc.kind) && !errors.Is(err, archive.ErrSpecialFile) {
+			if _, err := (archive.Limits{}).Files(context.Background(), bytes.NewReader(tc.data), archive.UnpackOptions{}); !errors.Is(err, tc.kind) && !errors.Is(err, archive.ErrSpecialFile) {
 				t.Errorf("Files = %v, want %v", err, tc.kind)
 			}
 		})
@@ -378,10 +378,10 @@ func TestGeneratedPagesAreASite(t *testing.T) {
 		t.Fatal(err)
 	}
 	var names []string
-	sum, err := archive.Limits{}.Files(context.Background(), bytes.NewReader(buf.Bytes()), func(f archive.File) error {
+	sum, err := archive.Limits{}.Files(context.Background(), bytes.NewReader(buf.Bytes()), archive.UnpackOptions{File: func(f archive.File) error {
 		names = append(names, f.Name)
 		return nil
-	})
+	}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -399,5 +399,100 @@ func TestGeneratedPagesAreASite(t *testing.T) {
 	}
 	if !bytes.Equal(buf.Bytes(), again.Bytes()) {
 		t.Error("the same site gave other bytes")
+	}
+}
+
+// Every directory entry is told to Dir before it is made, by its clean
+// path, the root never; an error there stops the unpacking before the
+// directory exists and leaves nothing behind. Files tells the same.
+func TestUnpackTellsDirectories(t *testing.T) {
+	data := tgz(t,
+		dir("./"),
+		file("./index.html", indexPage),
+		dir("./guides/"),
+		file("guides/a.html", "a"),
+		dir("empty/"),
+		dir("deep/er/"), // its parent is implicit: not told
+		dir("guides/."),
+		dir(".git/"),
+		dir(".git/hooks/"),
+		dir("a\\b/"),
+		file("z.html", "z"),
+	)
+	want := []string{"guides", "empty", "deep/er", "guides", ".git", ".git/hooks", "a\\b"}
+	parent := t.TempDir()
+	var told []string
+	if _, err := (archive.Limits{}).Unpack(context.Background(), bytes.NewReader(data), filepath.Join(parent, "site"), archive.UnpackOptions{
+		Dir: func(name string) error { told = append(told, name); return nil },
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(told) != fmt.Sprint(want) {
+		t.Errorf("Unpack told the directories %q, want %q", told, want)
+	}
+	told = nil
+	if _, err := (archive.Limits{}).Files(context.Background(), bytes.NewReader(data), archive.UnpackOptions{
+		Dir: func(name string) error { told = append(told, name); return nil },
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(told) != fmt.Sprint(want) {
+		t.Errorf("Files told the directories %q, want %q", told, want)
+	}
+
+	for _, refused := range []string{".git", ".git/hooks", "a\\b"} {
+		parent := t.TempDir()
+		dest := filepath.Join(parent, "site")
+		errRefused := errors.New("refused " + refused)
+		var files []string
+		written := false
+		_, err := archive.Limits{}.Unpack(context.Background(), bytes.NewReader(data), dest, archive.UnpackOptions{
+			File: func(f archive.File) error { files = append(files, f.Name); return nil },
+			Dir: func(name string) error {
+				if name != refused {
+					return nil
+				}
+				tmps, _ := filepath.Glob(filepath.Join(parent, ".site.unpack-*"))
+				for _, tmp := range tmps {
+					if _, err := os.Lstat(filepath.Join(tmp, filepath.FromSlash(name))); err == nil {
+						written = true
+					}
+				}
+				return errRefused
+			},
+		})
+		if !errors.Is(err, errRefused) {
+			t.Errorf("%q: Unpack = %v, want the error of Dir", refused, err)
+		}
+		if written {
+			t.Errorf("%q was made before Dir was told", refused)
+		}
+		if fmt.Sprint(files) != "[index.html guides/a.html]" {
+			t.Errorf("%q: files told %v: the unpacking went on", refused, files)
+		}
+		onlyEntries(t, parent)
+		if _, err := (archive.Limits{}).Files(context.Background(), bytes.NewReader(data), archive.UnpackOptions{
+			Dir: func(name string) error {
+				if name == refused {
+					return errRefused
+				}
+				return nil
+			},
+		}); !errors.Is(err, errRefused) {
+			t.Errorf("%q: Files = %v, want the error of Dir", refused, err)
+		}
+	}
+
+	// Accept is shown the Summary by Files too, and its error is Files'.
+	errAccept := errors.New("not this one")
+	if _, err := (archive.Limits{}).Files(context.Background(), bytes.NewReader(data), archive.UnpackOptions{
+		Accept: func(sum archive.Summary) error {
+			if sum.Files != 3 {
+				t.Errorf("Accept shown %d files, want 3", sum.Files)
+			}
+			return errAccept
+		},
+	}); !errors.Is(err, errAccept) {
+		t.Errorf("Files with Accept refusing = %v", err)
 	}
 }

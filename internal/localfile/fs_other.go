@@ -9,16 +9,30 @@ import (
 	"path/filepath"
 )
 
-// OpenRegular opens p for reading only if it is a regular file.
+// OpenRegular opens p for reading only if it is a regular file, and only
+// if the file opened is the one Lstat found.
 func OpenRegular(p string) (*os.File, error) {
-	info, err := os.Lstat(p)
+	before, err := os.Lstat(p)
 	if err != nil {
 		return nil, err
 	}
-	if !info.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is not a regular file (%s)", p, info.Mode().Type())
+	if !before.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file (%s)", p, before.Mode().Type())
 	}
-	return os.Open(p)
+	f, err := os.Open(p)
+	if err != nil {
+		return nil, err
+	}
+	info, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	if !info.Mode().IsRegular() || !os.SameFile(before, info) {
+		f.Close()
+		return nil, fmt.Errorf("%s was replaced while it was opened", p)
+	}
+	return f, nil
 }
 
 // SyncDir does nothing: directories cannot be synced here.

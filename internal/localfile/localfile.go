@@ -2,9 +2,10 @@
 // the local disk and reads back on refresh: one guard against special
 // files, and one durability policy.
 //
-// The guard: a file read back is opened only if it is a regular file (a
-// FIFO would block the open, a device could be anything) and a symbolic
-// link is not followed (OpenRegular).
+// The guard: a file read back is opened only if Lstat finds a regular file
+// (a FIFO would block the open, and opening a device could do anything),
+// is kept only if the file opened is the one found, and a symbolic link is
+// not followed (OpenRegular).
 //
 // The durability policy: what a rename publishes is made durable before
 // the rename, and the rename after it: a single file is synced before it

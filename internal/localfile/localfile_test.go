@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 func TestSHA256(t *testing.T) {
@@ -50,6 +52,80 @@ func TestSHA256(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("SHA256 blocked on a FIFO")
 	}
+}
+
+// A special file is refused without being opened: a writer waiting for a
+// FIFO's reader stays waiting, and a device is never opened. A file
+// swapped in between the check and the open is refused.
+func TestOpenRegularOpensNoSpecialFile(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "fifo")
+	if err := unix.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// A writer's open blocks until a reader opens the FIFO, even one that
+	// closes it at once.
+	writer := make(chan error, 1)
+	go func() {
+		f, err := os.OpenFile(fifo, os.O_WRONLY, 0)
+		if err == nil {
+			f.Close()
+		}
+		writer <- err
+	}()
+	time.Sleep(200 * time.Millisecond) // the writer is waiting
+	if _, err := OpenRegular(fifo); err == nil || !strings.Contains(err.Error(), "not a regular file") {
+		t.Errorf("OpenRegular(a FIFO) = %v, want a refusal naming it", err)
+	}
+	select {
+	case err := <-writer:
+		t.Errorf("OpenRegular opened the FIFO: its writer stopped waiting (%v)", err)
+	case <-time.After(500 * time.Millisecond):
+		// Release the writer.
+		if r, err := os.OpenFile(fifo, os.O_RDONLY|unix.O_NONBLOCK, 0); err == nil {
+			defer r.Close()
+		}
+		if err := <-writer; err != nil {
+			t.Error(err)
+		}
+	}
+
+	// A character device, reached without a link.
+	if info, err := os.Lstat(os.DevNull); err == nil && info.Mode()&os.ModeCharDevice != 0 {
+		if f, err := OpenRegular(os.DevNull); err == nil || !strings.Contains(err.Error(), "not a regular file") {
+			if f != nil {
+				f.Close()
+			}
+			t.Errorf("OpenRegular(%s) = %v, want a refusal naming it", os.DevNull, err)
+		}
+	}
+
+	// Another file renamed over the checked one before the open.
+	file := filepath.Join(dir, "a.json")
+	other := filepath.Join(dir, "b.json")
+	for _, p := range []string{file, other} {
+		if err := os.WriteFile(p, []byte(p), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	beforeOpen = func(p string) {
+		if err := os.Rename(other, p); err != nil {
+			t.Error(err)
+		}
+	}
+	t.Cleanup(func() { beforeOpen = nil })
+	if f, err := OpenRegular(file); err == nil || !strings.Contains(err.Error(), "replaced") {
+		if f != nil {
+			f.Close()
+		}
+		t.Errorf("OpenRegular of a file replaced after its check = %v, want a refusal", err)
+	}
+	beforeOpen = nil
+	f, err := OpenRegular(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
 }
 
 func TestSyncTree(t *testing.T) {

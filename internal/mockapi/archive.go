@@ -60,25 +60,41 @@ const (
 	// ArchiveCaseCollision is the site with Changelog.html beside
 	// changelog.html: one file on case-insensitive systems.
 	ArchiveCaseCollision
+	// ArchiveDotDir is the site with the empty directories .git/ and
+	// .git/hooks/: no file, only directory entries.
+	ArchiveDotDir
+	// ArchiveBackslashDir is the site with the empty directory a\b/.
+	ArchiveBackslashDir
+	// ArchiveFoldCollision is the site with σ.html beside ς.html: one
+	// file once case-folded, two once lower-cased.
+	ArchiveFoldCollision
+	// ArchiveFileDirCollision is the site with a file manual beside
+	// Manual/x.html: a file and a directory of one name on
+	// case-insensitive systems.
+	ArchiveFileDirCollision
 )
 
 // archiveKindNames are the names of the kinds, in one table.
 var archiveKindNames = []string{
-	ArchiveGood:          "good",
-	ArchiveTruncated:     "truncated",
-	ArchiveCorrupt:       "corrupt",
-	ArchiveHTML:          "HTML page",
-	ArchiveZip:           "zip",
-	ArchiveNoIndex:       "no index",
-	ArchiveAbsolutePath:  "absolute path",
-	ArchiveDotDot:        "dot-dot path",
-	ArchiveSymlinkOut:    "symlink out",
-	ArchiveSparse:        "sparse",
-	ArchiveBomb:          "bomb",
-	ArchiveManyFiles:     "many files",
-	ArchiveDotfiles:      "dotfiles",
-	ArchiveDotRoute:      "dot route",
-	ArchiveCaseCollision: "case collision",
+	ArchiveGood:             "good",
+	ArchiveTruncated:        "truncated",
+	ArchiveCorrupt:          "corrupt",
+	ArchiveHTML:             "HTML page",
+	ArchiveZip:              "zip",
+	ArchiveNoIndex:          "no index",
+	ArchiveAbsolutePath:     "absolute path",
+	ArchiveDotDot:           "dot-dot path",
+	ArchiveSymlinkOut:       "symlink out",
+	ArchiveSparse:           "sparse",
+	ArchiveBomb:             "bomb",
+	ArchiveManyFiles:        "many files",
+	ArchiveDotfiles:         "dotfiles",
+	ArchiveDotRoute:         "dot route",
+	ArchiveCaseCollision:    "case collision",
+	ArchiveDotDir:           "dot directory",
+	ArchiveBackslashDir:     "backslash directory",
+	ArchiveFoldCollision:    "fold collision",
+	ArchiveFileDirCollision: "file and directory collision",
 }
 
 func (k ArchiveKind) String() string { return enumName(archiveKindNames, k) }
@@ -172,7 +188,8 @@ var badEntries = map[ArchiveKind]*tar.Header{
 	ArchiveSymlinkOut:   {Typeflag: tar.TypeSymlink, Name: "assets/shared", Linkname: "../../../etc"},
 }
 
-// extraNames are the empty files an archive of kind adds to the site.
+// extraNames are the empty files an archive of kind adds to the site, and
+// its empty directories, named with a trailing slash.
 func extraNames(kind ArchiveKind) []string {
 	switch kind {
 	case ArchiveManyFiles:
@@ -187,6 +204,14 @@ func extraNames(kind ArchiveKind) []string {
 		return []string{"...html"}
 	case ArchiveCaseCollision:
 		return []string{"Changelog.html"}
+	case ArchiveDotDir:
+		return []string{".git/", ".git/hooks/"}
+	case ArchiveBackslashDir:
+		return []string{"a\\b/"}
+	case ArchiveFoldCollision:
+		return []string{"σ.html", "ς.html"}
+	case ArchiveFileDirCollision:
+		return []string{"manual", "Manual/x.html"}
 	}
 	return nil
 }
@@ -223,7 +248,11 @@ func writeSite(w io.Writer, kind ArchiveKind, site []sitegen.File, size int64, s
 		}
 	}
 	for _, name := range extraNames(kind) {
-		if err := aw.Add(&tar.Header{Typeflag: tar.TypeReg, Name: name, Mode: 0o644}, strings.NewReader("")); err != nil {
+		hdr := &tar.Header{Typeflag: tar.TypeReg, Name: name, Mode: 0o644}
+		if strings.HasSuffix(name, "/") {
+			hdr.Typeflag, hdr.Mode = tar.TypeDir, 0o755
+		}
+		if err := aw.Add(hdr, strings.NewReader("")); err != nil {
 			return err
 		}
 	}

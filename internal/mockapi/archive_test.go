@@ -30,7 +30,7 @@ func download(t *testing.T, s *Server, id string) (int64, archive.Summary, error
 	if resp.ContentLength != int64(b["sizeBytes"].(float64)) {
 		t.Fatalf("Content-Length %d, sizeBytes %v", resp.ContentLength, b["sizeBytes"])
 	}
-	sum, err := (archive.Limits{}).Files(context.Background(), resp.Body, nil)
+	sum, err := (archive.Limits{}).Files(context.Background(), resp.Body, archive.UnpackOptions{})
 	return resp.ContentLength, sum, err
 }
 
@@ -163,7 +163,7 @@ func TestZipArchiveHoldsTheSite(t *testing.T) {
 		if !bytes.Equal(fetchArchive(t, s, zipped), body) {
 			t.Fatalf("size %d: a second download of the zip served other bytes", size)
 		}
-		if _, err := (archive.Limits{}).Files(context.Background(), bytes.NewReader(body), nil); !errors.Is(err, archive.ErrNotTarGz) || !strings.Contains(err.Error(), "zip") {
+		if _, err := (archive.Limits{}).Files(context.Background(), bytes.NewReader(body), archive.UnpackOptions{}); !errors.Is(err, archive.ErrNotTarGz) || !strings.Contains(err.Error(), "zip") {
 			t.Fatalf("size %d: Verify = %v, want ErrNotTarGz naming a zip", size, err)
 		}
 	}
@@ -186,7 +186,7 @@ func fetchArchive(t *testing.T, s *Server, id string) []byte {
 
 func TestArchiveKindNames(t *testing.T) {
 	seen := map[string]ArchiveKind{}
-	for k := ArchiveGood; k <= ArchiveCaseCollision; k++ {
+	for k := ArchiveGood; k <= ArchiveFileDirCollision; k++ {
 		name := k.String()
 		if name == "" || strings.HasPrefix(name, "ArchiveKind(") {
 			t.Errorf("kind %d has no name", int(k))
@@ -196,7 +196,7 @@ func TestArchiveKindNames(t *testing.T) {
 		}
 		seen[name] = k
 	}
-	if got := (ArchiveCaseCollision + 1).String(); got != "ArchiveKind(15)" {
+	if got := (ArchiveFileDirCollision + 1).String(); got != "ArchiveKind(19)" {
 		t.Errorf("a kind past the table is named %q: a kind was added without a name, or the table names a kind that does not exist", got)
 	}
 }

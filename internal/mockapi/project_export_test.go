@@ -105,7 +105,7 @@ func TestProjectExportLifecycle(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		sum, err := (archive.Limits{}).Files(context.Background(), resp.Body, nil)
+		sum, err := (archive.Limits{}).Files(context.Background(), resp.Body, archive.UnpackOptions{})
 		resp.Body.Close()
 		if err != nil || resp.StatusCode != http.StatusOK || resp.ContentLength != int64(job["sizeBytes"].(float64)) || sum.Size != resp.ContentLength {
 			t.Fatalf("download: %s, %v, Content-Length %d, sizeBytes %v", resp.Status, err, resp.ContentLength, job["sizeBytes"])
@@ -157,7 +157,7 @@ func TestProjectJobsFollowTheirDomain(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = (archive.Limits{}).Files(context.Background(), resp.Body, nil)
+	_, err = (archive.Limits{}).Files(context.Background(), resp.Body, archive.UnpackOptions{})
 	resp.Body.Close()
 	if !errors.Is(err, archive.ErrUnsafePath) {
 		t.Fatalf("Verify = %v, want the archive SetArchive chose", err)

@@ -90,6 +90,13 @@ func (c *siteCollector) add(f archive.File) error {
 	return c.manifest.Add(f.Name, f.Size, f.SHA256, f.MD5)
 }
 
+// dir checks a directory the archive names, by the rules of the files'
+// names: one a host could not serve alike (.git/, a backslash, a name that
+// folds as a file's) is refused before it is made.
+func (c *siteCollector) dir(name string) error {
+	return c.manifest.AddDir(name)
+}
+
 // model turns the manifest and the archive's digest into attribute values.
 func (c *siteCollector) model(sum archive.Summary) (siteManifestModel, diag.Diagnostics) {
 	var diags diag.Diagnostics

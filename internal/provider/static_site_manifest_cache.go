@@ -26,8 +26,10 @@ import (
 // and the archive downloaded again; its names and max_files are checked
 // again on every read.
 
-// manifestCacheVersion changes when the entry's shape or meaning does.
-const manifestCacheVersion = 1
+// manifestCacheVersion changes when the entry's shape or meaning does. 2:
+// the archive's directories were checked as its files are, which an entry
+// does not record, so entries of version 1 are downloaded again.
+const manifestCacheVersion = 2
 
 // manifestCacheMax bounds what is read of an entry: more than the largest
 // manifest max_files allows.

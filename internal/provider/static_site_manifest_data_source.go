@@ -149,7 +149,7 @@ func (d *staticSiteManifestDataSource) Read(ctx context.Context, req datasource.
 		}
 		collector = newSiteCollector(int(maxFiles))
 		var err error
-		sum, err = d.data.limits.FetchFiles(ctx, nil, link.BundleURL, collector.add)
+		sum, err = d.data.limits.FetchFiles(ctx, nil, link.BundleURL, archive.UnpackOptions{File: collector.add, Dir: collector.dir})
 		if err != nil {
 			resp.Diagnostics.AddError("Cannot read the static site's manifest", d.data.siteDownloadProblem(jobID, link.BundleURL, "reading", defaultSiteTimeout, nil, err))
 			return

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -264,5 +265,40 @@ func TestManifestCachePrunesOnlyItsOwnFiles(t *testing.T) {
 		if gone := errors.Is(err, fs.ErrNotExist); gone != pruned {
 			t.Errorf("%s: removed %v, want %v", name, gone, pruned)
 		}
+	}
+}
+
+// The data source refuses the names the resource refuses, directories'
+// included: its manifest is the one a publication would record.
+func TestAccStaticSiteManifest_refusesDirectoryNames(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		kind mockapi.ArchiveKind
+		want string
+	}{
+		{"dot directory", mockapi.ArchiveDotDir, `"\.git".*starts\s+with\s+a\s+dot`},
+		{"file and directory collision", mockapi.ArchiveFileDirCollision, `"Manual/x\.html".*directory\s+"Manual"\s+is\s+the\s+same\s+name\s+as\s+the\s+file\s+"manual"`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			mock := acctest.NewMock(t, mockapi.Config{})
+			var jobID string
+			resource.UnitTest(t, resource.TestCase{
+				ProtoV6ProviderFactories: testFactories(Options{}),
+				Steps: []resource.TestStep{
+					{Config: acctest.ExportConfig(mock, `  domain = "docs.example.com"`), Check: captureAttr(acctest.ExportAddress, "job_id", &jobID)},
+					{
+						PreConfig: func() { mock.SetArchive(jobID, c.kind) },
+						Config: acctest.ExportConfig(mock, `  domain = "docs.example.com"`) + fmt.Sprintf(`
+data "docsadmin_static_site_manifest" "site" {
+  job_id          = docsadmin_static_export.site.job_id
+  cache_directory = %q
+}
+`, t.TempDir()),
+						ExpectError: regexp.MustCompile(`(?s)` + c.want),
+					},
+				},
+			})
+		})
 	}
 }

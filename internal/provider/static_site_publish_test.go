@@ -259,6 +259,10 @@ func TestAccStaticSite_refusesNamesAndFileCounts(t *testing.T) {
 		{"dotfiles", mockapi.ArchiveDotfiles, `\.git/config.*starts\s+with\s+a\s+dot`},
 		{"dot route", mockapi.ArchiveDotRoute, `"\.\.\.html".*starts\s+with\s+a\s+dot`},
 		{"case collision", mockapi.ArchiveCaseCollision, `"Changelog\.html".*same\s+name\s+as\s+"changelog\.html"`},
+		{"dot directory", mockapi.ArchiveDotDir, `"\.git".*starts\s+with\s+a\s+dot`},
+		{"backslash directory", mockapi.ArchiveBackslashDir, `"a\\\\b".*backslash`},
+		{"fold collision", mockapi.ArchiveFoldCollision, `"ς\.html".*same\s+name\s+as\s+"σ\.html"`},
+		{"file and directory collision", mockapi.ArchiveFileDirCollision, `"Manual/x\.html".*directory\s+"Manual"\s+is\s+the\s+same\s+name\s+as\s+the\s+file\s+"manual"`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()

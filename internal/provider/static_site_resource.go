@@ -364,7 +364,7 @@ func (r *staticSiteResource) publish(ctx context.Context, plan *staticSiteModel,
 		return false
 	}
 	collector := newSiteCollector(int(plan.MaxFiles.ValueInt64()))
-	opts := archive.UnpackOptions{File: collector.add}
+	opts := archive.UnpackOptions{File: collector.add, Dir: collector.dir}
 	if expected != "" {
 		opts.Accept = func(sum archive.Summary) error { return archive.CheckSHA256(sum, expected) }
 	}

@@ -12,9 +12,11 @@ import (
 	"maps"
 	"path"
 	"sort"
+	"strconv"
 	"strings"
 	"unicode"
 
+	"golang.org/x/text/cases"
 	"golang.org/x/text/unicode/norm"
 )
 
@@ -179,13 +181,21 @@ type File struct {
 // Manifest lists a site's regular files.
 type Manifest struct {
 	files  map[string]File
-	folded map[string]string // FoldedName → path, to find collisions
+	folded map[string]foldedEntry // FoldedName of every file and directory → its entry, to find collisions
 	size   int64
+}
+
+// foldedEntry is the file or directory a folded name was first seen as,
+// and the entry that named it.
+type foldedEntry struct {
+	name string
+	dir  bool
+	by   string // the file or directory entry whose path holds it
 }
 
 // NewManifest returns an empty manifest.
 func NewManifest() *Manifest {
-	return &Manifest{files: map[string]File{}, folded: map[string]string{}}
+	return &Manifest{files: map[string]File{}, folded: map[string]foldedEntry{}}
 }
 
 // WellKnown is the one folder whose name starts with a dot that a site may
@@ -202,12 +212,22 @@ const WellKnown = ".well-known"
 // control, format or bidirectional character (they hide or reorder what a
 // name shows).
 func NameProblem(p string) string {
+	return nameProblem(p, false)
+}
+
+// DirNameProblem is NameProblem for the directory at p: the same rules,
+// except that .well-known itself is a directory a site may hold.
+func DirNameProblem(p string) string {
+	return nameProblem(p, true)
+}
+
+func nameProblem(p string, dir bool) string {
 	segments := strings.Split(p, "/")
 	for i, seg := range segments {
 		switch {
 		case seg == "" || seg == "." || seg == "..":
 			return "an empty, \".\" or \"..\" path segment, which hosts and CDNs resolve away"
-		case strings.HasPrefix(seg, ".") && !(i == 0 && seg == WellKnown && len(segments) > 1):
+		case strings.HasPrefix(seg, ".") && !(i == 0 && seg == WellKnown && (dir || len(segments) > 1)):
 			return "a name that starts with a dot: a docs site holds no dotfiles (.git/ would expose a repository and run its hooks, " +
 				".htaccess would reconfigure the server); only files under " + WellKnown + "/ are accepted"
 		}
@@ -223,11 +243,27 @@ func NameProblem(p string) string {
 	return ""
 }
 
+// folder is Unicode full case folding (σ and ς, s and ſ, k and the Kelvin
+// sign K, ss and ß fold alike); it is stateless and safe for concurrent use.
+var folder = cases.Fold()
+
 // FoldedName is p as case-insensitive file systems and hosts compare names
-// (macOS, Windows, some object store front ends): Unicode NFC, then
-// case-folded. Two files whose folded names are equal collide there.
+// (macOS, Windows, some object store front ends): each segment in Unicode's
+// canonical caseless form (NFD, full case folding, then NFC). Two files
+// whose folded names are equal collide there, and so do a file and a
+// directory: the folded name of a directory is a prefix of its files'.
 func FoldedName(p string) string {
-	return strings.ToLower(norm.NFC.String(p))
+	return strings.Join(foldedSegments(p), "/")
+}
+
+// foldedSegments folds every segment of p on its own, so that the folded
+// segments of a directory are a prefix of its files'.
+func foldedSegments(p string) []string {
+	segments := strings.Split(p, "/")
+	for i, seg := range segments {
+		segments[i] = norm.NFC.String(folder.String(norm.NFD.String(seg)))
+	}
+	return segments
 }
 
 // NameError is a file a host cannot serve as named.
@@ -242,18 +278,17 @@ func (e *NameError) Error() string {
 
 // Add records the file at p (slash-separated, relative to the root) with
 // its size and digests; a second Add of the same path replaces the first.
-// A name NameProblem refuses, or one that collides with an earlier file
-// once normalised and case-folded, is a *NameError and is not recorded.
+// A name NameProblem refuses, or one that collides with an earlier file or
+// directory once normalised and case-folded (Changelog.html and
+// changelog.html, or a file guides and a directory Guides/), is a
+// *NameError and is not recorded.
 func (m *Manifest) Add(p string, size int64, sha256 [32]byte, md5 [16]byte) error {
 	if reason := NameProblem(p); reason != "" {
 		return &NameError{Path: p, Reason: reason}
 	}
-	folded := FoldedName(p)
-	if other, ok := m.folded[folded]; ok && other != p {
-		return &NameError{Path: p, Reason: fmt.Sprintf("it is the same name as %q on case-insensitive or Unicode-normalising systems "+
-			"(macOS, Windows, some hosts), where one would overwrite the other", other)}
+	if err := m.claim(p, false); err != nil {
+		return err
 	}
-	m.folded[folded] = p
 	if old, ok := m.files[p]; ok {
 		m.size -= old.Size
 	}
@@ -268,6 +303,62 @@ func (m *Manifest) Add(p string, size int64, sha256 [32]byte, md5 [16]byte) erro
 	}
 	m.size += size
 	return nil
+}
+
+// AddDir checks the directory at p, one an archive names without a file in
+// it: a name DirNameProblem refuses, or one that collides with a file or
+// directory once normalised and case-folded, is a *NameError. The
+// directory is no file of the manifest, but later files are checked
+// against its name.
+func (m *Manifest) AddDir(p string) error {
+	if reason := DirNameProblem(p); reason != "" {
+		return &NameError{Path: p, Reason: reason}
+	}
+	return m.claim(p, true)
+}
+
+// claim records the folded names of the entry at p and of its directories,
+// unless one is already another file or directory's: then nothing is
+// recorded. It folds p once and looks up one name per segment.
+func (m *Manifest) claim(p string, dir bool) error {
+	segments := strings.Split(p, "/")
+	folded := foldedSegments(p)
+	keys := make([]string, len(segments))
+	for i := range segments {
+		keys[i] = strings.Join(folded[:i+1], "/")
+		name := strings.Join(segments[:i+1], "/")
+		isDir := dir || i < len(segments)-1
+		other, ok := m.folded[keys[i]]
+		if !ok || other.name == name && other.dir == isDir {
+			continue
+		}
+		return &NameError{Path: p, Reason: collision(name, name != p, other) + " on case-insensitive or Unicode-normalising systems " +
+			"(macOS, Windows, some hosts), where one would overwrite the other"}
+	}
+	for i := range segments {
+		if _, ok := m.folded[keys[i]]; !ok {
+			m.folded[keys[i]] = foldedEntry{name: strings.Join(segments[:i+1], "/"), dir: dir || i < len(segments)-1, by: p}
+		}
+	}
+	return nil
+}
+
+// collision words the entry's name, or the name of its directory when
+// parent, that folds as other does.
+func collision(name string, parent bool, other foldedEntry) string {
+	what := "it"
+	if parent {
+		what = "its directory " + strconv.Quote(name)
+	}
+	switch {
+	case !other.dir && !parent:
+		return fmt.Sprintf("it is the same name as %q", other.name)
+	case !other.dir:
+		return fmt.Sprintf("%s is the same name as the file %q", what, other.name)
+	case other.by == other.name:
+		return fmt.Sprintf("%s is the same name as the directory %q", what, other.name)
+	}
+	return fmt.Sprintf("%s is the same name as the directory %q (of %q)", what, other.name, other.by)
 }
 
 // Len is the number of files.

@@ -260,3 +260,88 @@ func TestNameProblemAndCollisions(t *testing.T) {
 		t.Errorf("the manifest holds %d files, want 2", m.Len())
 	}
 }
+
+// Names that case-insensitive systems fold alike beyond what lower-casing
+// finds, and a file whose name is a directory's once folded, collide; the
+// error names both entries.
+func TestFoldCollisions(t *testing.T) {
+	var zero32 [32]byte
+	var zero16 [16]byte
+	for _, c := range []struct {
+		first, second string // a trailing slash: a directory entry
+		want          string // in the error of the second
+	}{
+		{"σ.html", "ς.html", `"ς.html" cannot be served as named: it is the same name as "σ.html"`},
+		{"s.html", "ſ.html", `same name as "s.html"`},
+		{"k.html", "\u212a.html", `same name as "k.html"`},
+		{"Σ.html", "ς.html", `same name as "Σ.html"`},
+		{"guides", "Guides/x.html", `"Guides/x.html" cannot be served as named: its directory "Guides" is the same name as the file "guides"`},
+		{"Guides/x.html", "guides", `"guides" cannot be served as named: it is the same name as the directory "Guides" (of "Guides/x.html")`},
+		{"a/B/c.html", "a/b", `same name as the directory "a/B" (of "a/B/c.html")`},
+		{"Guides/a.html", "guides/b.html", `its directory "guides" is the same name as the directory "Guides" (of "Guides/a.html")`},
+		{"Guides/", "guides", `same name as the directory "Guides"`},
+		{"guides", "Guides/", `same name as "guides"`},
+		{"ſ/", "s/", `same name as the directory "ſ"`},
+	} {
+		m := NewManifest()
+		add := func(p string) error {
+			if dir, ok := strings.CutSuffix(p, "/"); ok {
+				return m.AddDir(dir)
+			}
+			return m.Add(p, 1, zero32, zero16)
+		}
+		if err := add(c.first); err != nil {
+			t.Fatalf("%q: %v", c.first, err)
+		}
+		err := add(c.second)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q after %q: %v, want an error with %s", c.second, c.first, err, c.want)
+		}
+		if m.Len() > 1 {
+			t.Errorf("%q after %q: the refused file was recorded", c.second, c.first)
+		}
+	}
+
+	// What does not collide: the same directory again, files side by side
+	// in it, a file and a directory whose names differ once folded.
+	m := NewManifest()
+	for _, p := range []string{"guides/a.html", "guides/b.html", "guides/", "guide", "guides.html", ".well-known/", ".well-known/security.txt", "straße.html"} {
+		var err error
+		if dir, ok := strings.CutSuffix(p, "/"); ok {
+			err = m.AddDir(dir)
+		} else {
+			err = m.Add(p, 1, zero32, zero16)
+		}
+		if err != nil {
+			t.Errorf("%q: %v", p, err)
+		}
+	}
+	if err := m.Add("guides/a.html", 2, zero32, zero16); err != nil || m.Size() != 7 {
+		t.Errorf("a second Add of a path: %v, size %d", err, m.Size())
+	}
+}
+
+func TestDirNameProblem(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		ok   bool
+	}{
+		{"guides", true},
+		{".well-known", true},
+		{".well-known/acme-challenge", true},
+		{".git", false},
+		{".git/hooks", false},
+		{"a\\b", false},
+		{"guides/.cache", false},
+		{"a\u202eb", false},
+		{"..", false},
+	} {
+		if got := DirNameProblem(c.name); (got == "") != c.ok {
+			t.Errorf("DirNameProblem(%q) = %q, want ok=%v", c.name, got, c.ok)
+		}
+	}
+	m := NewManifest()
+	if err := m.AddDir(".git/hooks"); err == nil || !strings.Contains(err.Error(), `".git/hooks"`) {
+		t.Errorf("AddDir(.git/hooks) = %v", err)
+	}
+}
