@@ -148,6 +148,8 @@ func (r *agentJobResource) Create(ctx context.Context, req resource.CreateReques
 		afterInterrupt: "its id is saved in state, and the next terraform apply continues waiting for it rather than starting another",
 		afterFailure: "The failed status is saved in state, so the next terraform apply starts a new job with the same prompt; " +
 			"change the prompt first if it was the cause.",
+		afterEnded: "Its status is saved in state, and the next terraform apply starts a new job with the same prompt rather than " +
+			"following this one; check the job on the dashboard first",
 	}
 	resumed, err := r.resumableJob(ctx, plan)
 	if err != nil {
@@ -165,7 +167,9 @@ func (r *agentJobResource) Create(ctx context.Context, req resource.CreateReques
 }
 
 // resumableJob returns the job that an interrupted create of the same
-// inputs left active, through the one resume protocol (resumeOffered).
+// inputs left active, through the one resume protocol (resumeOffered): a
+// job that failed, or that the API archived with a status the provider
+// does not know, is over.
 func (r *agentJobResource) resumableJob(ctx context.Context, plan agentJobResourceModel) (*client.AgentJob, error) {
 	var job *client.AgentJob
 	projectID := plan.ProjectID.ValueString()
@@ -173,7 +177,7 @@ func (r *agentJobResource) resumableJob(ctx context.Context, plan agentJobResour
 		func(ctx context.Context, id string) (bool, error) {
 			var err error
 			job, err = r.data.client.GetAgentJob(ctx, projectID, id)
-			return err == nil && job.Status == client.AgentFailed, err
+			return err == nil && (job.Status == client.AgentFailed || job.EndedUnknown()), err
 		})
 	if err != nil || !ok {
 		return nil, err
@@ -218,9 +222,11 @@ func (r *agentJobResource) Update(ctx context.Context, req resource.UpdateReques
 
 // Delete forgets the job: the API can neither cancel nor delete one. A job
 // whose create did not see it end (a timeout, an interrupt: see
-// privateCreateFinished) is offered, unless it failed since, to a create of
-// the same inputs in this run: the replacement of the tainted resource
-// follows it instead of starting another.
+// privateCreateFinished) is offered, unless it failed, to a create of the
+// same inputs in this run: the replacement of the tainted resource follows
+// it instead of starting another. State does not record when a job was
+// archived, so a job archived with a status the provider does not know is
+// offered too, and the replacement's read of it starts afresh.
 func (r *agentJobResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
 	var state agentJobResourceModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)

@@ -120,7 +120,7 @@ func (r *previewDeploymentResource) Create(ctx context.Context, req resource.Cre
 	offered, ok, err := r.data.resumeOffered(ctx, r.previewResumeKey(plan),
 		func(id string) string {
 			return fmt.Sprintf("Preview deployment %s of branch %q in project %s", id, plan.Branch.ValueString(), projectID)
-		}, r.data.deploymentFailed)
+		}, r.data.deploymentOver)
 	if err != nil {
 		resp.Diagnostics.AddError("Cannot continue the unfinished preview build", err.Error())
 		return
@@ -243,16 +243,17 @@ func (r *previewDeploymentResource) Update(ctx context.Context, req resource.Upd
 
 // Delete forgets the preview: the API cannot delete one. A build whose
 // create did not see it end (a timeout, an interrupt: see
-// privateCreateFinished) is offered, unless it failed since, to a create of
-// the same inputs in this run: the replacement of the tainted resource
-// follows it instead of queuing another.
+// privateCreateFinished) is offered, unless it is over (failed, or ended
+// with a status the provider does not know), to a create of the same inputs
+// in this run: the replacement of the tainted resource follows it instead
+// of queuing another.
 func (r *previewDeploymentResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
 	var state previewDeploymentModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
 	if resp.Diagnostics.HasError() || r.data == nil || createFinished(ctx, req.Private) {
 		return
 	}
-	if id := state.StatusID.ValueString(); id != "" && state.status() != client.DeploymentFailure {
+	if id := state.StatusID.ValueString(); id != "" && !state.over() {
 		r.data.resume.offer(r.previewResumeKey(state), offeredWork{ID: id, URL: state.PreviewURL.ValueString()})
 	}
 }
