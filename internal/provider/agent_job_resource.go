@@ -151,7 +151,10 @@ func (r *agentJobResource) Create(ctx context.Context, req resource.CreateReques
 		afterEnded: "Its status is saved in state, and the next terraform apply starts a new job with the same prompt rather than " +
 			"following this one; check the job on the dashboard first",
 	}
-	resumed, err := r.resumableJob(ctx, plan)
+	resumed, err := r.resumableJob(ctx, plan, func(work offeredWork) {
+		plan.setJob(&client.AgentJob{ID: work.ID, Status: client.AgentStatus(work.Status)}, r.data, &resp.Diagnostics)
+		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	})
 	if err != nil {
 		resp.Diagnostics.AddError("Cannot continue the unfinished agent job", err.Error())
 		return
@@ -169,8 +172,8 @@ func (r *agentJobResource) Create(ctx context.Context, req resource.CreateReques
 // resumableJob returns the job that an interrupted create of the same
 // inputs left active, through the one resume protocol (resumeOffered): a
 // job that failed, or that the API archived with a status the provider
-// does not know, is over.
-func (r *agentJobResource) resumableJob(ctx context.Context, plan agentJobResourceModel) (*client.AgentJob, error) {
+// does not know, is over. keep saves the offered job when it cannot be read.
+func (r *agentJobResource) resumableJob(ctx context.Context, plan agentJobResourceModel, keep func(offeredWork)) (*client.AgentJob, error) {
 	var job *client.AgentJob
 	projectID := plan.ProjectID.ValueString()
 	_, ok, err := r.data.resumeOffered(ctx, r.data.agentJobResumeKey(plan), func(id string) string { return "Agent job " + id + " of project " + projectID },
@@ -178,7 +181,7 @@ func (r *agentJobResource) resumableJob(ctx context.Context, plan agentJobResour
 			var err error
 			job, err = r.data.client.GetAgentJob(ctx, projectID, id)
 			return err == nil && (job.Status == client.AgentFailed || job.EndedUnknown()), err
-		})
+		}, keep)
 	if err != nil || !ok {
 		return nil, err
 	}
@@ -233,9 +236,11 @@ func (r *agentJobResource) Delete(ctx context.Context, req resource.DeleteReques
 	if resp.Diagnostics.HasError() || r.data == nil {
 		return
 	}
-	if id := state.ID.ValueString(); id != "" && state.Status.ValueString() != string(client.AgentFailed) && !createFinished(ctx, req.Private) {
-		r.data.resume.offer(r.data.agentJobResumeKey(state), offeredWork{ID: id})
-	}
+	r.data.offerUnfinished(r.data.agentJobResumeKey(state), unfinishedWork{
+		work:     offeredWork{ID: state.ID.ValueString(), Status: state.Status.ValueString()},
+		over:     state.Status.ValueString() == string(client.AgentFailed),
+		finished: createFinished(ctx, req.Private),
+	})
 }
 
 // ModifyPlan replaces a job that failed: it will never open its pull request.

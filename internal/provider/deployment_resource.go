@@ -96,7 +96,11 @@ func (r *deploymentResource) Create(ctx context.Context, req resource.CreateRequ
 	// running is followed rather than queued a second time.
 	key := r.data.deploymentResumeKey(projectID, plan.Triggers)
 	offered, resumed, err := r.data.resumeOffered(ctx, key, func(id string) string { return deploymentSubject(deploymentKind, id) + " of project " + projectID },
-		r.data.deploymentOver)
+		r.data.deploymentOver, func(work offeredWork) {
+			plan.kept(work)
+			plan.ID = types.StringValue(work.ID)
+			resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+		})
 	if err != nil {
 		resp.Diagnostics.AddError("Cannot continue the unfinished deployment", err.Error())
 		return
@@ -195,9 +199,11 @@ func (r *deploymentResource) Delete(ctx context.Context, req resource.DeleteRequ
 	if resp.Diagnostics.HasError() || r.data == nil {
 		return
 	}
-	if id := state.StatusID.ValueString(); id != "" && !state.over() && !createFinished(ctx, req.Private) {
-		r.data.resume.offer(r.data.deploymentResumeKey(state.ProjectID.ValueString(), state.Triggers), offeredWork{ID: id})
-	}
+	r.data.offerUnfinished(r.data.deploymentResumeKey(state.ProjectID.ValueString(), state.Triggers), unfinishedWork{
+		work:     state.offered(),
+		over:     state.over(),
+		finished: createFinished(ctx, req.Private),
+	})
 }
 
 // ModifyPlan plans a new deployment, in place, when triggers changed or the

@@ -144,6 +144,17 @@ func (m deploymentStatusModel) over() bool {
 	return status == client.DeploymentFailure || (!m.EndedAt.IsNull() && !m.EndedAt.IsUnknown() && !status.Known())
 }
 
+// offered is the recorded deployment, for the resume protocol.
+func (m deploymentStatusModel) offered() offeredWork {
+	return offeredWork{ID: m.StatusID.ValueString(), Status: m.Status.ValueString()}
+}
+
+// kept records work, a deployment an earlier apply left unfinished that
+// could not be read again: its id and last seen status, the rest null.
+func (m *deploymentStatusModel) kept(work offeredWork) {
+	m.set(&client.Deployment{ID: work.ID, Status: client.DeploymentStatus(work.Status)}, nil)
+}
+
 // stringList is a list of strings; null when not present.
 func stringList(items []string, present bool) types.List {
 	if !present {
