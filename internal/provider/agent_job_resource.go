@@ -156,7 +156,7 @@ func (r *agentJobResource) Create(ctx context.Context, req resource.CreateReques
 		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 	})
 	if err != nil {
-		resp.Diagnostics.AddError("Cannot continue the unfinished agent job", err.Error())
+		resp.Diagnostics.AddError("Cannot continue the unfinished agent job", sentence(err.Error()))
 		return
 	}
 	run.resumed = resumed

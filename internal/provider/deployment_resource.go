@@ -102,7 +102,7 @@ func (r *deploymentResource) Create(ctx context.Context, req resource.CreateRequ
 			resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 		})
 	if err != nil {
-		resp.Diagnostics.AddError("Cannot continue the unfinished deployment", err.Error())
+		resp.Diagnostics.AddError("Cannot continue the unfinished deployment", sentence(err.Error()))
 		return
 	}
 	statusID := offered.ID

@@ -127,7 +127,7 @@ func (r *previewDeploymentResource) Create(ctx context.Context, req resource.Cre
 			resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 		})
 	if err != nil {
-		resp.Diagnostics.AddError("Cannot continue the unfinished preview build", err.Error())
+		resp.Diagnostics.AddError("Cannot continue the unfinished preview build", sentence(err.Error()))
 		return
 	}
 	if ok {

@@ -102,7 +102,8 @@ func (u unfinishedWork) offered() bool {
 // Terraform keeps it as a tainted object whose Delete offers it to the next
 // apply, and returns an error that says nothing was started: a passing
 // outage never costs a second export, deployment or pull request. what
-// names the work ("export job se_...").
+// names the work ("export job se_..."); the error is one sentence, without
+// its period.
 func (d *providerData) resumeOffered(ctx context.Context, key string, what func(id string) string,
 	read func(ctx context.Context, id string) (over bool, err error), keep func(offeredWork)) (offeredWork, bool, error) {
 	work, ok := d.resume.take(key)
@@ -117,7 +118,7 @@ func (d *providerData) resumeOffered(ctx context.Context, key string, what func(
 	case err != nil:
 		keep(work)
 		return offeredWork{}, false, fmt.Errorf("%s, which an earlier apply left unfinished, could not be read: %s Nothing was started, "+
-			"and its id stays in state: the next terraform apply continues the same work.", what(work.ID), sentence(withHint(err)))
+			"and its id stays in state: the next terraform apply continues the same work", what(work.ID), sentence(withHint(err)))
 	case over:
 		tflog.Info(ctx, "the unfinished work an earlier apply left has failed or ended; starting afresh", map[string]any{"id": work.ID})
 		return offeredWork{}, false, nil

@@ -263,7 +263,7 @@ func (r *staticExportResource) export(ctx context.Context, m *staticExportModel,
 		out.save(ctx, *m)
 	})
 	if err != nil {
-		out.diags.AddError("Cannot continue the unfinished static export", err.Error())
+		out.diags.AddError("Cannot continue the unfinished static export", sentence(err.Error()))
 		return
 	}
 	if job == nil {
