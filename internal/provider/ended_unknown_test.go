@@ -22,7 +22,7 @@ import (
 // afresh instead of following it again, which would fail the same way on
 // every apply.
 
-// started checks that the mock holds n pieces of work.
+// startedCount checks that the mock holds n pieces of work.
 func startedCount(what string, n int, count func() int) func(*terraform.State) error {
 	return func(*terraform.State) error {
 		if got := count(); got != n {
