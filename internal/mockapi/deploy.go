@@ -71,6 +71,10 @@ type DeploymentBehavior struct {
 	// default "commit" is null until the deployment is in_progress, one of
 	// the readings the contract leaves open.
 	CommitWhileQueued bool
+	// EndStatus, when set, is the status deployments end with instead of
+	// success or failure, endedAt set as for any end: a status the API does
+	// not document, such as "canceled".
+	EndStatus string
 }
 
 // deployment is one deployment update or preview. Immutable after creation.
@@ -85,6 +89,7 @@ type deployment struct {
 	failSummary   string
 	failLogs      []string
 	commitQueued  bool
+	endStatus     string
 	subdomain     string
 }
 
@@ -199,6 +204,10 @@ func (d *deployment) snapshot(now time.Time) DeploymentSnapshot {
 	}
 	ended := d.created.Add(end)
 	snap.EndedAt, snap.Commit = &ended, &commit
+	if d.endStatus != "" {
+		snap.Status, snap.Summary, snap.Logs = d.endStatus, "Deployment "+d.endStatus, build
+		return snap
+	}
 	if d.fail {
 		snap.Status, snap.Summary = DeploymentFailure, d.failSummary
 		snap.Logs = append(build, d.failLogs...)
@@ -294,6 +303,7 @@ func (s *Server) startDeployment(projectID, branch string, preview bool, now tim
 		failSummary:  cmp.Or(b.FailSummary, DefaultDeploymentFailSummary),
 		failLogs:     slices.Clone(logs),
 		commitQueued: b.CommitWhileQueued,
+		endStatus:    b.EndStatus,
 		subdomain:    subdomainFor(projectID),
 	}
 	s.deployments[d.id] = d

@@ -161,6 +161,7 @@ func (a *agentJobAction) Invoke(ctx context.Context, req action.InvokeRequest, r
 		rerun:          "invoking the action again",
 		afterInterrupt: afterInterrupt,
 		afterFailure:   "Invoke the action again (without job_id) to start a new job.",
+		afterEnded:     "Check the job on the dashboard; invoke the action again (without job_id) to start a new job",
 	}, &resp.Diagnostics)
 }
 

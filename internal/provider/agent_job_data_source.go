@@ -140,7 +140,7 @@ func (d *agentJobDataSource) Read(ctx context.Context, req datasource.ReadReques
 		if resp.Diagnostics.HasError() {
 			return
 		}
-		job, err = d.data.waitForAgentJob(ctx, projectID, jobID, wait.limit, nil, nil)
+		job, err = d.data.waitForAgentJob(ctx, projectID, jobID, wait.limit, nil, nil, "Check the job on the dashboard")
 	} else {
 		job, err = d.data.client.GetAgentJob(ctx, projectID, jobID)
 	}

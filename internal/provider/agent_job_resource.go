@@ -148,10 +148,15 @@ func (r *agentJobResource) Create(ctx context.Context, req resource.CreateReques
 		afterInterrupt: "its id is saved in state, and the next terraform apply continues waiting for it rather than starting another",
 		afterFailure: "The failed status is saved in state, so the next terraform apply starts a new job with the same prompt; " +
 			"change the prompt first if it was the cause.",
+		afterEnded: "Its status is saved in state, and the next terraform apply starts a new job with the same prompt rather than " +
+			"following this one; check the job on the dashboard first",
 	}
-	resumed, err := r.resumableJob(ctx, plan)
+	resumed, err := r.resumableJob(ctx, plan, func(work offeredWork) {
+		plan.setJob(&client.AgentJob{ID: work.ID, Status: client.AgentStatus(work.Status)}, r.data, &resp.Diagnostics)
+		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	})
 	if err != nil {
-		resp.Diagnostics.AddError("Cannot continue the unfinished agent job", err.Error())
+		resp.Diagnostics.AddError("Cannot continue the unfinished agent job", sentence(err.Error()))
 		return
 	}
 	run.resumed = resumed
@@ -165,16 +170,18 @@ func (r *agentJobResource) Create(ctx context.Context, req resource.CreateReques
 }
 
 // resumableJob returns the job that an interrupted create of the same
-// inputs left active, through the one resume protocol (resumeOffered).
-func (r *agentJobResource) resumableJob(ctx context.Context, plan agentJobResourceModel) (*client.AgentJob, error) {
+// inputs left active, through the one resume protocol (resumeOffered): a
+// job that failed, or that the API archived with a status the provider
+// does not know, is over. keep saves the offered job when it cannot be read.
+func (r *agentJobResource) resumableJob(ctx context.Context, plan agentJobResourceModel, keep func(offeredWork)) (*client.AgentJob, error) {
 	var job *client.AgentJob
 	projectID := plan.ProjectID.ValueString()
 	_, ok, err := r.data.resumeOffered(ctx, r.data.agentJobResumeKey(plan), func(id string) string { return "Agent job " + id + " of project " + projectID },
 		func(ctx context.Context, id string) (bool, error) {
 			var err error
 			job, err = r.data.client.GetAgentJob(ctx, projectID, id)
-			return err == nil && job.Status == client.AgentFailed, err
-		})
+			return err == nil && (job.Status == client.AgentFailed || job.EndedUnknown()), err
+		}, keep)
 	if err != nil || !ok {
 		return nil, err
 	}
@@ -218,18 +225,22 @@ func (r *agentJobResource) Update(ctx context.Context, req resource.UpdateReques
 
 // Delete forgets the job: the API can neither cancel nor delete one. A job
 // whose create did not see it end (a timeout, an interrupt: see
-// privateCreateFinished) is offered, unless it failed since, to a create of
-// the same inputs in this run: the replacement of the tainted resource
-// follows it instead of starting another.
+// privateCreateFinished) is offered, unless it failed, to a create of the
+// same inputs in this run: the replacement of the tainted resource follows
+// it instead of starting another. State does not record when a job was
+// archived, so a job archived with a status the provider does not know is
+// offered too, and the replacement's read of it starts afresh.
 func (r *agentJobResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
 	var state agentJobResourceModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
 	if resp.Diagnostics.HasError() || r.data == nil {
 		return
 	}
-	if id := state.ID.ValueString(); id != "" && state.Status.ValueString() != string(client.AgentFailed) && !createFinished(ctx, req.Private) {
-		r.data.resume.offer(r.data.agentJobResumeKey(state), offeredWork{ID: id})
-	}
+	r.data.offerUnfinished(r.data.agentJobResumeKey(state), unfinishedWork{
+		work:     offeredWork{ID: state.ID.ValueString(), Status: state.Status.ValueString()},
+		over:     state.Status.ValueString() == string(client.AgentFailed),
+		finished: createFinished(ctx, req.Private),
+	})
 }
 
 // ModifyPlan replaces a job that failed: it will never open its pull request.

@@ -33,10 +33,13 @@ type agentJobRun struct {
 	// any wait, so that a resource saves its id first.
 	started func(*client.AgentJob)
 	// rerun is what the user would do to try again, such as "invoking the
-	// action again"; afterInterrupt and afterFailure say what happens then.
+	// action again"; afterInterrupt, afterFailure and afterEnded (a job
+	// archived with a status the provider does not know) say what happens
+	// then.
 	rerun          string
 	afterInterrupt string
 	afterFailure   string
+	afterEnded     string
 }
 
 // runAgentJob sends the prompt (unless it resumes a job) and, with wait,
@@ -86,7 +89,7 @@ func (d *providerData) runAgentJob(ctx context.Context, run agentJobRun, diags *
 			onInterrupt: fmt.Sprintf("The job keeps running on the server: follow it with the docsadmin_agent_job data source (job_id = %q); %s",
 				job.ID, run.afterInterrupt),
 			onGone: agentJobGone}
-		last, err := d.waitForAgentJob(ctx, run.projectID, job.ID, run.limit, job, progress.seen)
+		last, err := d.waitForAgentJob(ctx, run.projectID, job.ID, run.limit, job, progress.seen, run.afterEnded)
 		if last != nil {
 			job = last
 		}

@@ -14,8 +14,10 @@ import (
 // nil, is called with every job read, first included, so that a caller can
 // report changes as they happen. It returns the last job read, also on
 // error (nil when none was), and the poller's error for waitFailure to word.
+// ended says what to do about a job archived with a status the provider
+// does not know, which ends the wait at once.
 func (d *providerData) waitForAgentJob(ctx context.Context, projectID, jobID string, limit time.Duration,
-	first *client.AgentJob, seen func(*client.AgentJob)) (*client.AgentJob, error) {
+	first *client.AgentJob, seen func(*client.AgentJob), ended string) (*client.AgentJob, error) {
 	ctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
 
@@ -37,8 +39,8 @@ func (d *providerData) waitForAgentJob(ctx context.Context, projectID, jobID str
 		}
 		obs := observe(job)
 		if job.EndedUnknown() {
-			return obs, poll.Permanent(&unknownEndError{subject: "agent job " + jobID, status: string(job.Status), known: client.KnownAgentStatuses,
-				field: "archiving time (archivedAt)", next: "Check the job on the dashboard; its pull request, if any, is in pr_link"})
+			return obs, poll.Permanent(&unknownEndError{subject: "agent job " + jobID, status: d.apiLine(string(job.Status)), known: client.KnownAgentStatuses,
+				field: "archiving time (archivedAt)", next: ended})
 		}
 		return obs, nil
 	}

@@ -1,7 +1,6 @@
 package provider
 
 import (
-	"errors"
 	"fmt"
 	"strings"
 
@@ -26,9 +25,10 @@ func warnMalformed(diags *diag.Diagnostics, what string, fields []string) {
 			"The API may have changed: if this persists, report it with the provider's version.", what, strings.Join(quoted, ", ")))
 }
 
-// unknownEndError is a deployment that says it ended (endedAt is set) with
-// a status the provider does not know: the wait ends at once rather than
-// waiting out its limit for a change that will not come.
+// unknownEndError is a deployment or an agent job that says it ended (its
+// end time is set) with a status the provider does not know: the wait ends
+// at once rather than waiting out its limit for a change that will not
+// come. status has been through the provider's sanitizer.
 type unknownEndError struct {
 	subject string
 	status  string
@@ -38,15 +38,6 @@ type unknownEndError struct {
 }
 
 func (e *unknownEndError) Error() string {
-	return fmt.Sprintf("%s ended with status %q, which the provider does not know (it knows %s): the API set its %s, so it will not change again. %s",
+	return fmt.Sprintf("%s ended with status \"%s\", which the provider does not know (it knows %s): the API set its %s, so it will not change again. %s",
 		e.subject, e.status, strings.Join(e.known, ", "), e.field, e.next)
-}
-
-// endedUnknown words an unknownEndError in err, or reports false.
-func endedUnknown(err error) (string, bool) {
-	var e *unknownEndError
-	if errors.As(err, &e) {
-		return e.Error() + ".", true
-	}
-	return "", false
 }

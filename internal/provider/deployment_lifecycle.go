@@ -57,9 +57,10 @@ func beginDeploymentUpdate(ctx context.Context, data *providerData, consequence 
 	return ctx, limit, !resp.Diagnostics.HasError()
 }
 
-// deploymentFailed reads a deployment or preview build, for the resume
-// protocol: whether it failed.
-func (d *providerData) deploymentFailed(ctx context.Context, statusID string) (bool, error) {
+// deploymentOver reads a deployment or preview build, for the resume
+// protocol: whether it is over, failed or ended with a status the provider
+// does not know (it will never succeed: the replacement starts afresh).
+func (d *providerData) deploymentOver(ctx context.Context, statusID string) (bool, error) {
 	dep, err := d.client.GetDeployment(ctx, statusID)
-	return err == nil && dep.Status == client.DeploymentFailure, err
+	return err == nil && (dep.Status == client.DeploymentFailure || dep.EndedUnknown()), err
 }

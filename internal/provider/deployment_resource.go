@@ -13,7 +13,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
-	"github.com/docsadmin/terraform-provider-docsadmin/internal/client"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/duration"
 )
 
@@ -97,9 +96,13 @@ func (r *deploymentResource) Create(ctx context.Context, req resource.CreateRequ
 	// running is followed rather than queued a second time.
 	key := r.data.deploymentResumeKey(projectID, plan.Triggers)
 	offered, resumed, err := r.data.resumeOffered(ctx, key, func(id string) string { return deploymentSubject(deploymentKind, id) + " of project " + projectID },
-		r.data.deploymentFailed)
+		r.data.deploymentOver, func(work offeredWork) {
+			plan.kept(work)
+			plan.ID = types.StringValue(work.ID)
+			resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+		})
 	if err != nil {
-		resp.Diagnostics.AddError("Cannot continue the unfinished deployment", err.Error())
+		resp.Diagnostics.AddError("Cannot continue the unfinished deployment", sentence(err.Error()))
 		return
 	}
 	statusID := offered.ID
@@ -186,18 +189,21 @@ func (r *deploymentResource) Update(ctx context.Context, req resource.UpdateRequ
 
 // Delete forgets the deployment: the API cannot undo one. A deployment whose
 // create did not see it end (a timeout, an interrupt: see
-// privateCreateFinished) is offered, unless it failed since, to a create of
-// the same inputs in this run: the replacement of the tainted resource
-// follows it instead of queuing another.
+// privateCreateFinished) is offered, unless it is over (failed, or ended
+// with a status the provider does not know), to a create of the same inputs
+// in this run: the replacement of the tainted resource follows it instead
+// of queuing another.
 func (r *deploymentResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
 	var state deploymentResourceModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
 	if resp.Diagnostics.HasError() || r.data == nil {
 		return
 	}
-	if id := state.StatusID.ValueString(); id != "" && state.status() != client.DeploymentFailure && !createFinished(ctx, req.Private) {
-		r.data.resume.offer(r.data.deploymentResumeKey(state.ProjectID.ValueString(), state.Triggers), offeredWork{ID: id})
-	}
+	r.data.offerUnfinished(r.data.deploymentResumeKey(state.ProjectID.ValueString(), state.Triggers), unfinishedWork{
+		work:     state.offered(),
+		over:     state.over(),
+		finished: createFinished(ctx, req.Private),
+	})
 }
 
 // ModifyPlan plans a new deployment, in place, when triggers changed or the
@@ -226,9 +232,10 @@ func (r *deploymentResource) ModifyPlan(ctx context.Context, req resource.Modify
 }
 
 // redeployNeeded tells whether a new deployment is due: triggers changed
-// (an empty map being the same as none), or the recorded one failed.
+// (an empty map being the same as none), or the recorded one is over
+// (failed, or ended with a status the provider does not know).
 func redeployNeeded(planned, prior types.Map, last deploymentStatusModel) bool {
-	return triggersChanged(planned, prior) || last.status() == client.DeploymentFailure
+	return triggersChanged(planned, prior) || last.over()
 }
 
 // deploymentResumeKey identifies a deployment by the API it runs on, its

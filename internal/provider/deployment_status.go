@@ -136,6 +136,25 @@ func (m deploymentStatusModel) status() client.DeploymentStatus {
 	return client.DeploymentStatus(m.Status.ValueString())
 }
 
+// over reports a recorded deployment that will never succeed: it failed, or
+// it ended (ended_at is set) with a status the provider does not know, such
+// as "canceled". Either way the next apply deploys again.
+func (m deploymentStatusModel) over() bool {
+	status := m.status()
+	return status == client.DeploymentFailure || (!m.EndedAt.IsNull() && !m.EndedAt.IsUnknown() && !status.Known())
+}
+
+// offered is the recorded deployment, for the resume protocol.
+func (m deploymentStatusModel) offered() offeredWork {
+	return offeredWork{ID: m.StatusID.ValueString(), Status: m.Status.ValueString()}
+}
+
+// kept records work, a deployment an earlier apply left unfinished that
+// could not be read again: its id and last seen status, the rest null.
+func (m *deploymentStatusModel) kept(work offeredWork) {
+	m.set(&client.Deployment{ID: work.ID, Status: client.DeploymentStatus(work.Status)}, nil)
+}
+
 // stringList is a list of strings; null when not present.
 func stringList(items []string, present bool) types.List {
 	if !present {
@@ -169,8 +188,9 @@ func (d *providerData) waitForDeployment(ctx context.Context, subject, statusID 
 		obs := poll.Observation{Status: d.apiLine(string(dep.Status)), Final: dep.Status.Final()}
 		changes.note(ctx, obs)
 		if dep.EndedUnknown() {
-			return obs, poll.Permanent(&unknownEndError{subject: subject, status: string(dep.Status), known: client.KnownDeploymentStatuses,
-				field: "end time (endedAt)", next: "Check the deployment on the dashboard; run terraform apply again to deploy again"})
+			return obs, poll.Permanent(&unknownEndError{subject: subject, status: d.apiLine(string(dep.Status)), known: client.KnownDeploymentStatuses,
+				field: "end time (endedAt)", next: "It is saved in state as it ended, and the next terraform apply deploys again " +
+					"rather than following it; check the deployment on the dashboard first"})
 		}
 		return obs, nil
 	})
@@ -203,21 +223,13 @@ func (d *providerData) followDeployment(ctx context.Context, f deploymentFollow,
 		diags.Append(f.save()...)
 	}
 	if err != nil {
-		diags.AddError("Deployment did not end", deploymentWaitError(wait, err))
+		diags.AddError("Deployment did not end", wait.describe(err))
 		return false
 	}
 	if dep.Status == client.DeploymentFailure {
 		diags.AddError("Deployment failed", d.deploymentFailure(f.subject, dep, f.again))
 	}
 	return true
-}
-
-// deploymentWaitError words a wait on a deployment that did not end.
-func deploymentWaitError(wait waitFailure, err error) string {
-	if text, ok := endedUnknown(err); ok {
-		return text
-	}
-	return wait.describe(err)
 }
 
 // deploymentFailure words a deployment that ended in failure: the API's

@@ -120,9 +120,14 @@ func (r *previewDeploymentResource) Create(ctx context.Context, req resource.Cre
 	offered, ok, err := r.data.resumeOffered(ctx, r.previewResumeKey(plan),
 		func(id string) string {
 			return fmt.Sprintf("Preview deployment %s of branch %q in project %s", id, plan.Branch.ValueString(), projectID)
-		}, r.data.deploymentFailed)
+		}, r.data.deploymentOver, func(work offeredWork) {
+			plan.kept(work)
+			plan.ID = types.StringValue(work.ID)
+			plan.PreviewURL = optionalString(work.URL)
+			resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+		})
 	if err != nil {
-		resp.Diagnostics.AddError("Cannot continue the unfinished preview build", err.Error())
+		resp.Diagnostics.AddError("Cannot continue the unfinished preview build", sentence(err.Error()))
 		return
 	}
 	if ok {
@@ -243,18 +248,23 @@ func (r *previewDeploymentResource) Update(ctx context.Context, req resource.Upd
 
 // Delete forgets the preview: the API cannot delete one. A build whose
 // create did not see it end (a timeout, an interrupt: see
-// privateCreateFinished) is offered, unless it failed since, to a create of
-// the same inputs in this run: the replacement of the tainted resource
-// follows it instead of queuing another.
+// privateCreateFinished) is offered, unless it is over (failed, or ended
+// with a status the provider does not know), to a create of the same inputs
+// in this run: the replacement of the tainted resource follows it instead
+// of queuing another.
 func (r *previewDeploymentResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
 	var state previewDeploymentModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() || r.data == nil || createFinished(ctx, req.Private) {
+	if resp.Diagnostics.HasError() || r.data == nil {
 		return
 	}
-	if id := state.StatusID.ValueString(); id != "" && state.status() != client.DeploymentFailure {
-		r.data.resume.offer(r.previewResumeKey(state), offeredWork{ID: id, URL: state.PreviewURL.ValueString()})
-	}
+	work := state.offered()
+	work.URL = state.PreviewURL.ValueString()
+	r.data.offerUnfinished(r.previewResumeKey(state), unfinishedWork{
+		work:     work,
+		over:     state.over(),
+		finished: createFinished(ctx, req.Private),
+	})
 }
 
 // ModifyPlan plans a rebuild, in place, when triggers changed or the last

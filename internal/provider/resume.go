@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"sync"
 
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -21,18 +22,24 @@ import (
 // id of the work it started but Terraform marks it tainted, so the next
 // apply plans a replacement: Delete of the old object, then Create of the
 // new one, in the same provider process. Delete offers the unfinished work
-// here under a fingerprint of its inputs, and Create takes it over through
-// resumeOffered instead of starting the same work a second time.
+// here (offerUnfinished) under a fingerprint of its inputs, and Create takes
+// it over through resumeOffered instead of starting the same work a second
+// time. The registry lives only as long as the provider process, one
+// terraform apply: what must outlast it is in state, never only here.
 type resumeRegistry struct {
 	mu   sync.Mutex
 	work map[string]offeredWork // inputs fingerprint -> work
 }
 
-// offeredWork is what an unfinished create left: the id of the work and,
-// for a preview build, its address.
+// offeredWork is what an unfinished create left, as state recorded it: the
+// id of the work, its last seen status and, for a preview build, its
+// address, for an export the API revision it was found in. It is what a
+// create needs to follow the work, or to save it in state again.
 type offeredWork struct {
-	ID  string
-	URL string
+	ID       string
+	Status   string
+	URL      string
+	Revision string
 }
 
 func newResumeRegistry() *resumeRegistry {
@@ -54,34 +61,75 @@ func (r *resumeRegistry) take(fingerprint string) (offeredWork, bool) {
 	return work, ok
 }
 
-// resumeOffered is the one resume protocol of every resource that starts
-// work. It takes the work offered for key and reads it again with read,
-// which reports whether the work failed: work that is gone or failed is
-// dropped (ok false: start afresh); any other failure to read it puts it
-// back on offer and returns an error that says nothing was started, so a
-// passing outage never costs a second export, deployment or pull request.
-// what names the work ("export job se_...").
+// unfinishedWork is what Delete knows of the work in state, for the offer.
+type unfinishedWork struct {
+	work offeredWork
+	// over: state shows that the work failed, or that it ended with a
+	// status the provider does not know (a deployment's end time set): it
+	// will never succeed, so the replacement starts afresh. An agent job's
+	// state does not record its end: the read of resumeOffered tells.
+	over bool
+	// finished: the create saw its work through. For a deployment, a preview
+	// build and an agent job, the create-finished mark in private state
+	// (createFinished), which Terraform does not keep for a tainted object:
+	// a tainted one is always offered, and `apply -replace` of one whose
+	// create finished starts anew. For an export, a link in state: its
+	// create finishes by delivering one, and until then (a timeout, an
+	// interrupt, a link that failed) the replacement continues the job.
+	finished bool
+}
+
+// offerUnfinished is Delete's half of the one resume protocol: work in
+// state that the create did not see through, and that is not over, is
+// offered to a create of the same inputs in this run.
+func (d *providerData) offerUnfinished(key string, u unfinishedWork) {
+	if u.offered() {
+		d.resume.offer(key, u.work)
+	}
+}
+
+// offered reports whether Delete offers u.
+func (u unfinishedWork) offered() bool {
+	return u.work.ID != "" && !u.over && !u.finished
+}
+
+// resumeOffered is Create's half of the one resume protocol of every
+// resource that starts work. It takes the work offered for key and reads it
+// again with read, which reports whether the work is over (failed, or ended
+// with a status the provider does not know): work that is gone or over is
+// dropped (ok false: start afresh). Any other failure to read it, such as
+// a passing outage, calls keep, which saves the work in state again so that
+// Terraform keeps it as a tainted object whose Delete offers it to the next
+// apply, and returns an error that says nothing was started: a passing
+// outage never costs a second export, deployment or pull request. what
+// names the work ("export job se_..."); the error is one sentence, without
+// its period.
 func (d *providerData) resumeOffered(ctx context.Context, key string, what func(id string) string,
-	read func(ctx context.Context, id string) (failed bool, err error)) (offeredWork, bool, error) {
+	read func(ctx context.Context, id string) (over bool, err error), keep func(offeredWork)) (offeredWork, bool, error) {
 	work, ok := d.resume.take(key)
 	if !ok {
 		return offeredWork{}, false, nil
 	}
-	failed, err := read(ctx, work.ID)
+	over, err := read(ctx, work.ID)
 	switch {
 	case client.IsNotFound(err):
 		tflog.Info(ctx, "the unfinished work an earlier apply left is gone; starting afresh", map[string]any{"id": work.ID})
 		return offeredWork{}, false, nil
 	case err != nil:
-		d.resume.offer(key, work)
-		return offeredWork{}, false, fmt.Errorf("%s, which an earlier apply left unfinished, could not be read: %s. Nothing was started: "+
-			"run terraform apply again to continue it", what(work.ID), withHint(err))
-	case failed:
-		tflog.Info(ctx, "the unfinished work an earlier apply left has failed; starting afresh", map[string]any{"id": work.ID})
+		keep(work)
+		return offeredWork{}, false, fmt.Errorf("%s, which an earlier apply left unfinished, could not be read: %s Nothing was started, "+
+			"and its id stays in state: the next terraform apply continues the same work", what(work.ID), sentence(withHint(err)))
+	case over:
+		tflog.Info(ctx, "the unfinished work an earlier apply left has failed or ended; starting afresh", map[string]any{"id": work.ID})
 		return offeredWork{}, false, nil
 	}
 	tflog.Info(ctx, "continuing the work an earlier apply left unfinished", map[string]any{"id": work.ID})
 	return work, true, nil
+}
+
+// sentence ends text with one period.
+func sentence(text string) string {
+	return strings.TrimRight(text, ". ") + "."
 }
 
 // exportFingerprint digests what identifies an export.

@@ -23,7 +23,9 @@ func withoutRetries(config string) string {
 // outageDuringResume is a create that timed out, then an apply whose
 // replacement cannot read the work it would take over (a 503 after the
 // refresh's read): it must fail saying nothing was started, and the apply
-// after it follow the same work.
+// after it follow the same work. Here one provider serves every step;
+// TestAccResume_outageAcrossApplies runs the same rows through the CLI, a
+// provider process per apply, where only state carries the work over.
 func outageDuringResume(t *testing.T, read mockapi.Endpoint, timedOut, resumed string, timedOutError string, started func() int) func(*mockapi.Server) []resource.TestStep {
 	return func(mock *mockapi.Server) []resource.TestStep {
 		once := func() error {

@@ -254,9 +254,16 @@ func (o exportOutput) save(ctx context.Context, m staticExportModel) {
 // it: the next apply continues it, and no second export is started.
 func (r *staticExportResource) export(ctx context.Context, m *staticExportModel, inputs exportInputs, previousLink types.Int64,
 	name timeoutName, limit time.Duration, out exportOutput) {
-	job, err := r.resumableJob(ctx, inputs)
+	job, err := r.resumableJob(ctx, inputs, func(work offeredWork) {
+		// Saved again as Delete found it: Terraform keeps it, tainted, and
+		// the next apply's Delete offers it once more.
+		m.setJob(&client.StaticExportJob{JobID: work.ID, Status: client.ExportStatus(work.Status), Revision: client.ExportRevision(work.Revision)})
+		m.clearBundle()
+		m.clearArchive()
+		out.save(ctx, *m)
+	})
 	if err != nil {
-		out.diags.AddError("Cannot continue the unfinished static export", err.Error())
+		out.diags.AddError("Cannot continue the unfinished static export", sentence(err.Error()))
 		return
 	}
 	if job == nil {
@@ -301,15 +308,16 @@ func (r *staticExportResource) export(ctx context.Context, m *staticExportModel,
 }
 
 // resumableJob returns the job that an earlier, unfinished create of the same
-// inputs left behind, through the one resume protocol (resumeOffered).
-func (r *staticExportResource) resumableJob(ctx context.Context, inputs exportInputs) (*client.StaticExportJob, error) {
+// inputs left behind, through the one resume protocol (resumeOffered). keep
+// saves the offered job when it cannot be read.
+func (r *staticExportResource) resumableJob(ctx context.Context, inputs exportInputs, keep func(offeredWork)) (*client.StaticExportJob, error) {
 	var job *client.StaticExportJob
 	_, ok, err := r.data.resumeOffered(ctx, r.data.resumeKey(inputs), func(id string) string { return "Export job " + id },
 		func(ctx context.Context, id string) (bool, error) {
 			var err error
 			job, err = r.data.client.GetStaticExport(ctx, id)
 			return err == nil && job.Status == client.ExportFailed, err
-		})
+		}, keep)
 	if err != nil || !ok {
 		return nil, err
 	}
@@ -440,22 +448,32 @@ func (r *staticExportResource) Update(ctx context.Context, req resource.UpdateRe
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 }
 
-// Delete forgets the job: the API can neither delete nor cancel exports. An
-// unfinished job is offered to a create of the same inputs in this run.
+// Delete forgets the job: the API can neither delete nor cancel exports. A
+// job that has not failed and whose link was never delivered (the create
+// timed out, was interrupted, or its link failed) is offered to a create of
+// the same inputs in this run.
 func (r *staticExportResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
 	var state staticExportModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
 	if resp.Diagnostics.HasError() || r.data == nil {
 		return
 	}
-	status := state.Status.ValueString()
-	if state.JobID.ValueString() != "" && status != string(client.ExportFailed) && state.BundleURL.IsNull() {
-		inputs, diags := state.inputs(ctx)
-		resp.Diagnostics.Append(diags...)
-		if !diags.HasError() {
-			r.data.resume.offer(r.data.resumeKey(inputs), offeredWork{ID: state.JobID.ValueString()})
-		}
+	unfinished := unfinishedWork{
+		work:     offeredWork{ID: state.JobID.ValueString(), Status: state.Status.ValueString(), Revision: state.APIRevision.ValueString()},
+		over:     state.Status.ValueString() == string(client.ExportFailed),
+		finished: !state.BundleURL.IsNull(),
 	}
+	if !unfinished.offered() {
+		return
+	}
+	inputs, diags := state.inputs(ctx)
+	resp.Diagnostics.Append(diags...)
+	if diags.HasError() {
+		return
+	}
+	// The replacement reads the job in the revision of the API it was found in.
+	r.data.knowExport(state)
+	r.data.offerUnfinished(r.data.resumeKey(inputs), unfinished)
 }
 
 func (r *staticExportResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {

@@ -124,12 +124,16 @@ func (w waitFailure) describe(err error) string {
 }
 
 // explain describes err when it ended the wait itself: the limit was reached,
-// Terraform interrupted it, or too many polls failed in a row. It reports
+// Terraform interrupted it, too many polls failed in a row, or the subject
+// ended with a status the provider does not know. It reports
 // false for any other error, which the caller words.
 func (w waitFailure) explain(err error) (string, bool) {
 	var timeout *poll.TimeoutError
 	var budget *poll.ErrorBudgetError
+	var ended *unknownEndError
 	switch {
+	case errors.As(err, &ended):
+		return ended.Error() + ".", true
 	case errors.As(err, &timeout) && errors.Is(err, context.DeadlineExceeded):
 		return fmt.Sprintf("waiting for %s timed out after %s (limit %s = %s); last seen: %s%s. %s",
 			w.subject, duration.Written(timeout.Waited.Round(time.Second)), w.timeout, duration.Written(w.limit), lastSeen(timeout.Last, timeout.Seen), lastFailure(timeout.LastErr), w.onTimeout), true

@@ -100,7 +100,7 @@ func TestAgentJobWaitLogsOneInfoLinePerStatusChange(t *testing.T) {
 	var logs bytes.Buffer
 	ctx := tflogtest.RootLogger(context.Background(), &logs)
 
-	job, err := data.waitForAgentJob(ctx, "proj_1", "aj_1", time.Minute, nil, nil)
+	job, err := data.waitForAgentJob(ctx, "proj_1", "aj_1", time.Minute, nil, nil, "")
 	if err != nil || job.Status != client.AgentCompleted {
 		t.Fatalf("wait: %v, %+v", err, job)
 	}
