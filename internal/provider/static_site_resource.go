@@ -352,10 +352,15 @@ func (r *staticSiteResource) publish(ctx context.Context, plan *staticSiteModel,
 		diags.AddAttributeError(path.Root("directory"), summary, publishProblem(site, err))
 		return false
 	}
+	if staged.TookOver != "" {
+		tflog.Info(ctx, "took over a store that a killed run left before it published anything", map[string]any{
+			"directory": site.Dir, "store": site.Store, "left_by": staged.TookOver,
+		})
+	}
 	published := false
 	defer func() {
 		if !published {
-			_ = site.Abandon(owner)
+			_ = staged.Abandon()
 		}
 	}()
 	// Always a fresh link: one kept in state may have expired long ago.
@@ -370,7 +375,7 @@ func (r *staticSiteResource) publish(ctx context.Context, plan *staticSiteModel,
 	}
 	// nil: archive.DownloadClient, which honours HTTPS_PROXY, NO_PROXY and
 	// SSL_CERT_FILE, sends no Referer and refuses https to http redirects.
-	sum, err := r.data.limits.FetchUnpack(ctx, nil, link.BundleURL, staged, opts)
+	sum, err := r.data.limits.FetchUnpack(ctx, nil, link.BundleURL, staged.Tree, opts)
 	if err != nil {
 		diags.AddError(summary, r.data.siteDownloadProblem(jobID, link.BundleURL, "unpacking into "+site.Dir+" from", limit, timeout, err))
 		return false
@@ -380,7 +385,7 @@ func (r *staticSiteResource) publish(ctx context.Context, plan *staticSiteModel,
 	if d.HasError() {
 		return false
 	}
-	release, err := site.Switch(staged, owner, jobID)
+	release, err := staged.Switch(jobID)
 	if err != nil && release == "" {
 		diags.AddAttributeError(path.Root("directory"), summary, publishProblem(site, err))
 		return false
@@ -621,9 +626,12 @@ func foreignProblem(site publish.Site, found string) string {
 func publishProblem(site publish.Site, err error) string {
 	var foreign *publish.ForeignError
 	var conflict *publish.ConflictError
+	var busy *publish.BusyError
 	switch {
 	case errors.As(err, &foreign):
 		return foreignProblem(site, foreign.Found)
+	case errors.As(err, &busy):
+		return busy.Error() + "."
 	case errors.As(err, &conflict):
 		return conflict.Error() + ". Give each docsadmin_static_site a directory of its own. If that site was this resource before a " +
 			"`terraform taint` with create_before_destroy, replace it with `terraform apply -replace=ADDRESS` instead, which hands the " +
