@@ -44,3 +44,9 @@ func lockFile(p string) (*os.File, error) {
 	}
 	return f, nil
 }
+
+// openDir opens the directory p to read its entries: never a link, and
+// never a FIFO or a device put in its place, which could block.
+func openDir(p string) (*os.File, error) {
+	return os.OpenFile(p, os.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+}

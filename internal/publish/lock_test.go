@@ -238,3 +238,32 @@ func TestStageAfterAProcessKilledMidPublication(t *testing.T) {
 		t.Errorf("serves %q", got)
 	}
 }
+
+// A directory that is not a site but holds one, at the first or second
+// level, is described naming that site; deeper ones are not looked for.
+func TestDescribeNamesANestedSite(t *testing.T) {
+	for _, c := range []struct {
+		name, below string
+		found       bool
+	}{
+		{"first level", "site", true},
+		{"second level", "dist/site", true},
+		{"third level", "a/dist/site", false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			root := t.TempDir()
+			writeFile(t, filepath.Join(root, "README.md"), "mine")
+			s, _ := Locate(filepath.Join(root, c.below))
+			publishTree(t, s, "site-a", "one")
+			info, err := os.Lstat(root)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := Describe(root, info)
+			named := strings.Contains(got, s.Dir+", the site of a docsadmin_static_site (site-a, export job se_1)")
+			if named != c.found {
+				t.Errorf("Describe = %q", got)
+			}
+		})
+	}
+}

@@ -190,6 +190,9 @@ func Describe(p string, info fs.FileInfo) string {
 	if tf := TerraformFiles(entries); len(tf) > 0 {
 		return fmt.Sprintf("a directory of a Terraform configuration or state (%s)", strings.Join(tf, ", "))
 	}
+	if site := nestedSite(p, entries); site != "" {
+		return "a directory that the provider did not make, which holds " + site
+	}
 	names := make([]string, 0, 3)
 	for _, e := range entries[:min(3, len(entries))] {
 		names = append(names, e.Name())
@@ -199,6 +202,63 @@ func Describe(p string, info fs.FileInfo) string {
 		more = ", ..."
 	}
 	return fmt.Sprintf("a directory that the provider did not make, with %d entries (%s%s)", len(entries), strings.Join(names, ", "), more)
+}
+
+// Bounds of nestedSite's look below a directory.
+const (
+	nestedDirsMax    = 64
+	nestedEntriesMax = 256
+)
+
+// nestedSite names a site published inside the directory p, or "": it looks
+// for a store among p's entries, then among the first entries of the
+// first of p's subdirectories, and no deeper.
+func nestedSite(p string, entries []fs.DirEntry) string {
+	if site := siteAmong(p, entries); site != "" {
+		return site
+	}
+	dirs := 0
+	for _, e := range entries {
+		if !e.IsDir() { // links are not followed
+			continue
+		}
+		if dirs++; dirs > nestedDirsMax {
+			break
+		}
+		f, err := openDir(filepath.Join(p, e.Name()))
+		if err != nil {
+			continue
+		}
+		sub, _ := f.ReadDir(nestedEntriesMax)
+		f.Close()
+		if site := siteAmong(filepath.Join(p, e.Name()), sub); site != "" {
+			return site
+		}
+	}
+	return ""
+}
+
+// siteAmong names the site of a store among the entries of dir, or "".
+func siteAmong(dir string, entries []fs.DirEntry) string {
+	for _, e := range entries {
+		if !e.IsDir() || !strings.HasSuffix(e.Name(), storeSuffix) {
+			continue
+		}
+		m, err := (Site{Store: filepath.Join(dir, e.Name())}).readMarker()
+		if err != nil || m == nil {
+			continue
+		}
+		served := m.Directory
+		if served == "" || filepath.Dir(served) != dir {
+			served = filepath.Join(dir, strings.TrimSuffix(strings.TrimPrefix(e.Name(), "."), storeSuffix))
+		}
+		job := ""
+		if m.JobID != "" {
+			job = ", export job " + m.JobID
+		}
+		return fmt.Sprintf("%s, the site of a docsadmin_static_site (%s%s)", served, m.Owner, job)
+	}
+	return ""
 }
 
 // TerraformFiles names the entries that belong to a Terraform
