@@ -112,7 +112,7 @@ func TestAccStaticSite_takesOverAKilledFirstPublication(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer running.Abandon()
+	defer func() { _ = running.Abandon() }()
 	var id string
 	resource.UnitTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testFactories(Options{}),

@@ -224,9 +224,11 @@ func TestConcurrentStageClaimsOnce(t *testing.T) {
 			go func() { st, err := s.Stage(owner); handles <- st; errs <- err }()
 		}
 		first, second := <-errs, <-errs
+		// The claim's lock is held until the handle ends: keep it.
+		var claimed []*Staged
 		for range 2 {
 			if st := <-handles; st != nil {
-				defer st.Abandon()
+				claimed = append(claimed, st)
 			}
 		}
 		close(done)
@@ -242,6 +244,11 @@ func TestConcurrentStageClaimsOnce(t *testing.T) {
 		}
 		if entries, _ := os.ReadDir(parent); len(entries) != 1 {
 			t.Fatalf("the parent holds %d entries, want the store alone", len(entries))
+		}
+		for _, st := range claimed {
+			if err := st.Abandon(); err != nil {
+				t.Fatal(err)
+			}
 		}
 	}
 }
