@@ -21,10 +21,10 @@ func replaceLink(from, to string) error {
 // one that was killed, so a store another owner made is never taken over.
 const locksWork = false
 
-// lockFile opens the lock file p, making it if needed. It locks nothing:
-// see locksWork.
-func lockFile(p string) (*os.File, error) {
-	return os.OpenFile(p, os.O_RDWR|os.O_CREATE, 0o644)
+// lockFile locks nothing (see locksWork), and opens no file: Windows
+// cannot rename or remove a directory that holds an open file.
+func lockFile(string) (*storeLock, error) {
+	return &storeLock{}, nil
 }
 
 // openDir opens the directory p to read its entries.

@@ -24,7 +24,7 @@ const locksWork = true
 // holds the lock (another run, or another handle of this one). The kernel
 // releases the lock when the file is closed or its process ends, however
 // it ends.
-func lockFile(p string) (*os.File, error) {
+func lockFile(p string) (*storeLock, error) {
 	f, err := os.OpenFile(p, os.O_RDWR|os.O_CREATE|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o644)
 	if err != nil {
 		return nil, err
@@ -42,7 +42,7 @@ func lockFile(p string) (*os.File, error) {
 		}
 		return nil, err
 	}
-	return f, nil
+	return &storeLock{f: f}, nil
 }
 
 // openDir opens the directory p to read its entries: never a link, and

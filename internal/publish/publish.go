@@ -381,6 +381,18 @@ func (e *ForeignError) Error() string {
 	return fmt.Sprintf("%s holds %s; the provider replaces only what it wrote itself", e.Site.Dir, e.Found)
 }
 
+// storeLock is the lock on a store's lock file (see lockFile), held until
+// Close.
+type storeLock struct{ f *os.File }
+
+// Close releases the lock.
+func (l *storeLock) Close() error {
+	if l == nil || l.f == nil {
+		return nil
+	}
+	return l.f.Close()
+}
+
 // errBusy is a lock that another open file holds.
 var errBusy = errors.New("the lock is held by another run")
 
@@ -400,7 +412,7 @@ type Staged struct {
 	// TookOver is the owner recorded in a store that a killed run left
 	// before its first switch, which this Stage took over; "" otherwise.
 	TookOver string
-	lock     *os.File
+	lock     *storeLock
 }
 
 func (st *Staged) release() {
@@ -447,7 +459,7 @@ func (s Site) Stage(owner string) (*Staged, error) {
 		return nil, s.conflict(*m, found)
 	}
 	s.removeNewStores()
-	var lock *os.File
+	var lock *storeLock
 	if found.Marker == nil {
 		if lock, err = s.create(owner); err != nil && !errors.Is(err, errStoreExists) {
 			return nil, err
@@ -467,7 +479,7 @@ func (s Site) Stage(owner string) (*Staged, error) {
 }
 
 // lock takes the lock of the existing store for owner without waiting.
-func (s Site) lock(owner string) (*os.File, error) {
+func (s Site) lock(owner string) (*storeLock, error) {
 	m, err := s.readMarker()
 	if err != nil {
 		return nil, err
@@ -527,7 +539,7 @@ func (st *Staged) prepare() error {
 // place, so that no one ever sees a store without its marker, nor one whose
 // first publication is under way without its lock held. errStoreExists is a
 // store that appeared meanwhile.
-func (s Site) create(owner string) (*os.File, error) {
+func (s Site) create(owner string) (*storeLock, error) {
 	parent := filepath.Dir(s.Store)
 	if err := os.MkdirAll(parent, 0o755); err != nil {
 		return nil, err
@@ -536,7 +548,7 @@ func (s Site) create(owner string) (*os.File, error) {
 	if err != nil {
 		return nil, err
 	}
-	lock, err := func() (*os.File, error) {
+	lock, err := func() (*storeLock, error) {
 		if err := os.Chmod(tmp, 0o755); err != nil {
 			return nil, err
 		}
