@@ -71,11 +71,6 @@ func (m *staticSiteModel) setManifest(s siteManifestModel) {
 	m.Routes = s.Routes
 }
 
-// privateOwnerKey holds the site's id in private state, which Terraform
-// hands to the plan of a replacement (-replace, replace_triggered_by): the
-// replacement inherits the publication instead of colliding with it.
-const privateOwnerKey = "site_owner"
-
 func (r *staticSiteResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
 	resp.TypeName = req.ProviderTypeName + "_static_site"
 }
@@ -104,7 +99,10 @@ func (r *staticSiteResource) Schema(ctx context.Context, _ resource.SchemaReques
 		Attributes: map[string]schema.Attribute{
 			"id": schema.StringAttribute{
 				MarkdownDescription: "Identifies this site's publication at `directory`, as recorded in `.<name>.docsadmin/site.json`. It stays " +
-					"the same across new exports, and a replacement of this resource (`-replace`, `replace_triggered_by`) takes it over.",
+					"the same across new exports and restores, which update the site in place. A replacement (`-replace`, " +
+					"`replace_triggered_by`, a tainted resource) is a new publication with a new `id`: the old site is removed first, so " +
+					"`directory` is missing until the new one is switched in; with `create_before_destroy` a replacement at the same " +
+					"`directory` is refused, since the old site still publishes there.",
 				Computed:      true,
 				PlanModifiers: keep(),
 			},
@@ -238,13 +236,11 @@ func (r *staticSiteResource) ModifyPlan(ctx context.Context, req resource.Modify
 	}
 	set("tree_intact", types.BoolValue(true))
 	if req.State.Raw.IsNull() {
-		// The plan of a replacement receives the private state of the
-		// object it replaces: at the same directory, it takes its
-		// publication over.
-		if owner := privateSiteOwner(ctx, req.Private); owner.ID != "" && !plan.Directory.IsUnknown() && sameSitePath(owner.Directory, plan.Directory.ValueString()) {
-			plan.ID = types.StringValue(owner.ID)
-			set("id", plan.ID)
-		}
+		// id stays unknown, also in the plan of a replacement: Terraform
+		// plans a create again at apply, without the private state of the
+		// object it replaces, and the two plans must agree. (Nor does it
+		// show the warnings of a replacement's plan: what a replacement
+		// does is documented instead.)
 		if !plan.Directory.IsUnknown() {
 			r.checkNewDirectory(plan, &resp.Diagnostics)
 		}
@@ -323,7 +319,6 @@ func (r *staticSiteResource) Create(ctx context.Context, req resource.CreateRequ
 		return
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
-	resp.Diagnostics.Append(setPrivateSiteOwner(ctx, resp.Private, plan)...)
 }
 
 // publish asks a fresh link for the plan's job, unpacks its archive into a
@@ -349,13 +344,18 @@ func (r *staticSiteResource) publish(ctx context.Context, plan *staticSiteModel,
 	// published costs no download.
 	staged, err := site.Stage(owner)
 	if err != nil {
-		diags.AddAttributeError(path.Root("directory"), summary, publishProblem(site, err))
+		diags.AddAttributeError(path.Root("directory"), summary, publishProblem(site, jobID, err))
 		return false
+	}
+	if staged.TookOver != "" {
+		tflog.Info(ctx, "took over a store that a killed run left before it published anything", map[string]any{
+			"directory": site.Dir, "store": site.Store, "left_by": staged.TookOver,
+		})
 	}
 	published := false
 	defer func() {
 		if !published {
-			_ = site.Abandon(owner)
+			_ = staged.Abandon()
 		}
 	}()
 	// Always a fresh link: one kept in state may have expired long ago.
@@ -370,7 +370,7 @@ func (r *staticSiteResource) publish(ctx context.Context, plan *staticSiteModel,
 	}
 	// nil: archive.DownloadClient, which honours HTTPS_PROXY, NO_PROXY and
 	// SSL_CERT_FILE, sends no Referer and refuses https to http redirects.
-	sum, err := r.data.limits.FetchUnpack(ctx, nil, link.BundleURL, staged, opts)
+	sum, err := r.data.limits.FetchUnpack(ctx, nil, link.BundleURL, staged.Tree, opts)
 	if err != nil {
 		diags.AddError(summary, r.data.siteDownloadProblem(jobID, link.BundleURL, "unpacking into "+site.Dir+" from", limit, timeout, err))
 		return false
@@ -380,9 +380,9 @@ func (r *staticSiteResource) publish(ctx context.Context, plan *staticSiteModel,
 	if d.HasError() {
 		return false
 	}
-	release, err := site.Switch(staged, owner, jobID)
+	release, err := staged.Switch(jobID)
 	if err != nil && release == "" {
-		diags.AddAttributeError(path.Root("directory"), summary, publishProblem(site, err))
+		diags.AddAttributeError(path.Root("directory"), summary, publishProblem(site, jobID, err))
 		return false
 	}
 	if err != nil {
@@ -501,7 +501,6 @@ func (r *staticSiteResource) Update(ctx context.Context, req resource.UpdateRequ
 		}
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
-	resp.Diagnostics.Append(setPrivateSiteOwner(ctx, resp.Private, plan)...)
 }
 
 // Delete removes the link and the store this site published with, and
@@ -537,33 +536,6 @@ func (r *staticSiteResource) Delete(ctx context.Context, req resource.DeleteRequ
 		resp.Diagnostics.AddWarning("The static site's directory was left in place",
 			fmt.Sprintf("%s holds %s, which the provider did not write; it is left as it is.", site.Dir, found.Foreign))
 	}
-}
-
-// siteOwner is what private state keeps of a site, for its replacement.
-type siteOwner struct {
-	ID        string `json:"id"`
-	Directory string `json:"directory"`
-}
-
-func setPrivateSiteOwner(ctx context.Context, private privateSetter, m staticSiteModel) diag.Diagnostics {
-	site, err := publish.Locate(m.Directory.ValueString())
-	if err != nil {
-		return nil
-	}
-	return setPrivateJSON(ctx, private, privateOwnerKey, siteOwner{ID: m.ID.ValueString(), Directory: site.Dir})
-}
-
-func privateSiteOwner(ctx context.Context, private privateGetter) siteOwner {
-	var owner siteOwner
-	getPrivateJSON(ctx, private, privateOwnerKey, &owner)
-	return owner
-}
-
-// sameSitePath reports whether the paths a and b name the same served path.
-func sameSitePath(a, b string) bool {
-	sa, errA := publish.Locate(a)
-	sb, errB := publish.Locate(b)
-	return errA == nil && errB == nil && sa.Dir == sb.Dir
 }
 
 func newSiteOwner() string {
@@ -617,18 +589,28 @@ func foreignProblem(site publish.Site, found string) string {
 		"never replaces or deletes anything else. Move it away or choose another directory. %s", site.Dir, found, siteDirectoryAccepted)
 }
 
-// publishProblem words a refusal of Stage or Switch.
-func publishProblem(site publish.Site, err error) string {
+// publishProblem words a refusal of Stage or Switch for the site of export
+// job jobID.
+func publishProblem(site publish.Site, jobID string, err error) string {
 	var foreign *publish.ForeignError
 	var conflict *publish.ConflictError
+	var busy *publish.BusyError
 	switch {
 	case errors.As(err, &foreign):
 		return foreignProblem(site, foreign.Found)
+	case errors.As(err, &busy):
+		return busy.Error() + "."
 	case errors.As(err, &conflict):
-		return conflict.Error() + ". Give each docsadmin_static_site a directory of its own. If that site was this resource before a " +
-			"`terraform taint` with create_before_destroy, replace it with `terraform apply -replace=ADDRESS` instead, which hands the " +
-			"directory over; if no resource publishes there any more (it was removed from state), delete " + site.Dir + " and " +
-			filepath.Base(site.Store) + " beside it."
+		likely := ""
+		if conflict.Other.JobID != "" && conflict.Other.JobID == jobID {
+			likely = " It publishes the export job this resource publishes: it is most likely the object this resource replaces."
+		}
+		return conflict.Error() + "." + likely + " Give each docsadmin_static_site a directory of its own. A replacement of a site " +
+			"(`-replace`, `replace_triggered_by`, a tainted resource) under create_before_destroy cannot take the directory over while " +
+			"the old object still publishes there, and nothing was changed: remove create_before_destroy, so that the old site is " +
+			"removed first (the directory is then missing until the new site is switched in), or do not replace: a new job_id " +
+			"updates the site in place, and a damaged site is restored in place by a plain apply. If no resource publishes there any " +
+			"more (it was removed from state), delete " + site.Dir + " and " + filepath.Base(site.Store) + " beside it."
 	}
 	return fmt.Sprintf("Publishing at %s failed: %s", site.Dir, err)
 }

@@ -12,6 +12,13 @@
 // mix. The previous release is kept until the next switch, for servers that
 // resolved the old link a moment before; older ones are removed then.
 //
+// A run holds an flock on the store's lock file from Stage to Switch or
+// Abandon. A store that never published and whose lock is free was left by
+// a run killed before its first switch, and the next Stage takes it over; a
+// store whose lock is held is being published by another run. Temporary
+// files and stores a killed run left, under the provider's own names, are
+// removed by the next Stage or Withdraw.
+//
 // Nothing outside the store and the link at dir is ever written or removed:
 // a dir that holds anything the store does not account for is refused.
 package publish
@@ -183,6 +190,9 @@ func Describe(p string, info fs.FileInfo) string {
 	if tf := TerraformFiles(entries); len(tf) > 0 {
 		return fmt.Sprintf("a directory of a Terraform configuration or state (%s)", strings.Join(tf, ", "))
 	}
+	if site := nestedSite(p, entries); site != "" {
+		return "a directory that the provider did not make, which holds " + site
+	}
 	names := make([]string, 0, 3)
 	for _, e := range entries[:min(3, len(entries))] {
 		names = append(names, e.Name())
@@ -192,6 +202,63 @@ func Describe(p string, info fs.FileInfo) string {
 		more = ", ..."
 	}
 	return fmt.Sprintf("a directory that the provider did not make, with %d entries (%s%s)", len(entries), strings.Join(names, ", "), more)
+}
+
+// Bounds of nestedSite's look below a directory.
+const (
+	nestedDirsMax    = 64
+	nestedEntriesMax = 256
+)
+
+// nestedSite names a site published inside the directory p, or "": it looks
+// for a store among p's entries, then among the first entries of the
+// first of p's subdirectories, and no deeper.
+func nestedSite(p string, entries []fs.DirEntry) string {
+	if site := siteAmong(p, entries); site != "" {
+		return site
+	}
+	dirs := 0
+	for _, e := range entries {
+		if !e.IsDir() { // links are not followed
+			continue
+		}
+		if dirs++; dirs > nestedDirsMax {
+			break
+		}
+		f, err := openDir(filepath.Join(p, e.Name()))
+		if err != nil {
+			continue
+		}
+		sub, _ := f.ReadDir(nestedEntriesMax)
+		f.Close()
+		if site := siteAmong(filepath.Join(p, e.Name()), sub); site != "" {
+			return site
+		}
+	}
+	return ""
+}
+
+// siteAmong names the site of a store among the entries of dir, or "".
+func siteAmong(dir string, entries []fs.DirEntry) string {
+	for _, e := range entries {
+		if !e.IsDir() || !strings.HasSuffix(e.Name(), storeSuffix) {
+			continue
+		}
+		m, err := (Site{Store: filepath.Join(dir, e.Name())}).readMarker()
+		if err != nil || m == nil {
+			continue
+		}
+		served := m.Directory
+		if served == "" || filepath.Dir(served) != dir {
+			served = filepath.Join(dir, strings.TrimSuffix(strings.TrimPrefix(e.Name(), "."), storeSuffix))
+		}
+		job := ""
+		if m.JobID != "" {
+			job = ", export job " + m.JobID
+		}
+		return fmt.Sprintf("%s, the site of a docsadmin_static_site (%s%s)", served, m.Owner, job)
+	}
+	return ""
 }
 
 // TerraformFiles names the entries that belong to a Terraform
@@ -281,10 +348,27 @@ func (e *ConflictError) Error() string {
 	}
 	since := "publishing its first site now"
 	if e.Other.Current != "" {
-		since = "publishing" + job + " since " + e.Other.Published.UTC().Format(time.RFC3339)
+		since = "publishing" + job
+		if job == "" {
+			since += " a site"
+		}
+		if !e.Other.Published.IsZero() {
+			since += " since " + e.Other.Published.UTC().Format(time.RFC3339)
+		}
 	}
 	return fmt.Sprintf("%s is published by another docsadmin_static_site (%s, %s); two sites cannot share a directory",
 		e.Site.Dir, e.Other.Owner, since)
+}
+
+// BusyError is a store that another run of the same owner is publishing
+// with at this moment.
+type BusyError struct {
+	Site Site
+}
+
+func (e *BusyError) Error() string {
+	return fmt.Sprintf("%s is being published by another run of the provider right now (it holds the lock %s); two runs cannot "+
+		"publish one site at once. Wait for that run to end, then apply again", e.Site.Dir, filepath.Join(e.Site.Store, lockName))
 }
 
 // ForeignError is a served path that holds what the provider did not write.
@@ -297,76 +381,292 @@ func (e *ForeignError) Error() string {
 	return fmt.Sprintf("%s holds %s; the provider replaces only what it wrote itself", e.Site.Dir, e.Found)
 }
 
-// Stage claims the site for owner and returns a path inside the store where
-// the next tree is to be written: it does not exist yet. Trees that a killed
-// run left in the staging area are removed first. A Dir that holds anything
-// the provider did not write, or a store another owner publishes with, is
-// refused with a *ForeignError or a *ConflictError, and nothing is written.
-func (s Site) Stage(owner string) (string, error) {
+// storeLock is the lock on a store's lock file (see lockFile), held until
+// Close.
+type storeLock struct{ f *os.File }
+
+// Close releases the lock.
+func (l *storeLock) Close() error {
+	if l == nil || l.f == nil {
+		return nil
+	}
+	return l.f.Close()
+}
+
+// errBusy is a lock that another open file holds.
+var errBusy = errors.New("the lock is held by another run")
+
+// errStoreExists is a store that appeared while create made one.
+var errStoreExists = errors.New("the store appeared meanwhile")
+
+// Staged is a tree being written for a site, from Stage to Switch or
+// Abandon. It holds the store's lock all along: the kernel releases it when
+// the process ends, however it ends, so that a store that never published
+// and whose lock is free is known to be what a killed run left.
+type Staged struct {
+	Site Site
+	// Tree is where the tree is to be written: it does not exist yet.
+	Tree string
+	// Owner is the owner that stages.
+	Owner string
+	// TookOver is the owner recorded in a store that a killed run left
+	// before its first switch, which this Stage took over; "" otherwise.
+	TookOver string
+	lock     *storeLock
+}
+
+func (st *Staged) release() {
+	if st.lock != nil {
+		_ = st.lock.Close()
+		st.lock = nil
+	}
+}
+
+// published reports whether a store ever served a site: its marker names a
+// release, or the link at Dir points into it (a run killed between the
+// switch and the marker's update).
+func published(m *Marker, found Found) bool {
+	return m.Current != "" || found.Current != ""
+}
+
+// conflict is the refusal of another owner's store, naming the release
+// its link serves when the marker does not.
+func (s Site) conflict(m Marker, found Found) *ConflictError {
+	if m.Current == "" {
+		m.Current = found.Current
+	}
+	return &ConflictError{Site: s, Other: m}
+}
+
+// Stage claims the site for owner and returns the tree to write, holding
+// the store's lock until Switch or Abandon. Trees and temporary files that
+// a killed run left are removed first. A store that another owner made but
+// never published from, and whose lock is free, was left by a run killed
+// before its first switch: Stage takes it over (TookOver names that owner).
+// A Dir that holds anything the provider did not write, a store another
+// owner publishes with or is publishing its first site with now, or a store
+// another run of the same owner holds, is refused with a *ForeignError, a
+// *ConflictError or a *BusyError, and nothing is written.
+func (s Site) Stage(owner string) (*Staged, error) {
 	found, err := s.Inspect()
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	if found.Foreign != "" {
-		return "", &ForeignError{Site: s, Found: found.Foreign}
+		return nil, &ForeignError{Site: s, Found: found.Foreign}
 	}
-	if m := found.Marker; m != nil && m.Owner != owner {
-		return "", &ConflictError{Site: s, Other: *m}
+	if m := found.Marker; m != nil && m.Owner != owner && published(m, found) {
+		return nil, s.conflict(*m, found)
 	}
+	s.removeNewStores()
+	var lock *storeLock
 	if found.Marker == nil {
-		if err := s.create(owner); err != nil {
-			return "", err
+		if lock, err = s.create(owner); err != nil && !errors.Is(err, errStoreExists) {
+			return nil, err
 		}
 	}
-	staging := filepath.Join(s.Store, stagingDir)
-	if err := os.RemoveAll(staging); err != nil {
-		return "", err
+	if lock == nil {
+		if lock, err = s.lock(owner); err != nil {
+			return nil, err
+		}
 	}
-	if err := os.MkdirAll(filepath.Join(s.Store, releasesDir), 0o755); err != nil {
-		return "", err
+	st := &Staged{Site: s, Owner: owner, Tree: filepath.Join(s.Store, stagingDir, "tree"), lock: lock}
+	if err := st.prepare(); err != nil {
+		st.release()
+		return nil, err
 	}
-	if err := os.Mkdir(staging, 0o755); err != nil {
-		return "", err
-	}
-	return filepath.Join(staging, "tree"), nil
+	return st, nil
 }
 
-// create makes the store with its marker in one step: the store is written
-// under a temporary name beside it and renamed into place, so that no one
-// ever sees a store without its marker. A store that appeared meanwhile
-// (another site claiming the path) is refused as Stage refuses it.
-func (s Site) create(owner string) error {
-	parent := filepath.Dir(s.Store)
-	if err := os.MkdirAll(parent, 0o755); err != nil {
-		return err
+// lock takes the lock of the existing store for owner without waiting.
+func (s Site) lock(owner string) (*storeLock, error) {
+	m, err := s.readMarker()
+	if err != nil {
+		return nil, err
 	}
-	tmp, err := os.MkdirTemp(parent, ".docsadmin-new-")
+	if m == nil {
+		return nil, fmt.Errorf("%s was removed while the site was being staged; apply again", s.Store)
+	}
+	f, err := lockFile(filepath.Join(s.Store, lockName))
+	switch {
+	case errors.Is(err, errBusy) && m.Owner != owner:
+		return nil, &ConflictError{Site: s, Other: *m}
+	case errors.Is(err, errBusy):
+		return nil, &BusyError{Site: s}
+	}
+	return f, err
+}
+
+// prepare, under the lock, checks the store again, takes over one that a
+// killed first publication left, removes what killed runs left, and makes
+// the staging area.
+func (st *Staged) prepare() error {
+	s := st.Site
+	found, err := s.Inspect()
 	if err != nil {
 		return err
 	}
-	if err := os.Chmod(tmp, 0o755); err != nil {
-		_ = os.RemoveAll(tmp)
-		return err
+	if found.Foreign != "" {
+		return &ForeignError{Site: s, Found: found.Foreign}
 	}
-	if err := (Site{Dir: s.Dir, Store: tmp}).writeMarker(Marker{Directory: s.Dir, Owner: owner}); err != nil {
-		_ = os.RemoveAll(tmp)
-		return err
+	m := found.Marker
+	if m == nil {
+		return fmt.Errorf("%s was removed while the site was being staged; apply again", s.Store)
 	}
-	if err := os.Rename(tmp, s.Store); err != nil {
-		_ = os.RemoveAll(tmp)
-		if m, merr := s.readMarker(); merr == nil && m != nil && m.Owner != owner {
-			return &ConflictError{Site: s, Other: *m}
+	if m.Owner != st.Owner {
+		if !locksWork || published(m, found) {
+			return s.conflict(*m, found)
 		}
+		// Never published, and no run holds the lock: its run was killed.
+		if err := s.writeMarker(Marker{Directory: s.Dir, Owner: st.Owner}); err != nil {
+			return err
+		}
+		st.TookOver = m.Owner
+	}
+	s.removeLeftovers()
+	staging := filepath.Join(s.Store, stagingDir)
+	if err := os.RemoveAll(staging); err != nil {
 		return err
 	}
-	return nil
+	if err := os.MkdirAll(filepath.Join(s.Store, releasesDir), 0o755); err != nil {
+		return err
+	}
+	return os.Mkdir(staging, 0o755)
 }
 
-// Switch moves the complete tree at staged (from Stage) into the releases
-// and points Dir at it in one rename. The release that was current stays as
-// the previous one; every older release is removed. It returns the new
-// release's name.
-func (s Site) Switch(staged, owner, jobID string) (string, error) {
+// create makes the store with its marker and its lock, held, in one step:
+// the store is written under a temporary name beside it and renamed into
+// place, so that no one ever sees a store without its marker, nor one whose
+// first publication is under way without its lock held. errStoreExists is a
+// store that appeared meanwhile.
+func (s Site) create(owner string) (*storeLock, error) {
+	parent := filepath.Dir(s.Store)
+	if err := os.MkdirAll(parent, 0o755); err != nil {
+		return nil, err
+	}
+	tmp, err := os.MkdirTemp(parent, newStorePrefix)
+	if err != nil {
+		return nil, err
+	}
+	lock, err := func() (*storeLock, error) {
+		if err := os.Chmod(tmp, 0o755); err != nil {
+			return nil, err
+		}
+		lock, err := lockFile(filepath.Join(tmp, lockName))
+		if err != nil {
+			return nil, err
+		}
+		if err := (Site{Dir: s.Dir, Store: tmp}).writeMarker(Marker{Directory: s.Dir, Owner: owner}); err != nil {
+			lock.Close()
+			return nil, err
+		}
+		return lock, nil
+	}()
+	if err != nil {
+		_ = os.RemoveAll(tmp)
+		return nil, err
+	}
+	if err := os.Rename(tmp, s.Store); err != nil {
+		lock.Close()
+		_ = os.RemoveAll(tmp)
+		if exists(s.Store) {
+			return nil, errStoreExists
+		}
+		return nil, err
+	}
+	return lock, nil
+}
+
+// The names of the provider's temporary files: a store being made beside
+// the served path, and a link and a marker being written inside the store.
+const (
+	newStorePrefix  = ".docsadmin-new-"
+	linkTempPrefix  = ".link-"
+	markerTmpPrefix = "." + markerName + "-"
+	lockName        = "lock"
+	// staleNewStore is the age after which a store being made that has no
+	// marker yet was left by a killed run.
+	staleNewStore = time.Hour
+)
+
+// removeLeftovers removes the temporary links and markers a killed run
+// left in the store. The caller holds the store's lock.
+func (s Site) removeLeftovers() {
+	entries, err := os.ReadDir(s.Store)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		name := e.Name()
+		if (strings.HasPrefix(name, linkTempPrefix) || strings.HasPrefix(name, markerTmpPrefix)) && !e.IsDir() {
+			_ = os.Remove(filepath.Join(s.Store, name))
+		}
+	}
+}
+
+// removeNewStores removes the stores being made for Dir that a killed run
+// left beside it: directories of the provider's temporary name that hold
+// nothing but a marker for Dir, its temporary copy and a lock that no run
+// holds. One without a marker yet is removed only once it is stale, since
+// its run may be writing the marker now.
+func (s Site) removeNewStores() {
+	parent := filepath.Dir(s.Store)
+	entries, err := os.ReadDir(parent)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		if !e.IsDir() || !strings.HasPrefix(e.Name(), newStorePrefix) {
+			continue
+		}
+		tmp := filepath.Join(parent, e.Name())
+		if s.leftNewStore(tmp) {
+			if lock, err := lockFile(filepath.Join(tmp, lockName)); err == nil {
+				_ = os.RemoveAll(tmp)
+				lock.Close()
+			}
+		}
+	}
+}
+
+// leftNewStore reports whether tmp is a store being made for Dir that its
+// run left, lock aside.
+func (s Site) leftNewStore(tmp string) bool {
+	info, err := os.Lstat(tmp)
+	if err != nil || !info.IsDir() {
+		return false
+	}
+	entries, err := os.ReadDir(tmp)
+	if err != nil || len(entries) > 3 {
+		return false
+	}
+	for _, e := range entries {
+		if n := e.Name(); e.IsDir() || (n != markerName && n != lockName && !strings.HasPrefix(n, markerTmpPrefix)) {
+			return false
+		}
+	}
+	m, err := (Site{Dir: s.Dir, Store: tmp}).readMarker()
+	if err != nil {
+		return time.Since(info.ModTime()) > staleNewStore
+	}
+	return m != nil && m.Directory == s.Dir
+}
+
+// Switch moves the complete tree (from Stage) into the releases and points
+// Dir at it in one rename. The release that was current stays as the
+// previous one; every older release is removed. It returns the new
+// release's name, and then releases the lock: the Staged is spent. When it
+// returns no name nothing was switched, and Abandon undoes the Stage.
+func (st *Staged) Switch(jobID string) (name string, err error) {
+	if st.lock == nil {
+		return "", errors.New("the staged tree was already switched in or abandoned")
+	}
+	defer func() {
+		if name != "" {
+			st.release()
+		}
+	}()
+	s, owner := st.Site, st.Owner
 	found, err := s.Inspect()
 	if err != nil {
 		return "", err
@@ -378,37 +678,37 @@ func (s Site) Switch(staged, owner, jobID string) (string, error) {
 		return "", fmt.Errorf("%s disappeared while the site was written", s.Store)
 	}
 	if found.Marker.Owner != owner {
-		return "", &ConflictError{Site: s, Other: *found.Marker}
+		return "", s.conflict(*found.Marker, found)
 	}
-	name := time.Now().UTC().Format("20060102T150405Z") + "-" + randomName()[:8]
+	release := time.Now().UTC().Format("20060102T150405Z") + "-" + randomName()[:8]
 	// Durable before it is published (localfile's policy).
-	if err := localfile.SyncTree(staged); err != nil {
+	if err := localfile.SyncTree(st.Tree); err != nil {
 		return "", fmt.Errorf("syncing the new tree to disk: %w", err)
 	}
-	if err := os.Rename(staged, s.Release(name)); err != nil {
+	if err := os.Rename(st.Tree, s.Release(release)); err != nil {
 		return "", err
 	}
-	link := filepath.Join(s.Store, ".link-"+randomName())
-	if err := os.Symlink(s.linkTarget(name), link); err != nil {
-		_ = os.RemoveAll(s.Release(name))
+	link := filepath.Join(s.Store, linkTempPrefix+randomName())
+	if err := os.Symlink(s.linkTarget(release), link); err != nil {
+		_ = os.RemoveAll(s.Release(release))
 		return "", fmt.Errorf("creating the symbolic link that serves the site: %w", err)
 	}
 	if err := replaceLink(link, s.Dir); err != nil {
 		_ = os.Remove(link)
-		_ = os.RemoveAll(s.Release(name))
+		_ = os.RemoveAll(s.Release(release))
 		return "", fmt.Errorf("switching %s to the new tree: %w", s.Dir, err)
 	}
 	localfile.SyncDir(filepath.Dir(s.Dir))
 	m := *found.Marker
-	if found.Current != "" && found.Current != name {
+	if found.Current != "" && found.Current != release {
 		m.Previous = found.Current
 	}
-	m.Directory, m.Current, m.JobID, m.Published = s.Dir, name, jobID, time.Now().UTC()
+	m.Directory, m.Current, m.JobID, m.Published = s.Dir, release, jobID, time.Now().UTC()
 	if err := s.writeMarker(m); err != nil {
-		return name, err
+		return release, err
 	}
 	_ = os.RemoveAll(filepath.Join(s.Store, stagingDir))
-	return name, s.prune(m.Current, m.Previous)
+	return release, s.prune(m.Current, m.Previous)
 }
 
 // prune removes every release but keep.
@@ -436,12 +736,26 @@ func contains(list []string, s string) bool {
 }
 
 // Withdraw removes what owner published at Dir: the link, when it is the
-// store's, and the store. It returns false, and removes nothing, when the
-// store belongs to another owner or does not exist; a Dir that is not the
-// store's link is left in place.
+// store's, and the store, under the store's lock; stores being made for
+// Dir that killed runs left beside it go too. It returns false, and
+// removes nothing of the store, when the store belongs to another owner or
+// does not exist; a Dir that is not the store's link is left in place. A
+// store another run holds is refused with a *BusyError.
 func (s Site) Withdraw(owner string) (bool, error) {
+	s.removeNewStores()
 	found, err := s.Inspect()
 	if err != nil || found.Marker == nil || found.Marker.Owner != owner {
+		return false, err
+	}
+	lock, err := lockFile(filepath.Join(s.Store, lockName))
+	if errors.Is(err, errBusy) {
+		return false, &BusyError{Site: s}
+	}
+	if err != nil {
+		return false, err
+	}
+	defer lock.Close()
+	if found, err = s.Inspect(); err != nil || found.Marker == nil || found.Marker.Owner != owner {
 		return false, err
 	}
 	if found.Current != "" {
@@ -452,14 +766,20 @@ func (s Site) Withdraw(owner string) (bool, error) {
 	return true, os.RemoveAll(s.Store)
 }
 
-// Abandon undoes a Stage that was never switched in: the staging area goes,
-// and the store too when nothing was ever published from it.
-func (s Site) Abandon(owner string) error {
-	m, err := s.readMarker()
-	if err != nil || m == nil || m.Owner != owner {
+// Abandon undoes a Stage that was never switched in, and releases the
+// lock: the staging area goes, and the store too when nothing was ever
+// published from it. A spent Staged is left as it is.
+func (st *Staged) Abandon() error {
+	if st.lock == nil {
+		return nil
+	}
+	defer st.release()
+	s := st.Site
+	found, err := s.Inspect()
+	if err != nil || found.Marker == nil || found.Marker.Owner != st.Owner {
 		return err
 	}
-	if m.Current == "" {
+	if !published(found.Marker, found) {
 		return os.RemoveAll(s.Store)
 	}
 	return os.RemoveAll(filepath.Join(s.Store, stagingDir))

@@ -24,8 +24,8 @@ func publishTree(t *testing.T, s Site, owner, index string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	writeTree(t, staged, index)
-	name, err := s.Switch(staged, owner, "se_1")
+	writeTree(t, staged.Tree, index)
+	name, err := staged.Switch("se_1")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,14 +116,16 @@ func TestStageCleansWhatAKilledRunLeft(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	writeTree(t, staged, "half")
-	if _, err := s.Stage("site-a"); err != nil {
+	writeTree(t, staged.Tree, "half")
+	killed(staged)
+	again, err := s.Stage("site-a")
+	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := os.Lstat(staged); err == nil {
+	if _, err := os.Lstat(filepath.Join(staged.Tree, "index.html")); err == nil {
 		t.Error("the staged tree of an earlier run is still there")
 	}
-	if err := s.Abandon("site-a"); err != nil {
+	if err := again.Abandon(); err != nil {
 		t.Fatal(err)
 	}
 	if entries, _ := os.ReadDir(parent); len(entries) != 0 {
@@ -217,10 +219,18 @@ func TestConcurrentStageClaimsOnce(t *testing.T) {
 			}
 		}()
 		errs := make(chan error, 2)
+		handles := make(chan *Staged, 2)
 		for _, owner := range []string{"site-a", "site-b"} {
-			go func() { _, err := s.Stage(owner); errs <- err }()
+			go func() { st, err := s.Stage(owner); handles <- st; errs <- err }()
 		}
 		first, second := <-errs, <-errs
+		// The claim's lock is held until the handle ends: keep it.
+		var claimed []*Staged
+		for range 2 {
+			if st := <-handles; st != nil {
+				claimed = append(claimed, st)
+			}
+		}
 		close(done)
 		if err := <-inspectErr; err != nil {
 			t.Fatalf("Inspect during the claims: %v", err)
@@ -234,6 +244,11 @@ func TestConcurrentStageClaimsOnce(t *testing.T) {
 		}
 		if entries, _ := os.ReadDir(parent); len(entries) != 1 {
 			t.Fatalf("the parent holds %d entries, want the store alone", len(entries))
+		}
+		for _, st := range claimed {
+			if err := st.Abandon(); err != nil {
+				t.Fatal(err)
+			}
 		}
 	}
 }
