@@ -274,11 +274,11 @@ func (c *Client) send(ctx context.Context, ep endpoint, payload []byte, out any,
 		case errors.As(err, &refused):
 			// A 303 answers a request that was acted on ("see the result
 			// there"); the other redirects say it was not handled here.
-			return &RequestError{Endpoint: ep.String(), Err: refused, MaybeProcessed: refused.Status == http.StatusSeeOther}
+			return c.requestError(ep, refused, refused.Status == http.StatusSeeOther)
 		case ranOut() && !notSent(err):
 			err = &SlowAnswerError{Limit: c.timeout, Headers: false}
 		}
-		return &RequestError{Endpoint: ep.String(), Err: scrubURLError(err), MaybeProcessed: !notSent(err)}
+		return c.requestError(ep, scrubURLError(err), !notSent(err))
 	}
 	defer resp.Body.Close()
 
@@ -294,7 +294,7 @@ func (c *Client) send(ctx context.Context, ep endpoint, payload []byte, out any,
 		if ranOut() {
 			readErr = &SlowAnswerError{Limit: c.timeout, Headers: true, Received: body.n}
 		}
-		return &RequestError{Endpoint: ep.String(), Err: fmt.Errorf("reading the HTTP %d answer: %w", resp.StatusCode, scrubURLError(readErr)), MaybeProcessed: true}
+		return c.requestError(ep, fmt.Errorf("reading the HTTP %d answer: %w", resp.StatusCode, scrubURLError(readErr)), true)
 	}
 	if int64(len(data)) > c.maxBody {
 		return &APIError{Endpoint: ep.String(), StatusCode: resp.StatusCode, Message: fmt.Sprintf("the answer is larger than the %d-byte limit of an answer; it was not read further", c.maxBody)}
@@ -319,10 +319,28 @@ func (c *Client) send(ctx context.Context, ep endpoint, payload []byte, out any,
 		return &APIError{Endpoint: ep.String(), StatusCode: resp.StatusCode, Message: "the answer had an empty body where JSON was expected"}
 	}
 	if err := json.Unmarshal(data, out); err != nil {
-		return &APIError{Endpoint: ep.String(), StatusCode: resp.StatusCode, Message: "the answer is not valid JSON: " + err.Error()}
+		return &APIError{Endpoint: ep.String(), StatusCode: resp.StatusCode, Message: c.sanitizer.Message("the answer is not valid JSON: " + err.Error())}
 	}
 	return nil
 }
+
+// requestError is the one way a failure without an API answer becomes an
+// error. Its text may quote the server (a malformed status line, a
+// redirect's target host), so it passes through the sanitizer; the cause
+// stays underneath, for Classify.
+func (c *Client) requestError(ep endpoint, err error, maybeProcessed bool) *RequestError {
+	return &RequestError{Endpoint: ep.String(), Err: &sanitizedError{text: c.sanitizer.Message(err.Error()), err: err}, MaybeProcessed: maybeProcessed}
+}
+
+// sanitizedError shows err's text as the sanitizer cleaned it, and unwraps
+// to err.
+type sanitizedError struct {
+	text string
+	err  error
+}
+
+func (e *sanitizedError) Error() string { return e.text }
+func (e *sanitizedError) Unwrap() error { return e.err }
 
 // errorMessage extracts the API's {"error": "..."} message, or describes a body
 // that is not one (a proxy's HTML page, for instance) without echoing it. It

@@ -120,7 +120,7 @@ func classifyTransport(e *RequestError) Failure {
 	var refused *redirect.Error
 	if errors.As(e.Err, &refused) {
 		// Sent again it would meet the same redirect.
-		return Failure{Kind: KindRedirected, MayHaveActed: e.MaybeProcessed, Reason: refused.Error()}
+		return Failure{Kind: KindRedirected, MayHaveActed: e.MaybeProcessed, Reason: e.Err.Error()}
 	}
 	if !e.MaybeProcessed {
 		kind := notSentKind(e.Err)
