@@ -301,14 +301,13 @@ func (c *Client) send(ctx context.Context, ep endpoint, payload []byte, out any,
 	}
 
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		message, own := errorMessage(resp, data)
 		return &APIError{
 			Endpoint:   ep.String(),
 			StatusCode: resp.StatusCode,
-			Message:    c.sanitizer.Message(message),
+			Message:    c.sanitizer.Message(errorMessage(resp, data)),
 			RetryAfter: parseRetryAfterHeader(resp.Header.Get("Retry-After"), c.clock.Now()),
 			collection: ep.collection,
-			apiSaid:    own,
+			gone:       resp.StatusCode == http.StatusNotFound && !ep.collection && saysGone(data, ep.object),
 			project:    ep.project,
 		}
 	}
@@ -342,41 +341,101 @@ type sanitizedError struct {
 func (e *sanitizedError) Error() string { return e.text }
 func (e *sanitizedError) Unwrap() error { return e.err }
 
-// errorMessage extracts the API's {"error": "..."} message, or describes a body
-// that is not one (a proxy's HTML page, for instance) without echoing it. It
-// reports whether the message is the API's own: an error object with a
-// message of its own, not a router's or a gateway's generic answer such as
-// {"error": "Not Found"} or "Cannot GET /path".
-func errorMessage(resp *http.Response, data []byte) (string, bool) {
-	var body struct {
-		Error   any    `json:"error"`
-		Message string `json:"message"`
-	}
-	if json.Unmarshal(data, &body) == nil {
-		var said string
-		switch v := body.Error.(type) {
-		case string:
-			said = v
-		case map[string]any:
-			said, _ = v["message"].(string)
-		}
+// errorMessage extracts the API's {"error": "..."} message, or describes a
+// body that is not one (a proxy's HTML page, for instance) without echoing
+// it. A router's or a gateway's generic error ({"error": "Not Found"}) gives
+// way to a message of its own beside it.
+func errorMessage(resp *http.Response, data []byte) string {
+	if said, message, ok := errorBody(data); ok {
 		switch {
 		case said != "" && !generic(resp.StatusCode, said):
-			return said, true
-		case body.Message != "":
-			return body.Message, false
+			return said
+		case message != "":
+			return message
 		case said != "":
-			return said, false
+			return said
 		}
 	}
 	if len(bytes.TrimSpace(data)) == 0 {
-		return "no error message in the answer", false
+		return "no error message in the answer"
 	}
 	contentType := resp.Header.Get("Content-Type")
 	if contentType == "" {
 		contentType = "unknown content type"
 	}
-	return fmt.Sprintf("the answer is not an API error (%s, %d bytes); a proxy or gateway may have answered", contentType, len(data)), false
+	return fmt.Sprintf("the answer is not an API error (%s, %d bytes); a proxy or gateway may have answered", contentType, len(data))
+}
+
+// errorBody reads a JSON error object: its "error" (a string, or an object's
+// "message") and its "message".
+func errorBody(data []byte) (said, message string, ok bool) {
+	var body struct {
+		Error   any `json:"error"`
+		Message any `json:"message"`
+	}
+	if json.Unmarshal(data, &body) != nil {
+		return "", "", false
+	}
+	switch v := body.Error.(type) {
+	case string:
+		said = v
+	case map[string]any:
+		said, _ = v["message"].(string)
+	}
+	message, _ = body.Message.(string)
+	return said, message, true
+}
+
+// missingMessages are the API's documented answers for an object that does
+// not exist which do not name it (part E of the API's reference).
+var missingMessages = []string{
+	"no job exists with the provided id for this deployment.",
+}
+
+// saysGone reports a 404 answer in which the API says that the object asked
+// for, id, does not exist: its own error shape ({"error": "..."}) with a
+// message that names id, or one of its documented messages for a missing
+// object. Any other JSON API answers 404 too, for a route it does not have
+// ({"error": "not_found"}, {"error": "Unknown endpoint"}), and a router's
+// message quotes the path, id included: words that hold a "/" are not read,
+// so a path never names the object.
+func saysGone(data []byte, id string) bool {
+	said, _, ok := errorBody(data)
+	if !ok || said == "" {
+		return false
+	}
+	if slices.Contains(missingMessages, strings.ToLower(strings.TrimSpace(said))) {
+		return true
+	}
+	if id == "" {
+		return false
+	}
+	for _, word := range strings.Fields(said) {
+		if !strings.Contains(word, "/") && namesID(word, id) {
+			return true
+		}
+	}
+	return false
+}
+
+// namesID reports whether word holds id standing alone: not inside a longer
+// identifier ("se_1" is not in "se_12"), though quotes and punctuation may
+// surround it.
+func namesID(word, id string) bool {
+	idChar := func(b byte) bool {
+		return b == '_' || b == '-' || b >= '0' && b <= '9' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z'
+	}
+	for i := 0; ; {
+		j := strings.Index(word[i:], id)
+		if j < 0 {
+			return false
+		}
+		start, end := i+j, i+j+len(id)
+		if (start == 0 || !idChar(word[start-1])) && (end == len(word) || !idChar(word[end])) {
+			return true
+		}
+		i = start + 1
+	}
 }
 
 // generic reports a message that any router or gateway gives for the

@@ -188,6 +188,8 @@ func FuzzErrorMessage(f *testing.F) {
 		{"upstream connect error or disconnect/reset before headers", "text/plain"},
 		{"", ""},
 		{`{"error":`, "application/json"},
+		{`{"error":"static export job se_1 not found"}`, "application/json"},
+		{`{"error":"Cannot GET /v1/static-export/jobs/se_1"}`, "application/json"},
 	} {
 		f.Add([]byte(s.body), s.contentType)
 	}
@@ -196,9 +198,14 @@ func FuzzErrorMessage(f *testing.F) {
 		if contentType != "" {
 			resp.Header.Set("Content-Type", contentType)
 		}
-		msg, _ := errorMessage(resp, body)
+		msg := errorMessage(resp, body)
 		if msg == "" {
 			t.Fatalf("errorMessage(%q) is empty", body)
+		}
+		// Only the API's own JSON error says that an object is gone, and
+		// only when it names it or is a documented message for a missing one.
+		if said, _, ok := errorBody(body); saysGone(body, "se_1") && (!ok || !strings.Contains(said, "se_1") && !saysGone(body, "")) {
+			t.Fatalf("saysGone(%q) without the API's error naming the object", body)
 		}
 		trimmed := string(bytes.TrimSpace(body))
 		if json.Valid(body) || len(trimmed) < 16 || !utf8.ValidString(trimmed) ||
