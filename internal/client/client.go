@@ -320,7 +320,25 @@ func (c *Client) send(ctx context.Context, ep endpoint, payload []byte, out any,
 	if err := json.Unmarshal(data, out); err != nil {
 		return &APIError{Endpoint: ep.String(), StatusCode: resp.StatusCode, Message: c.sanitizer.Message("the answer is not valid JSON: " + err.Error())}
 	}
+	// An id is kept in state and shown as it is: one that the sanitizer
+	// would change (it holds the key) is refused as well.
+	if id, bad := badIdentifier(out, func(id string) bool { return c.sanitizer.Line(id, redact.LineBytes) == id }); bad {
+		return &APIError{Endpoint: ep.String(), StatusCode: resp.StatusCode, Message: c.badIdentifierMessage(ep, id)}
+	}
 	return nil
+}
+
+// badIdentifierMessage refuses an answer whose id breaks idPattern or holds
+// a secret, quoting it through the sanitizer. Such an id can be neither
+// kept nor followed: an answer to a call that started work is refused too,
+// and says that the work may have started.
+func (c *Client) badIdentifierMessage(ep endpoint, id identifier) string {
+	text := fmt.Sprintf("the answer's %s \"%s\" is not an identifier that can be kept or used in a request (%s, holding no secret)",
+		id.field, c.sanitizer.Line(id.value, 160), idShape)
+	if !ep.idempotent {
+		text += "; the call may have started work that cannot be followed with it"
+	}
+	return text
 }
 
 // requestError is the one way a failure without an API answer becomes an

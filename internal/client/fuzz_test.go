@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 	"unicode/utf8"
+
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/redact"
 )
 
 // Fuzz targets for everything the client reads from the network: job, bundle
@@ -33,6 +35,8 @@ var jobBodySeeds = []string{
 	`{"createdAt":"yesterday","updatedAt":"2026-13-40T99:00:00Z"}`,
 	`{"createdAt":"2026-11-22T10:00:00+02:00"}`,
 	`{"id":"se_legacy","jobId":""}`,
+	`{"jobId":"../bundle"}`,
+	`{"jobId":"se_1\u202e"}`,
 	`{"status":"runn`,
 	`null`,
 	`[]`,
@@ -58,6 +62,7 @@ func FuzzDecodeStaticExportJob(f *testing.F) {
 		}
 		checkUTC(t, "createdAt", job.CreatedAt)
 		checkUTC(t, "updatedAt", job.UpdatedAt)
+		checkIdentifiers(t, &job)
 		if job.Status.Final() != (job.Status == ExportCompleted || job.Status == ExportFailed) {
 			t.Fatalf("status %q: Final() = %v", job.Status, job.Status.Final())
 		}
@@ -86,6 +91,7 @@ func FuzzDecodeStaticExportLink(f *testing.F) {
 			checkWholeNumber(t, "sizeBytes", raw, bundle.SizeBytes)
 		}
 		checkUTC(t, "expiresAt", bundle.ExpiresAt)
+		checkIdentifiers(t, &bundle)
 	})
 }
 
@@ -110,11 +116,28 @@ func FuzzDecodeAgentJob(f *testing.F) {
 		}
 		checkUTC(t, "createdAt", job.CreatedAt)
 		checkUTC(t, "archivedAt", job.ArchivedAt)
+		checkIdentifiers(t, &job)
 		final := job.Status == AgentCompleted || job.Status == AgentArchived || job.Status == AgentFailed
 		if job.Status.Final() != final {
 			t.Fatalf("status %q: Final() = %v", job.Status, job.Status.Final())
 		}
 	})
+}
+
+// checkIdentifiers checks that an id the client would accept can be kept,
+// shown and put in a request path as it is: bounded, one path segment that
+// no server cleans away, nothing a sanitizer would quote or hide.
+func checkIdentifiers(t *testing.T, out identified) {
+	t.Helper()
+	for _, id := range out.identifiers() {
+		if id.value == "" || !idPattern.MatchString(id.value) {
+			continue // refused
+		}
+		if len(id.value) > 128 || id.value == "." || id.value == ".." || strings.ContainsAny(id.value, "/?#%\\ ") ||
+			(*redact.Sanitizer)(nil).Line(id.value, redact.LineBytes) != id.value {
+			t.Fatalf("%s %q accepted", id.field, id.value)
+		}
+	}
 }
 
 // retryAfterNow is the fixed "now" of the Retry-After fuzz target.
