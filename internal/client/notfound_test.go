@@ -90,6 +90,27 @@ func TestAnotherAPIsNotFoundSaysNothing(t *testing.T) {
 	}
 }
 
+// TestMockNotFoundIsTheAPIs: the mock's 404s for an object it does not
+// have are the API's: they name the object, or are part E's documented
+// message; a project it does not know is not a job that is gone.
+func TestMockNotFoundIsTheAPIs(t *testing.T) {
+	mock, _ := newMock(t, mockapi.Config{APIRevision: mockapi.RevisionProject})
+	mock.ForgetProject("proj_gone")
+	for _, tt := range []struct {
+		project string
+		gone    bool
+	}{{"proj_1", true}, {"proj_gone", false}} {
+		cfg := testConfig(mock.URL)
+		cfg.ProjectID, cfg.ExportRevision = tt.project, client.RevisionProject
+		c := newClient(t, cfg)
+		_, err := c.GetStaticExport(t.Context(), "6520f3a1c9b1a20012ab34cd")
+		checkGone(t, err, tt.gone)
+	}
+	domain, _ := newMock(t, mockapi.Config{})
+	_, err := newClient(t, testConfig(domain.URL)).CreateStaticExportLink(t.Context(), "se_missing")
+	checkGone(t, err, true)
+}
+
 func checkGone(t *testing.T, err error, gone bool) {
 	t.Helper()
 	if client.StatusCode(err) != http.StatusNotFound {
