@@ -66,7 +66,9 @@ func TestTransportErrorsAreSanitized(t *testing.T) {
 	if err == nil {
 		t.Fatal("a malformed status line was accepted")
 	}
-	asRequestError(t, err)
+	if reqErr := asRequestError(t, err); !reqErr.MaybeProcessed {
+		t.Errorf("the request was answered, yet said not sent: %v", err)
+	}
 	noSecret(t, "the error", err.Error(), testAPIKey)
 	noSecret(t, "the failure's reason", client.Classify(err).Reason, testAPIKey)
 }
