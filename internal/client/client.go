@@ -412,11 +412,14 @@ var missingMessages = []string{
 
 // saysGone reports a 404 answer in which the API says that the object asked
 // for, id, does not exist: its own error shape ({"error": "..."}) with a
-// message that names id, or one of its documented messages for a missing
-// object. Any other JSON API answers 404 too, for a route it does not have
-// ({"error": "not_found"}, {"error": "Unknown endpoint"}), and a router's
-// message quotes the path, id included: words that hold a "/" are not read,
-// so a path never names the object.
+// message that names id, one of its documented messages for a missing
+// object, or a message of its own that speaks of such an object ("no such
+// job", "Deployment not found") and names no other. Any other JSON API
+// answers 404 too, for a route it does not have ({"error": "not_found"},
+// {"error": "Unknown endpoint"}), and a router's message quotes the path, id
+// included: words that hold a "/" are not read, so a path never names the
+// object, and a message about a route, an endpoint or a page never says an
+// object is gone.
 func saysGone(data []byte, id string) bool {
 	said, _, ok := errorBody(data)
 	if !ok || said == "" {
@@ -425,16 +428,36 @@ func saysGone(data []byte, id string) bool {
 	if slices.Contains(missingMessages, strings.ToLower(strings.TrimSpace(said))) {
 		return true
 	}
-	if id == "" {
+	if generic(http.StatusNotFound, said) {
 		return false
 	}
+	object, otherID := false, false
 	for _, word := range strings.Fields(said) {
-		if !strings.Contains(word, "/") && namesID(word, id) {
+		if strings.Contains(word, "/") {
+			continue
+		}
+		if id != "" && namesID(word, id) {
 			return true
 		}
+		bare := strings.ToLower(strings.Trim(word, ".,;:!?\"'`()[]{}<>"))
+		switch {
+		case slices.Contains(routeWords, bare):
+			return false
+		case slices.Contains(objectWords, bare):
+			object = true
+		case strings.ContainsAny(bare, "0123456789_"):
+			otherID = true // an id, or a code: not the one asked for
+		}
 	}
-	return false
+	return object && !otherID
 }
+
+// objectWords name the objects the API has; routeWords, what a router
+// speaks of.
+var (
+	objectWords = []string{"job", "jobs", "export", "exports", "deployment", "deployments", "preview", "previews", "status", "bundle"}
+	routeWords  = []string{"route", "routes", "endpoint", "endpoints", "path", "url", "page", "method", "resource"}
+)
 
 // namesID reports whether word holds id standing alone: not inside a longer
 // identifier ("se_1" is not in "se_12"), though quotes and punctuation may
