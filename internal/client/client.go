@@ -274,11 +274,11 @@ func (c *Client) send(ctx context.Context, ep endpoint, payload []byte, out any,
 		case errors.As(err, &refused):
 			// A 303 answers a request that was acted on ("see the result
 			// there"); the other redirects say it was not handled here.
-			return &RequestError{Endpoint: ep.String(), Err: refused, MaybeProcessed: refused.Status == http.StatusSeeOther}
+			return c.requestError(ep, refused, refused.Status == http.StatusSeeOther)
 		case ranOut() && !notSent(err):
 			err = &SlowAnswerError{Limit: c.timeout, Headers: false}
 		}
-		return &RequestError{Endpoint: ep.String(), Err: scrubURLError(err), MaybeProcessed: !notSent(err)}
+		return c.requestError(ep, scrubURLError(err), !notSent(err))
 	}
 	defer resp.Body.Close()
 
@@ -294,21 +294,20 @@ func (c *Client) send(ctx context.Context, ep endpoint, payload []byte, out any,
 		if ranOut() {
 			readErr = &SlowAnswerError{Limit: c.timeout, Headers: true, Received: body.n}
 		}
-		return &RequestError{Endpoint: ep.String(), Err: fmt.Errorf("reading the HTTP %d answer: %w", resp.StatusCode, scrubURLError(readErr)), MaybeProcessed: true}
+		return c.requestError(ep, fmt.Errorf("reading the HTTP %d answer: %w", resp.StatusCode, scrubURLError(readErr)), true)
 	}
 	if int64(len(data)) > c.maxBody {
 		return &APIError{Endpoint: ep.String(), StatusCode: resp.StatusCode, Message: fmt.Sprintf("the answer is larger than the %d-byte limit of an answer; it was not read further", c.maxBody)}
 	}
 
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		message, own := errorMessage(resp, data)
 		return &APIError{
 			Endpoint:   ep.String(),
 			StatusCode: resp.StatusCode,
-			Message:    c.sanitizer.Message(message),
+			Message:    c.sanitizer.Message(errorMessage(resp, data)),
 			RetryAfter: parseRetryAfterHeader(resp.Header.Get("Retry-After"), c.clock.Now()),
 			collection: ep.collection,
-			apiSaid:    own,
+			gone:       resp.StatusCode == http.StatusNotFound && !ep.collection && saysGone(data, ep.object),
 			project:    ep.project,
 		}
 	}
@@ -319,46 +318,165 @@ func (c *Client) send(ctx context.Context, ep endpoint, payload []byte, out any,
 		return &APIError{Endpoint: ep.String(), StatusCode: resp.StatusCode, Message: "the answer had an empty body where JSON was expected"}
 	}
 	if err := json.Unmarshal(data, out); err != nil {
-		return &APIError{Endpoint: ep.String(), StatusCode: resp.StatusCode, Message: "the answer is not valid JSON: " + err.Error()}
+		return &APIError{Endpoint: ep.String(), StatusCode: resp.StatusCode, Message: c.sanitizer.Message("the answer is not valid JSON: " + err.Error())}
+	}
+	// An id is kept in state and shown as it is: one that the sanitizer
+	// would change (it holds the key) is refused as well.
+	if id, bad := badIdentifier(out, func(id string) bool { return c.sanitizer.Line(id, redact.LineBytes) == id }); bad {
+		return &APIError{Endpoint: ep.String(), StatusCode: resp.StatusCode, Message: c.badIdentifierMessage(ep, id)}
 	}
 	return nil
 }
 
-// errorMessage extracts the API's {"error": "..."} message, or describes a body
-// that is not one (a proxy's HTML page, for instance) without echoing it. It
-// reports whether the message is the API's own: an error object with a
-// message of its own, not a router's or a gateway's generic answer such as
-// {"error": "Not Found"} or "Cannot GET /path".
-func errorMessage(resp *http.Response, data []byte) (string, bool) {
-	var body struct {
-		Error   any    `json:"error"`
-		Message string `json:"message"`
+// badIdentifierMessage refuses an answer whose id breaks idPattern or holds
+// a secret, quoting it through the sanitizer. Such an id can be neither
+// kept nor followed: an answer to a call that started work is refused too,
+// and says that the work may have started.
+func (c *Client) badIdentifierMessage(ep endpoint, id identifier) string {
+	text := fmt.Sprintf("the answer's %s \"%s\" is not an identifier that can be kept or used in a request (%s, holding no secret)",
+		id.field, c.sanitizer.Line(id.value, 160), idShape)
+	if !ep.idempotent {
+		text += "; the call may have started work that cannot be followed with it"
 	}
-	if json.Unmarshal(data, &body) == nil {
-		var said string
-		switch v := body.Error.(type) {
-		case string:
-			said = v
-		case map[string]any:
-			said, _ = v["message"].(string)
-		}
+	return text
+}
+
+// requestError is the one way a failure without an API answer becomes an
+// error. Its text may quote the server (a malformed status line, a
+// redirect's target host), so it passes through the sanitizer; the cause
+// stays underneath, for Classify.
+func (c *Client) requestError(ep endpoint, err error, maybeProcessed bool) *RequestError {
+	return &RequestError{Endpoint: ep.String(), Err: &sanitizedError{text: c.sanitizer.Message(err.Error()), err: err}, MaybeProcessed: maybeProcessed}
+}
+
+// sanitizedError shows err's text as the sanitizer cleaned it, and unwraps
+// to err.
+type sanitizedError struct {
+	text string
+	err  error
+}
+
+func (e *sanitizedError) Error() string { return e.text }
+func (e *sanitizedError) Unwrap() error { return e.err }
+
+// errorMessage extracts the API's {"error": "..."} message, or describes a
+// body that is not one (a proxy's HTML page, for instance) without echoing
+// it. A router's or a gateway's generic error ({"error": "Not Found"}) gives
+// way to a message of its own beside it.
+func errorMessage(resp *http.Response, data []byte) string {
+	if said, message, ok := errorBody(data); ok {
 		switch {
 		case said != "" && !generic(resp.StatusCode, said):
-			return said, true
-		case body.Message != "":
-			return body.Message, false
+			return said
+		case message != "":
+			return message
 		case said != "":
-			return said, false
+			return said
 		}
 	}
 	if len(bytes.TrimSpace(data)) == 0 {
-		return "no error message in the answer", false
+		return "no error message in the answer"
 	}
 	contentType := resp.Header.Get("Content-Type")
 	if contentType == "" {
 		contentType = "unknown content type"
 	}
-	return fmt.Sprintf("the answer is not an API error (%s, %d bytes); a proxy or gateway may have answered", contentType, len(data)), false
+	return fmt.Sprintf("the answer is not an API error (%s, %d bytes); a proxy or gateway may have answered", contentType, len(data))
+}
+
+// errorBody reads a JSON error object: its "error" (a string, or an object's
+// "message") and its "message".
+func errorBody(data []byte) (said, message string, ok bool) {
+	var body struct {
+		Error   any `json:"error"`
+		Message any `json:"message"`
+	}
+	if json.Unmarshal(data, &body) != nil {
+		return "", "", false
+	}
+	switch v := body.Error.(type) {
+	case string:
+		said = v
+	case map[string]any:
+		said, _ = v["message"].(string)
+	}
+	message, _ = body.Message.(string)
+	return said, message, true
+}
+
+// missingMessages are the API's documented answers for an object that does
+// not exist which do not name it (part E of the API's reference).
+var missingMessages = []string{
+	"no job exists with the provided id for this deployment.",
+}
+
+// saysGone reports a 404 answer in which the API says that the object asked
+// for, id, does not exist: its own error shape ({"error": "..."}) with a
+// message that names id, one of its documented messages for a missing
+// object, or a message of its own that speaks of such an object ("no such
+// job", "Deployment not found") and names no other. Any other JSON API
+// answers 404 too, for a route it does not have ({"error": "not_found"},
+// {"error": "Unknown endpoint"}), and a router's message quotes the path, id
+// included: words that hold a "/" are not read, so a path never names the
+// object, and a message about a route, an endpoint or a page never says an
+// object is gone.
+func saysGone(data []byte, id string) bool {
+	said, _, ok := errorBody(data)
+	if !ok || said == "" {
+		return false
+	}
+	if slices.Contains(missingMessages, strings.ToLower(strings.TrimSpace(said))) {
+		return true
+	}
+	if generic(http.StatusNotFound, said) {
+		return false
+	}
+	object, otherID := false, false
+	for _, word := range strings.Fields(said) {
+		if strings.Contains(word, "/") {
+			continue
+		}
+		if id != "" && namesID(word, id) {
+			return true
+		}
+		bare := strings.ToLower(strings.Trim(word, ".,;:!?\"'`()[]{}<>"))
+		switch {
+		case slices.Contains(routeWords, bare):
+			return false
+		case slices.Contains(objectWords, bare):
+			object = true
+		case strings.ContainsAny(bare, "0123456789_"):
+			otherID = true // an id, or a code: not the one asked for
+		}
+	}
+	return object && !otherID
+}
+
+// objectWords name the objects the API has; routeWords, what a router
+// speaks of.
+var (
+	objectWords = []string{"job", "jobs", "export", "exports", "deployment", "deployments", "preview", "previews", "status", "bundle"}
+	routeWords  = []string{"route", "routes", "endpoint", "endpoints", "path", "url", "page", "method", "resource"}
+)
+
+// namesID reports whether word holds id standing alone: not inside a longer
+// identifier ("se_1" is not in "se_12"), though quotes and punctuation may
+// surround it.
+func namesID(word, id string) bool {
+	idChar := func(b byte) bool {
+		return b == '_' || b == '-' || b >= '0' && b <= '9' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z'
+	}
+	for i := 0; ; {
+		j := strings.Index(word[i:], id)
+		if j < 0 {
+			return false
+		}
+		start, end := i+j, i+j+len(id)
+		if (start == 0 || !idChar(word[start-1])) && (end == len(word) || !idChar(word[end])) {
+			return true
+		}
+		i = start + 1
+	}
 }
 
 // generic reports a message that any router or gateway gives for the

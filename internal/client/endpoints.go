@@ -29,6 +29,10 @@ type endpoint struct {
 	// project marks a call of the project-scoped revision of static
 	// export, whose 401, 403 and 404 mean more than elsewhere.
 	project bool
+	// object is the id of what the call asks for (the last id in its
+	// path): a 404 means that it is gone only when the API's error names
+	// it (saysGone).
+	object string
 }
 
 // segment escapes one path segment. Empty, "." and ".." would address
@@ -55,19 +59,19 @@ func startStaticExportEndpoint() endpoint {
 // 404 speaks of the project, or of a route this server does not serve.
 // Its 429 is a quota of starts, not the key's request rate (ownLimit).
 func startProjectExportEndpoint(projectID string) endpoint {
-	ep := endpoint{method: http.MethodPost, ownLimit: true, project: true}
+	ep := endpoint{method: http.MethodPost, ownLimit: true, project: true, object: projectID}
 	ep.path = "/v1/static-export/" + segment("project id", projectID, &ep.invalid) + "/jobs"
 	return ep
 }
 
 func getProjectExportEndpoint(projectID, jobID string) endpoint {
-	ep := endpoint{method: http.MethodGet, idempotent: true, project: true}
+	ep := endpoint{method: http.MethodGet, idempotent: true, project: true, object: jobID}
 	ep.path = "/v1/static-export/" + segment("project id", projectID, &ep.invalid) + "/jobs/" + segment("job id", jobID, &ep.invalid)
 	return ep
 }
 
 func getStaticExportEndpoint(jobID string) endpoint {
-	ep := endpoint{method: http.MethodGet, idempotent: true}
+	ep := endpoint{method: http.MethodGet, idempotent: true, object: jobID}
 	ep.path = "/v1/static-export/jobs/" + segment("job id", jobID, &ep.invalid)
 	return ep
 }
@@ -75,26 +79,26 @@ func getStaticExportEndpoint(jobID string) endpoint {
 // Generating a link does not change the export, only issues a new link to
 // its archive, so repeating it is harmless.
 func staticExportLinkEndpoint(jobID string) endpoint {
-	ep := endpoint{method: http.MethodPost, idempotent: true}
+	ep := endpoint{method: http.MethodPost, idempotent: true, object: jobID}
 	ep.path = "/v1/static-export/jobs/" + segment("job id", jobID, &ep.invalid) + "/bundle"
 	return ep
 }
 
 func getAgentJobEndpoint(projectID, jobID string) endpoint {
-	ep := endpoint{method: http.MethodGet, idempotent: true}
+	ep := endpoint{method: http.MethodGet, idempotent: true, object: jobID}
 	ep.path = "/v2/agent/" + segment("project id", projectID, &ep.invalid) + "/job/" + segment("agent job id", jobID, &ep.invalid)
 	return ep
 }
 
 func createAgentJobEndpoint(projectID string) endpoint {
 	// Not a collection for 404s: an unknown project answers 404 too.
-	ep := endpoint{method: http.MethodPost}
+	ep := endpoint{method: http.MethodPost, object: projectID}
 	ep.path = "/v2/agent/" + segment("project id", projectID, &ep.invalid) + "/job"
 	return ep
 }
 
 func agentJobMessageEndpoint(projectID, jobID string) endpoint {
-	ep := endpoint{method: http.MethodPost}
+	ep := endpoint{method: http.MethodPost, object: jobID}
 	ep.path = "/v2/agent/" + segment("project id", projectID, &ep.invalid) + "/job/" + segment("agent job id", jobID, &ep.invalid) + "/message"
 	return ep
 }
@@ -102,13 +106,13 @@ func agentJobMessageEndpoint(projectID, jobID string) endpoint {
 // Queuing a deployment update builds and publishes the project again: a
 // second request would queue a second deployment.
 func triggerDeploymentEndpoint(projectID string) endpoint {
-	ep := endpoint{method: http.MethodPost}
+	ep := endpoint{method: http.MethodPost, object: projectID}
 	ep.path = "/v1/project/update/" + segment("project id", projectID, &ep.invalid)
 	return ep
 }
 
 func getDeploymentEndpoint(statusID string) endpoint {
-	ep := endpoint{method: http.MethodGet, idempotent: true}
+	ep := endpoint{method: http.MethodGet, idempotent: true, object: statusID}
 	ep.path = "/v1/project/update-status/" + segment("deployment status id", statusID, &ep.invalid)
 	return ep
 }
@@ -116,7 +120,7 @@ func getDeploymentEndpoint(statusID string) endpoint {
 // A preview request creates the branch's preview or rebuilds it: repeating
 // it would queue a second build.
 func previewDeploymentEndpoint(projectID string) endpoint {
-	ep := endpoint{method: http.MethodPost}
+	ep := endpoint{method: http.MethodPost, object: projectID}
 	ep.path = "/v1/project/preview/" + segment("project id", projectID, &ep.invalid)
 	return ep
 }

@@ -18,9 +18,9 @@ type APIError struct {
 	// collection marks an answer of an endpoint that always exists, such as
 	// the list of export jobs: a 404 there means that the client's base URL points elsewhere.
 	collection bool
-	// apiSaid marks a Message that is the API's own error, not a router's
-	// or a gateway's generic page: only then does a 404 speak of the object.
-	apiSaid bool
+	// gone marks a 404 in which the API says that the object asked for
+	// does not exist (saysGone): only then does a 404 speak of the object.
+	gone bool
 	// project marks an answer of the project-scoped revision of static
 	// export (see ProjectScoped).
 	project bool
@@ -86,9 +86,11 @@ func StatusCode(err error) int {
 }
 
 // IsNotFound reports that the API said the object asked for does not exist
-// (KindNotFound): a 404 answered with the API's own error. A 404 from a
-// route that does not exist, a proxy's page or a URL that points elsewhere
-// (KindNoSuchPath) is not: it says nothing of the object.
+// (KindNotFound): a 404 answered with the API's own error that names the
+// object, or with its documented message for a missing one. A 404 from a
+// route that does not exist, a proxy's page, another API's generic error
+// or a URL that points elsewhere (KindNoSuchPath) is not: it says nothing
+// of the object.
 func IsNotFound(err error) bool { return Classify(err).Kind == KindNotFound }
 
 // IsConflict reports a 409: the bundle call of a job that has not

@@ -42,12 +42,14 @@ const (
 	KindForbidden    Kind = "forbidden"    // 403
 	// KindNoSuchPath: a 404 that does not come from the API speaking of
 	// the object: on a collection, which always exists, or with a body
-	// that is not the API's own error (a router's generic "Not Found", a
-	// proxy's HTML page, an empty body). The API's URL points elsewhere, or
-	// the route does not exist; nothing is known of the object.
+	// that is not the API's own error naming the object (a router's
+	// generic "Not Found", another API's {"error": "not_found"}, a proxy's
+	// HTML page, an empty body). The API's URL points elsewhere, or the
+	// route does not exist; nothing is known of the object.
 	KindNoSuchPath Kind = "no such path"
 	// KindNotFound: the API said the object does not exist, a 404 with its
-	// own error message. Only this means that the object is gone.
+	// own error naming the object, or its documented message for a missing
+	// one. Only this means that the object is gone.
 	KindNotFound Kind = "not found"
 	KindConflict Kind = "conflict"      // 409
 	KindRejected Kind = "rejected"      // any other 4xx
@@ -106,7 +108,7 @@ func classifyStatus(apiErr *APIError) Failure {
 		return Failure{Kind: KindUnauthorized, Reason: reason}
 	case code == http.StatusForbidden:
 		return Failure{Kind: KindForbidden, Reason: reason}
-	case code == http.StatusNotFound && (apiErr.collection || !apiErr.apiSaid):
+	case code == http.StatusNotFound && (apiErr.collection || !apiErr.gone):
 		return Failure{Kind: KindNoSuchPath, Reason: reason + " (no such path)"}
 	case code == http.StatusNotFound:
 		return Failure{Kind: KindNotFound, Reason: reason}
@@ -120,7 +122,7 @@ func classifyTransport(e *RequestError) Failure {
 	var refused *redirect.Error
 	if errors.As(e.Err, &refused) {
 		// Sent again it would meet the same redirect.
-		return Failure{Kind: KindRedirected, MayHaveActed: e.MaybeProcessed, Reason: refused.Error()}
+		return Failure{Kind: KindRedirected, MayHaveActed: e.MaybeProcessed, Reason: e.Err.Error()}
 	}
 	if !e.MaybeProcessed {
 		kind := notSentKind(e.Err)

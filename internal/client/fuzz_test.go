@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 	"unicode/utf8"
+
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/redact"
 )
 
 // Fuzz targets for everything the client reads from the network: job, bundle
@@ -33,6 +35,8 @@ var jobBodySeeds = []string{
 	`{"createdAt":"yesterday","updatedAt":"2026-13-40T99:00:00Z"}`,
 	`{"createdAt":"2026-11-22T10:00:00+02:00"}`,
 	`{"id":"se_legacy","jobId":""}`,
+	`{"jobId":"../bundle"}`,
+	`{"jobId":"se_1\u202e"}`,
 	`{"status":"runn`,
 	`null`,
 	`[]`,
@@ -58,6 +62,7 @@ func FuzzDecodeStaticExportJob(f *testing.F) {
 		}
 		checkUTC(t, "createdAt", job.CreatedAt)
 		checkUTC(t, "updatedAt", job.UpdatedAt)
+		checkIdentifiers(t, &job)
 		if job.Status.Final() != (job.Status == ExportCompleted || job.Status == ExportFailed) {
 			t.Fatalf("status %q: Final() = %v", job.Status, job.Status.Final())
 		}
@@ -86,6 +91,7 @@ func FuzzDecodeStaticExportLink(f *testing.F) {
 			checkWholeNumber(t, "sizeBytes", raw, bundle.SizeBytes)
 		}
 		checkUTC(t, "expiresAt", bundle.ExpiresAt)
+		checkIdentifiers(t, &bundle)
 	})
 }
 
@@ -110,11 +116,28 @@ func FuzzDecodeAgentJob(f *testing.F) {
 		}
 		checkUTC(t, "createdAt", job.CreatedAt)
 		checkUTC(t, "archivedAt", job.ArchivedAt)
+		checkIdentifiers(t, &job)
 		final := job.Status == AgentCompleted || job.Status == AgentArchived || job.Status == AgentFailed
 		if job.Status.Final() != final {
 			t.Fatalf("status %q: Final() = %v", job.Status, job.Status.Final())
 		}
 	})
+}
+
+// checkIdentifiers checks that an id the client would accept can be kept,
+// shown and put in a request path as it is: bounded, one path segment that
+// no server cleans away, nothing a sanitizer would quote or hide.
+func checkIdentifiers(t *testing.T, out identified) {
+	t.Helper()
+	for _, id := range out.identifiers() {
+		if id.value == "" || !idPattern.MatchString(id.value) {
+			continue // refused
+		}
+		if len(id.value) > 128 || id.value == "." || id.value == ".." || strings.ContainsAny(id.value, "/?#%\\ ") ||
+			(*redact.Sanitizer)(nil).Line(id.value, redact.LineBytes) != id.value {
+			t.Fatalf("%s %q accepted", id.field, id.value)
+		}
+	}
 }
 
 // retryAfterNow is the fixed "now" of the Retry-After fuzz target.
@@ -188,6 +211,8 @@ func FuzzErrorMessage(f *testing.F) {
 		{"upstream connect error or disconnect/reset before headers", "text/plain"},
 		{"", ""},
 		{`{"error":`, "application/json"},
+		{`{"error":"static export job se_1 not found"}`, "application/json"},
+		{`{"error":"Cannot GET /v1/static-export/jobs/se_1"}`, "application/json"},
 	} {
 		f.Add([]byte(s.body), s.contentType)
 	}
@@ -196,9 +221,14 @@ func FuzzErrorMessage(f *testing.F) {
 		if contentType != "" {
 			resp.Header.Set("Content-Type", contentType)
 		}
-		msg, _ := errorMessage(resp, body)
+		msg := errorMessage(resp, body)
 		if msg == "" {
 			t.Fatalf("errorMessage(%q) is empty", body)
+		}
+		// Only the API's own JSON error says that an object is gone, and
+		// only when it names it or is a documented message for a missing one.
+		if said, _, ok := errorBody(body); saysGone(body, "se_1") && (!ok || !strings.Contains(said, "se_1") && !saysGone(body, "")) {
+			t.Fatalf("saysGone(%q) without the API's error naming the object", body)
 		}
 		trimmed := string(bytes.TrimSpace(body))
 		if json.Valid(body) || len(trimmed) < 16 || !utf8.ValidString(trimmed) ||

@@ -3,9 +3,46 @@ package client
 import (
 	"encoding/json"
 	"math"
+	"regexp"
 	"slices"
 	"time"
 )
+
+// idPattern is the one shape of an identifier the API gives (a job's, a
+// deployment's): what may be kept in state, shown in a message and put in a
+// request path as it is. The API documents ids as opaque strings such as
+// se_3f9a2c1b8e7d4a06 or 6520f3a1c9b1a20012ab34cd.
+var idPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$`)
+
+// idShape says idPattern in words, for errors.
+const idShape = "1 to 128 letters, digits, '.', '_', ':' or '-', starting with a letter or digit"
+
+// identifier is an id an answer carries, with the field it came from.
+type identifier struct{ field, value string }
+
+// identified is an answer that carries ids the provider keeps and follows.
+type identified interface{ identifiers() []identifier }
+
+// badIdentifier returns the first id of out, when it is identified, that is
+// present and breaks idPattern, or that usable refuses.
+func badIdentifier(out any, usable func(string) bool) (identifier, bool) {
+	ided, ok := out.(identified)
+	if !ok {
+		return identifier{}, false
+	}
+	for _, id := range ided.identifiers() {
+		if id.value != "" && (!idPattern.MatchString(id.value) || !usable(id.value)) {
+			return id, true
+		}
+	}
+	return identifier{}, false
+}
+
+func (j *StaticExportJob) identifiers() []identifier  { return []identifier{{"jobId", j.JobID}} }
+func (b *StaticExportLink) identifiers() []identifier { return []identifier{{"jobId", b.JobID}} }
+func (a *AgentJob) identifiers() []identifier         { return []identifier{{"id", a.ID}} }
+func (s *DeploymentStart) identifiers() []identifier  { return []identifier{{"statusId", s.StatusID}} }
+func (d *Deployment) identifiers() []identifier       { return []identifier{{"_id", d.ID}} }
 
 // ExportStatus is the state of a static export job. Values other than the
 // constants below may appear; they are not final.

@@ -11,9 +11,11 @@ import (
 )
 
 // TestNotFoundOnlyWhenTheAPISaysSo: only a 404 with the API's own error
-// means that the object is gone (KindNotFound, IsNotFound); a router's
-// generic 404, a proxy's page, an empty body or a base URL that points
-// elsewhere is a missing route (KindNoSuchPath) and says nothing of it.
+// naming the object asked for, or its documented message for a missing
+// one, means that the object is gone (KindNotFound, IsNotFound); a
+// router's generic 404, another JSON API's error, a proxy's page, an empty
+// body or a base URL that points elsewhere is a missing route
+// (KindNoSuchPath) and says nothing of it.
 func TestNotFoundOnlyWhenTheAPISaysSo(t *testing.T) {
 	canned := []struct {
 		name        string
@@ -23,7 +25,17 @@ func TestNotFoundOnlyWhenTheAPISaysSo(t *testing.T) {
 	}{
 		{"the API's error", "application/json", `{"error":"static export job se_1 not found"}`, true},
 		{"the API's error as an object", "application/json", `{"error":{"message":"No job exists with the provided ID for this deployment."}}`, true},
+		{"the API's error naming the job in quotes", "application/json", `{"error":"No export job 'se_1'."}`, true},
 		{"generic error", "application/json", `{"error":"Not Found"}`, false},
+		{"another API's error code", "application/json", `{"error":"not_found"}`, false},
+		{"another API's unknown endpoint", "application/json", `{"error":"Unknown endpoint"}`, false},
+		{"an error that quotes the path", "application/json", `{"error":"Unknown endpoint /v1/static-export/jobs/se_1"}`, false},
+		{"an error naming another job", "application/json", `{"error":"job se_12 not found"}`, false},
+		{"the API's words for a missing job, without its id", "application/json", `{"error":"no such job"}`, true},
+		{"a missing deployment, in other words", "application/json", `{"error":"Deployment not found."}`, true},
+		{"another API's code with an object word", "application/json", `{"error":"job_not_found"}`, false},
+		{"a route's message that names a job", "application/json", `{"error":"no route for this job"}`, false},
+		{"the message beside a generic error", "application/json", `{"error":"Not Found","message":"job se_1 not found"}`, false},
 		{"a framework's router", "application/json", `{"statusCode":404,"message":"Cannot GET /v1/static-export/jobs/se_1","error":"Not Found"}`, false},
 		{"Fastify's router", "application/json", `{"message":"Route GET:/v1/static-export/jobs/se_1 not found","error":"Not Found","statusCode":404}`, false},
 		{"Go's mux", "text/plain; charset=utf-8", "404 page not found\n", false},
@@ -60,6 +72,47 @@ func TestNotFoundOnlyWhenTheAPISaysSo(t *testing.T) {
 			checkGone(t, err, tt.gone)
 		})
 	}
+}
+
+// TestAnotherAPIsNotFoundSaysNothing: a base_url that points at another
+// JSON API, which answers every path with its own 404, leaves every object
+// where it was: no read says that it is gone.
+func TestAnotherAPIsNotFoundSaysNothing(t *testing.T) {
+	for _, body := range []string{`{"error":"not_found"}`, `{"error":"Unknown endpoint"}`} {
+		t.Run(body, func(t *testing.T) {
+			srv := cannedServer(t, http.StatusNotFound, map[string]string{"Content-Type": "application/json"}, body)
+			c := newClient(t, testConfig(srv.URL))
+			_, err := c.GetStaticExport(t.Context(), "se_1")
+			checkGone(t, err, false)
+			_, err = c.CreateStaticExportLink(t.Context(), "se_1")
+			checkGone(t, err, false)
+			_, err = c.GetDeployment(t.Context(), "dep_1")
+			checkGone(t, err, false)
+			_, err = c.GetAgentJob(t.Context(), "proj_1", "aj_1")
+			checkGone(t, err, false)
+		})
+	}
+}
+
+// TestMockNotFoundIsTheAPIs: the mock's 404s for an object it does not
+// have are the API's: they name the object, or are part E's documented
+// message; a project it does not know is not a job that is gone.
+func TestMockNotFoundIsTheAPIs(t *testing.T) {
+	mock, _ := newMock(t, mockapi.Config{APIRevision: mockapi.RevisionProject})
+	mock.ForgetProject("proj_gone")
+	for _, tt := range []struct {
+		project string
+		gone    bool
+	}{{"proj_1", true}, {"proj_gone", false}} {
+		cfg := testConfig(mock.URL)
+		cfg.ProjectID, cfg.ExportRevision = tt.project, client.RevisionProject
+		c := newClient(t, cfg)
+		_, err := c.GetStaticExport(t.Context(), "6520f3a1c9b1a20012ab34cd")
+		checkGone(t, err, tt.gone)
+	}
+	domain, _ := newMock(t, mockapi.Config{})
+	_, err := newClient(t, testConfig(domain.URL)).CreateStaticExportLink(t.Context(), "se_missing")
+	checkGone(t, err, true)
 }
 
 func checkGone(t *testing.T, err error, gone bool) {

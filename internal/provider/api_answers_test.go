@@ -95,7 +95,8 @@ func TestAccProvider_baseURLWithAPIVersionRefusedAtPlan(t *testing.T) {
 }
 
 // A refresh that meets a missing route (a base URL whose path the server
-// does not have, or a proxy's HTML 404 page) fails and keeps the resource:
+// does not have, a proxy's HTML 404 page, another JSON API's 404 that does
+// not name the object) fails and keeps the resource:
 // once the URL is fixed the plan is empty, and nothing was started twice.
 func TestAccMissingRouteKeepsState(t *testing.T) {
 	t.Parallel()
@@ -112,6 +113,10 @@ func TestAccMissingRouteKeepsState(t *testing.T) {
 			mockapi.EndpointDeploymentStatus, func(m *mockapi.Server) int { return len(m.DeploymentIDs(deployProject)) }},
 		{"agent job", agentJobResourceAddress, func(m *mockapi.Server) string { return agentJobResourceConfig(m, "1.0", "") },
 			mockapi.EndpointGetAgentJob, func(m *mockapi.Server) int { return len(m.AgentJobsCreated("proj_1")) }},
+		{"preview", previewAddress, func(m *mockapi.Server) string {
+			m.PublishCommit(deployProject, previewBranch, commitV1)
+			return previewConfig(m, "a", "")
+		}, mockapi.EndpointDeploymentStatus, func(m *mockapi.Server) int { return len(m.DeploymentIDs(deployProject)) }},
 	}
 	acctest.RunSubtests(t, rows, func(r struct {
 		name    string
@@ -134,28 +139,31 @@ func TestAccMissingRouteKeepsState(t *testing.T) {
 		if wrongPath == config {
 			t.Fatal("the configuration does not name the mock's URL")
 		}
-		const proxyPage = "<html><head><title>404 Not Found</title></head><body><h1>Not Found</h1><hr>nginx</body></html>"
 		keep := regexp.MustCompile(`HTTP\s+404[\s\S]*no\s+such\s+route\s+at\s+base_url`)
-		resource.UnitTest(t, resource.TestCase{
-			ProtoV6ProviderFactories: testFactories(Options{}),
-			Steps: []resource.TestStep{
-				{Config: config, Check: acctest.ExpectCount("started", 1, func() int { return row.started(mock) })},
-				{Config: wrongPath, PlanOnly: true, ExpectError: keep},
-				{
-					PreConfig: func() {
-						mock.InjectFault(row.read, mockapi.Fault{Status: 404, Body: proxyPage, Header: map[string]string{"Content-Type": "text/html"}})
-					},
-					Config:      config,
-					PlanOnly:    true,
-					ExpectError: keep,
-				},
-				{
-					Config:           config,
-					ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
-					Check:            acctest.ExpectCount("started after the routes came back", 1, func() int { return row.started(mock) }),
-				},
-			},
+		steps := []resource.TestStep{
+			{Config: config, Check: acctest.ExpectCount("started", 1, func() int { return row.started(mock) })},
+			{Config: wrongPath, PlanOnly: true, ExpectError: keep},
+		}
+		// A proxy's page, and another JSON API's 404s, which do not name
+		// the object asked for.
+		for _, fault := range []mockapi.Fault{
+			{Status: 404, Body: "<html><head><title>404 Not Found</title></head><body><h1>Not Found</h1><hr>nginx</body></html>", Header: map[string]string{"Content-Type": "text/html"}},
+			{Status: 404, Body: `{"error":"not_found"}`},
+			{Status: 404, Body: `{"error":"Unknown endpoint"}`},
+		} {
+			steps = append(steps, resource.TestStep{
+				PreConfig:   func() { mock.InjectFault(row.read, fault) },
+				Config:      config,
+				PlanOnly:    true,
+				ExpectError: keep,
+			})
+		}
+		steps = append(steps, resource.TestStep{
+			Config:           config,
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+			Check:            acctest.ExpectCount("started after the routes came back", 1, func() int { return row.started(mock) }),
 		})
+		resource.UnitTest(t, resource.TestCase{ProtoV6ProviderFactories: testFactories(Options{}), Steps: steps})
 	})
 }
 

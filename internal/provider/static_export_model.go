@@ -15,7 +15,6 @@ import (
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/archive"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/bundlelink"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/client"
-	"github.com/docsadmin/terraform-provider-docsadmin/internal/redact"
 )
 
 // privateBundleIssuedAt records when the link in state was generated, so the
@@ -81,9 +80,10 @@ func (d *providerData) resumeKey(in exportInputs) string {
 	return exportFingerprint(d.baseURL, in.Domain, in.Version, in.Paths, in.Triggers)
 }
 
-// setJob copies what the API reported of a job. Fields it left out keep their
-// earlier value rather than turning null mid-run.
-func (m *staticExportModel) setJob(job *client.StaticExportJob) {
+// setJob copies what the API reported of a job, its text through the
+// provider's sanitizer. Fields it left out keep their earlier value rather
+// than turning null mid-run.
+func (m *staticExportModel) setJob(job *client.StaticExportJob, d *providerData) {
 	m.ID = types.StringValue(job.JobID)
 	m.JobID = types.StringValue(job.JobID)
 	if job.Revision != "" {
@@ -91,9 +91,7 @@ func (m *staticExportModel) setJob(job *client.StaticExportJob) {
 	} else if m.APIRevision.IsUnknown() {
 		m.APIRevision = types.StringNull()
 	}
-	// The sanitizer of no secrets: a status is a word, and quoting is what
-	// it may need.
-	m.Status = types.StringValue((*redact.Sanitizer)(nil).Line(string(job.Status), redact.LineBytes))
+	m.Status = types.StringValue(d.apiLine(string(job.Status)))
 	if job.Progress != nil {
 		m.Progress = types.Float64Value(clampPercent(*job.Progress))
 	} else if m.Progress.IsUnknown() {

@@ -280,14 +280,14 @@ func (r *staticExportResource) export(ctx context.Context, m *staticExportModel,
 
 	// Every value saved is known: Terraform refuses a state that still
 	// holds the plan's unknowns, even beside an error.
-	m.setJob(job)
+	m.setJob(job, r.data)
 	m.clearBundle()
 	m.clearArchive()
 	out.save(ctx, *m)
 
 	job, err = r.waitForCompletion(ctx, job.JobID, job, name, limit)
 	if job != nil {
-		m.setJob(job)
+		m.setJob(job, r.data)
 		out.save(ctx, *m)
 	}
 	if err != nil {
@@ -348,7 +348,7 @@ func (r *staticExportResource) Read(ctx context.Context, req resource.ReadReques
 		resp.Diagnostics.AddError("Cannot read the static export job", withHint(err))
 		return
 	}
-	state.setJob(job)
+	state.setJob(job, r.data)
 	// Refresh never generates a link; it only tells whether the one in state
 	// is due for renewal, which the next plan acts on.
 	issuedAt := bundleIssuedAt(ctx, req.Private)
@@ -423,7 +423,7 @@ func (r *staticExportResource) Update(ctx context.Context, req resource.UpdateRe
 	if state.Status.ValueString() != string(client.ExportCompleted) {
 		job, err := r.waitForCompletion(ctx, jobID, nil, timeoutUpdate, timeout)
 		if job != nil {
-			state.setJob(job)
+			state.setJob(job, r.data)
 		}
 		if err != nil {
 			resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
@@ -505,7 +505,7 @@ func (r *staticExportResource) ImportState(ctx context.Context, req resource.Imp
 		VerifyArchive: types.BoolValue(true),
 		Timeouts:      timeouts.Value{Object: types.ObjectNull(timeoutsAttrTypes)},
 	}
-	model.setJob(job)
+	model.setJob(job, r.data)
 	model.clearBundle()
 	model.clearArchive()
 	// Import hands over a usable link at once: the job's files are kept, so a

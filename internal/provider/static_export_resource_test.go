@@ -569,3 +569,35 @@ import {
 		},
 	})
 }
+
+// TestAccStaticExport_statusEchoingTheKeyIsRedacted: a status that quotes
+// the API key reaches state through the provider's sanitizer, which knows
+// the key.
+func TestAccStaticExport_statusEchoingTheKeyIsRedacted(t *testing.T) {
+	mock := acctest.NewMock(t, mockapi.Config{})
+	keySecret := mock.APIKey[strings.Index(mock.APIKey, "_")+1:]
+	parallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testFactories(Options{}),
+		Steps: []resource.TestStep{
+			{Config: acctest.ExportConfig(mock, `domain = "docs.example.com"`)},
+			{
+				PreConfig: func() {
+					for range 8 {
+						mock.InjectFault(mockapi.EndpointGetExport, mockapi.Fault{AfterHandling: true,
+							Patch: map[string]any{"status": "paused for key " + mock.APIKey}})
+					}
+				},
+				RefreshState: true,
+				// A status that is not "completed" plans to wait for it.
+				ExpectNonEmptyPlan: true,
+				Check: func(s *terraform.State) error {
+					status := s.RootModule().Resources[acctest.ExportAddress].Primary.Attributes["status"]
+					if strings.Contains(status, keySecret) || !strings.Contains(status, "paused for key (API key redacted)") {
+						return fmt.Errorf("status in state is %q, want the key redacted", status)
+					}
+					return nil
+				},
+			},
+		},
+	})
+}

@@ -56,15 +56,37 @@ type secret struct {
 	run    int
 	marker string
 	grams  map[string]struct{} // every run-long substring of value
+	// fold matches ASCII letters whatever their case: a key may reach a
+	// text lowered, as a URL's host is.
+	fold bool
 }
 
-func newSecret(value string, run int, marker string) secret {
+func newSecret(value string, run int, marker string, fold bool) secret {
+	if fold {
+		value = lowerASCII(value)
+	}
 	run = min(run, len(value))
-	s := secret{value: value, run: run, marker: marker, grams: make(map[string]struct{}, len(value)-run+1)}
+	s := secret{value: value, run: run, marker: marker, grams: make(map[string]struct{}, len(value)-run+1), fold: fold}
 	for i := 0; i+run <= len(value); i++ {
 		s.grams[value[i:i+run]] = struct{}{}
 	}
 	return s
+}
+
+// lowerASCII lowers ASCII letters only, so that every byte keeps its
+// offset: a match found in the lowered text is at the same place in the
+// text.
+func lowerASCII(text string) string {
+	if !strings.ContainsFunc(text, func(r rune) bool { return r >= 'A' && r <= 'Z' }) {
+		return text
+	}
+	b := []byte(text)
+	for i, c := range b {
+		if c >= 'A' && c <= 'Z' {
+			b[i] = c + ('a' - 'A')
+		}
+	}
+	return string(b)
 }
 
 // Sanitizer knows the secrets of one provider instance: its API key, and the
@@ -83,11 +105,11 @@ func New(apiKey string) *Sanitizer {
 	if apiKey == "" {
 		return s
 	}
-	s.secrets = append(s.secrets, newSecret(apiKey, len(apiKey), KeyMarker))
+	s.secrets = append(s.secrets, newSecret(apiKey, len(apiKey), KeyMarker, true))
 	if _, part, ok := strings.Cut(apiKey, "_"); ok && len(part) >= 8 {
-		s.secrets = append(s.secrets, newSecret(part, keyRun, KeyMarker))
+		s.secrets = append(s.secrets, newSecret(part, keyRun, KeyMarker, true))
 	} else if len(apiKey) > keyRun {
-		s.secrets = append(s.secrets, newSecret(apiKey, keyRun, KeyMarker))
+		s.secrets = append(s.secrets, newSecret(apiKey, keyRun, KeyMarker, true))
 	}
 	return s
 }
@@ -105,9 +127,9 @@ func (s *Sanitizer) AddPrompt(prompt string) {
 		return
 	}
 	s.prompts[prompt] = true
-	s.secrets = append(s.secrets, newSecret(prompt, promptRun, PromptMarker))
+	s.secrets = append(s.secrets, newSecret(prompt, promptRun, PromptMarker, false))
 	if quoted, err := json.Marshal(prompt); err == nil && string(quoted[1:len(quoted)-1]) != prompt {
-		s.secrets = append(s.secrets, newSecret(string(quoted[1:len(quoted)-1]), promptRun, PromptMarker))
+		s.secrets = append(s.secrets, newSecret(string(quoted[1:len(quoted)-1]), promptRun, PromptMarker, false))
 	}
 }
 
@@ -148,17 +170,23 @@ func (s *Sanitizer) hide(text string) string {
 }
 
 // hideSecrets replaces every whole secret (whole) or every run of one with
-// its marker; overlapping spans merge.
+// its marker; overlapping spans merge. A secret that folds is looked for in
+// the text with its ASCII letters lowered, whose offsets are the text's.
 func hideSecrets(text string, secrets []secret, whole bool) string {
 	type span struct {
 		start, end int
 		marker     string
 	}
 	var spans []span
+	lowered := lowerASCII(text)
 	for _, sec := range secrets {
+		in := text
+		if sec.fold {
+			in = lowered
+		}
 		if whole {
 			for i := 0; ; {
-				j := strings.Index(text[i:], sec.value)
+				j := strings.Index(in[i:], sec.value)
 				if j < 0 || sec.value == "" {
 					break
 				}
@@ -170,8 +198,8 @@ func hideSecrets(text string, secrets []secret, whole bool) string {
 		if sec.run == 0 || len(text) < sec.run {
 			continue
 		}
-		for i := 0; i+sec.run <= len(text); i++ {
-			if _, ok := sec.grams[text[i:i+sec.run]]; ok {
+		for i := 0; i+sec.run <= len(in); i++ {
+			if _, ok := sec.grams[in[i:i+sec.run]]; ok {
 				spans = append(spans, span{i, i + sec.run, sec.marker})
 			}
 		}

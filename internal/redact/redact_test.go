@@ -21,6 +21,7 @@ func TestLineHidesSecrets(t *testing.T) {
 		{"the key", "invalid API key " + testKey, "invalid API key " + redact.KeyMarker},
 		{"the secret part alone", "key mock_0123456789abcdef unknown", "key " + redact.KeyMarker + " unknown"},
 		{"the start of the key", "key dsa_mock_012345678... revoked", "key dsa_" + redact.KeyMarker + "... revoked"},
+		{"the key in another case", "invalid key DSA_MOCK_0123456789ABCDEF", "invalid key " + redact.KeyMarker},
 		{"the prompt", `prompt "` + testPrompt + `" refused`, `prompt "` + redact.PromptMarker + `" refused`},
 		{"part of the prompt", "too long: the confidential Falcon launch, codename…", "too long:" + redact.PromptMarker + "…"},
 		{"a bearer header", "sent Authorization: Bearer abc.def-123", "sent Authorization: Bearer REDACTED"},
@@ -39,6 +40,22 @@ func TestLineHidesSecrets(t *testing.T) {
 	for _, c := range cases {
 		if got := s.Line(c.in, 1000); got != c.want {
 			t.Errorf("%s: Line(%q) = %q, want %q", c.name, c.in, got, c.want)
+		}
+	}
+}
+
+// TestKeyIsHiddenInAnyCase: a key of mixed case is hidden where a text
+// shows it lowered, as a URL's host is, or raised.
+func TestKeyIsHiddenInAnyCase(t *testing.T) {
+	const key = "dsa_Live_5F0c1E2d3B4a69788796A5b4"
+	s := redact.New(key)
+	for in, want := range map[string]string{
+		"refused a redirect to https://live_5f0c1e2d3b4a69788796a5b4.evil.example": "refused a redirect to https://" + redact.KeyMarker + ".evil.example",
+		"key DSA_LIVE_5F0C1E2D3B4A69788796A5B4 revoked":                            "key " + redact.KeyMarker + " revoked",
+		"host 5f0c1e2d3b4a6978.example":                                            "host " + redact.KeyMarker + ".example",
+	} {
+		if got := s.Line(in, 1000); got != want {
+			t.Errorf("Line(%q) = %q, want %q", in, got, want)
 		}
 	}
 }
