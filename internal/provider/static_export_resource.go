@@ -257,7 +257,7 @@ func (r *staticExportResource) export(ctx context.Context, m *staticExportModel,
 	job, err := r.resumableJob(ctx, inputs, func(work offeredWork) {
 		// Saved again as Delete found it: Terraform keeps it, tainted, and
 		// the next apply's Delete offers it once more.
-		m.setJob(&client.StaticExportJob{JobID: work.ID, Status: client.ExportStatus(work.Status), Revision: client.ExportRevision(work.Revision)})
+		m.setJob(&client.StaticExportJob{JobID: work.ID, Status: client.ExportStatus(work.Status), Revision: client.ExportRevision(work.Revision)}, r.data)
 		m.clearBundle()
 		m.clearArchive()
 		out.save(ctx, *m)
