@@ -217,6 +217,60 @@ func TestAccStaticSite_neverReplacesAUsersDirectory(t *testing.T) {
 	})
 }
 
+// A user's symbolic link at the site's path, where the plan cannot see it
+// (the directory is known only during apply), is refused before any link
+// request or download, and left as it is.
+func TestAccStaticSite_refusesAUsersLinkBeforeAnyDownload(t *testing.T) {
+	mock := acctest.NewMock(t, mockapi.Config{})
+	parent := t.TempDir()
+	mine := filepath.Join(parent, "mine")
+	if err := os.MkdirAll(mine, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	acctest.WriteFile(t, filepath.Join(mine, "index.html"), "mine")
+	dir := filepath.Join(parent, "site")
+	traffic := &linkTraffic{mock: mock}
+	// timestamp() is unknown while planning: the directory is known only
+	// during apply, so only the apply can refuse it.
+	unknownAtPlan := fmt.Sprintf(`"%s${substr(timestamp(), 0, 0)}"`, dir)
+	config := acctest.ExportConfig(mock, `  domain = "docs.example.com"`) + fmt.Sprintf(`
+resource "docsadmin_static_site" "site" {
+  job_id    = docsadmin_static_export.site.job_id
+  directory = %s
+}
+`, unknownAtPlan)
+	parallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testFactories(Options{}),
+		Steps: []resource.TestStep{
+			{Config: acctest.ExportConfig(mock, `  domain = "docs.example.com"`)},
+			{
+				PreConfig: func() {
+					if err := os.Symlink("mine", dir); err != nil {
+						t.Fatal(err)
+					}
+					traffic.reset()
+				},
+				Config:      config,
+				ExpectError: regexp.MustCompile(`(?s)holds\s+a\s+symbolic\s+link\s+to\s+"mine"\s+that\s+the\s+provider\s+did\s+not\s+make`),
+			},
+			{
+				PreConfig: func() {
+					if err := traffic.expect(0, 0, 0)(nil); err != nil {
+						t.Fatalf("the refused site: %v", err)
+					}
+					if target, err := os.Readlink(dir); err != nil || target != "mine" {
+						t.Fatalf("the user's link now points to %q (%v)", target, err)
+					}
+					if body, err := os.ReadFile(filepath.Join(mine, "index.html")); err != nil || string(body) != "mine" {
+						t.Fatalf("the user's directory was touched: %q, %v", body, err)
+					}
+				},
+				Config: acctest.ExportConfig(mock, `  domain = "docs.example.com"`),
+			},
+		},
+	})
+}
+
 // Two sites at the same or nested directories are refused.
 func TestAccStaticSite_overlappingDirectoriesRefused(t *testing.T) {
 	t.Parallel()
