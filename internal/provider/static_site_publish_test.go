@@ -429,26 +429,7 @@ func TestAccStaticSite_driftShownInThePlan(t *testing.T) {
 	runner := acctest.CLIRunner(t)
 	mock := acctest.NewMock(t, mockapi.Config{})
 	dir := filepath.Join(t.TempDir(), "site")
-	tf, err := runner.Module(filepath.Join(t.TempDir(), "module"), map[string][]byte{"main.tf": []byte(fmt.Sprintf(`terraform {
-  required_providers {
-    docsadmin = { source = "docsadmin/docsadmin" }
-  }
-}
-
-provider "docsadmin" {}
-
-resource "docsadmin_static_export" "site" {
-  domain = "docs.example.com"
-}
-
-resource "docsadmin_static_site" "site" {
-  job_id    = docsadmin_static_export.site.job_id
-  directory = %q
-}
-`, dir))}, map[string]string{"DOCSADMIN_BASE_URL": mock.URL, "DOCSADMIN_API_KEY": mock.APIKey})
-	if err != nil {
-		t.Fatal(err)
-	}
+	tf := cliSiteModule(t, runner, mock, dir, "")
 	ctx := t.Context()
 	if err := tf.Apply(ctx); err != nil {
 		t.Fatalf("apply: %v", err)

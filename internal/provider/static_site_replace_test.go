@@ -21,6 +21,35 @@ import (
 // object meets the directory the old one still publishes.
 var refusedUnderCreateBeforeDestroy = regexp.MustCompile(`(?s)is\s+published\s+by\s+another\s+docsadmin_static_site.*most\s+likely\s+the\s+object\s+this\s+resource\s+replaces.*create_before_destroy\s+cannot\s+take\s+the\s+directory\s+over.*remove\s+create_before_destroy`)
 
+// cliSiteModule writes a configuration of one export and its site at dir,
+// with lifecycle inside the site's block, for the built provider that
+// runner installs, pointed at mock.
+func cliSiteModule(t *testing.T, runner *tfrunner.Runner, mock *mockapi.Server, dir, lifecycle string) *tfexec.Terraform {
+	t.Helper()
+	tf, err := runner.Module(filepath.Join(t.TempDir(), "module"), map[string][]byte{"main.tf": []byte(fmt.Sprintf(`terraform {
+  required_providers {
+    docsadmin = { source = "docsadmin/docsadmin" }
+  }
+}
+
+provider "docsadmin" {}
+
+resource "docsadmin_static_export" "site" {
+  domain = "docs.example.com"
+}
+
+resource "docsadmin_static_site" "site" {
+  job_id    = docsadmin_static_export.site.job_id
+  directory = %q
+  %s
+}
+`, dir, lifecycle))}, map[string]string{"DOCSADMIN_BASE_URL": mock.URL, "DOCSADMIN_API_KEY": mock.APIKey})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tf
+}
+
 // TestAccStaticSite_cliReplace runs `terraform apply -replace` as a user
 // does (terraform-plugin-testing has no -replace). Without
 // create_before_destroy the old site is withdrawn and a new publication,
@@ -44,27 +73,7 @@ func TestAccStaticSite_cliReplace(t *testing.T) {
 			if cbd {
 				lifecycle = "lifecycle {\n    create_before_destroy = true\n  }"
 			}
-			tf, err := runner.Module(filepath.Join(t.TempDir(), "module"), map[string][]byte{"main.tf": []byte(fmt.Sprintf(`terraform {
-  required_providers {
-    docsadmin = { source = "docsadmin/docsadmin" }
-  }
-}
-
-provider "docsadmin" {}
-
-resource "docsadmin_static_export" "site" {
-  domain = "docs.example.com"
-}
-
-resource "docsadmin_static_site" "site" {
-  job_id    = docsadmin_static_export.site.job_id
-  directory = %q
-  %s
-}
-`, dir, lifecycle))}, map[string]string{"DOCSADMIN_BASE_URL": mock.URL, "DOCSADMIN_API_KEY": mock.APIKey})
-			if err != nil {
-				t.Fatal(err)
-			}
+			tf := cliSiteModule(t, runner, mock, dir, lifecycle)
 			ctx := t.Context()
 			stateID := func() string {
 				t.Helper()
@@ -87,7 +96,7 @@ resource "docsadmin_static_site" "site" {
 			}
 
 			out := tfrunner.Record(tf)
-			err = tf.Apply(ctx, tfexec.Replace(siteAddress))
+			err := tf.Apply(ctx, tfexec.Replace(siteAddress))
 			transcript := out.String()
 			if !cbd {
 				if err != nil {
