@@ -409,8 +409,8 @@ func checkSwitchDisk(t *testing.T, dir, store string, out switchOutputs, previou
 		t.Fatal(err)
 	}
 	for _, e := range entries {
-		if e.Name() != "releases" && e.Name() != "site.json" {
-			t.Errorf("the store %s holds %s after the apply, besides its releases and site.json", store, e.Name())
+		if !slices.Contains([]string{"releases", "site.json", "lock"}, e.Name()) {
+			t.Errorf("the store %s holds %s after the apply, besides its releases, site.json and lock", store, e.Name())
 		}
 	}
 	checkWorldReadable(t, store, out.ReleaseDirectory)
