@@ -84,6 +84,7 @@ func TestUnsetTriggersPlan(t *testing.T) {
 // leaving triggers unset: switching between the two plans no change and
 // starts no work, while a real value still does.
 func TestAccTriggers_emptyMapIsUnset(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name, address string
 		config        func(mock *mockapi.Server, triggers string) string
@@ -122,6 +123,7 @@ func TestAccTriggers_emptyMapIsUnset(t *testing.T) {
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel() // each row owns its mock
 			mock := newDeployMock(t, mockapi.Config{})
 			if tc.setUp != nil {
 				tc.setUp(mock)
