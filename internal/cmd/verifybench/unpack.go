@@ -184,7 +184,7 @@ func runUnpack(ctx context.Context, o options, out io.Writer) (bool, error) {
 		return false, fmt.Errorf("the trees differ")
 	}
 	if o.provider {
-		return runSiteProvider(ctx, o.pages, link, digest, &served, out)
+		return runSiteProvider(ctx, o.pages, res.Files, link, digest, &served, out)
 	}
 	return true, nil
 }
@@ -249,13 +249,13 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 // provider's peak RSS, the size of terraform.tfstate, an unchanged plan's
 // time and peak RSS, and what an unchanged plan of a second stage (the
 // manifest data source, after its first read) requests and downloads.
-func runSiteProvider(ctx context.Context, pages int, link, digest string, served *servedBytes, out io.Writer) (bool, error) {
+func runSiteProvider(ctx context.Context, pages, files int, link, digest string, served *servedBytes, out io.Writer) (bool, error) {
 	fmt.Fprintf(out, "\nprovider: terraform apply of one docsadmin_static_site of that site, then a plan\n")
 	const jobID = "se_0123456789abcdef"
 	// A key with the read scope only: the API refuses it every POST, as the
 	// real one does, so the unchanged plan of the second stage shows that
 	// it needs no more.
-	const writeKey, readKey = "dsa_bench_0123456789abcdef", "dsa_bench_read_0123456789"
+	const writeKey, readKey = "dsa_benchWriteKeyZyXwVuTsRq", "dsa_benchReadKeyQpOnMlKjIh"
 	var linkRequests atomic.Int64
 	api := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
@@ -293,9 +293,10 @@ resource "docsadmin_static_site" "site" {
   job_id          = %q
   directory       = "${path.module}/site"
   expected_sha256 = %q
+  max_files       = %d # the site's files: the default for -pages 3995
 }
 output "file_count" { value = docsadmin_static_site.site.file_count }
-`, jobID, digest))}, env)
+`, jobID, digest, files))}, env)
 	if err != nil {
 		return false, err
 	}
@@ -343,11 +344,12 @@ terraform {
 data "docsadmin_static_site_manifest" "site" {
   job_id          = %q
   cache_directory = "${path.module}/manifests"
+  max_files       = %d
 }
 output "files" {
   value = length(data.docsadmin_static_site_manifest.site.files)
 }
-`, jobID))}, env)
+`, jobID, files))}, env)
 	if err != nil {
 		return false, err
 	}
