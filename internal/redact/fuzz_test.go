@@ -41,13 +41,18 @@ func FuzzSanitize(f *testing.F) {
 			return // a signature is secret in its link only; the same digits elsewhere are not
 		}
 
-		n := int(limit)
-		var got string
+		clean := s.Line
 		if multiline {
-			got = s.Text(text, n)
-		} else {
-			got = s.Line(text, n)
+			clean = s.Text
 		}
+		// A quoted byte's escape can join the digits beside it into the
+		// signature's shape outside its link ("\xb0" before eleven zeros):
+		// those characters were in the text already, not the link's secret.
+		if strings.Contains(clean(strings.Replace(text, link, "", 1), 0), signature) {
+			return
+		}
+		n := int(limit)
+		got := clean(text, n)
 		if n > 0 && len(got) > n {
 			t.Fatalf("%d bytes, more than the limit %d", len(got), n)
 		}
