@@ -320,9 +320,10 @@ func (c *Client) send(ctx context.Context, ep endpoint, payload []byte, out any,
 	if err := json.Unmarshal(data, out); err != nil {
 		return &APIError{Endpoint: ep.String(), StatusCode: resp.StatusCode, Message: c.sanitizer.Message("the answer is not valid JSON: " + err.Error())}
 	}
-	// An id is kept in state and shown as it is: one that the sanitizer
-	// would change (it holds the key) is refused as well.
-	if id, bad := badIdentifier(out, func(id string) bool { return c.sanitizer.Line(id, redact.LineBytes) == id }); bad {
+	// An id is kept in state and shown as it is: one that holds the key (or
+	// its secret part) is refused as well. A few characters it shares with
+	// the key are chance, not the key.
+	if id, bad := badIdentifier(out, func(id string) bool { return !c.sanitizer.HoldsSecret(id) }); bad {
 		return &APIError{Endpoint: ep.String(), StatusCode: resp.StatusCode, Message: c.badIdentifierMessage(ep, id)}
 	}
 	return nil

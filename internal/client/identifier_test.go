@@ -92,9 +92,13 @@ func TestAnswersWithUnusableIDsAreRefused(t *testing.T) {
 	}
 }
 
-// TestUsableIDsAreKept: the ids the API documents, and numbers, pass.
+// TestUsableIDsAreKept: the ids the API documents, and numbers, pass; so
+// does one that shares a run of characters with the key (a test double's
+// "se_0123456789abcdef" beside a key "dsa_test_0123456789abcdef"), which is
+// chance, not the key.
 func TestUsableIDsAreKept(t *testing.T) {
-	for _, id := range []string{`"se_3f9a2c1b8e7d4a06"`, `"6520f3a1c9b1a20012ab34cd"`, `12345`, `"dep:2026.11-a"`, `"` + strings.Repeat("a", 128) + `"`} {
+	sharesARun := `"se_` + testAPIKey[len("dsa_test_"):len("dsa_test_")+16] + `"`
+	for _, id := range []string{`"se_3f9a2c1b8e7d4a06"`, `"6520f3a1c9b1a20012ab34cd"`, `12345`, `"dep:2026.11-a"`, `"` + strings.Repeat("a", 128) + `"`, sharesARun} {
 		srv := cannedServer(t, http.StatusAccepted, map[string]string{"Content-Type": "application/json"}, `{"jobId":`+id+`,"status":"queued"}`)
 		job, err := newClient(t, testConfig(srv.URL)).StartStaticExport(t.Context(), client.StartStaticExportRequest{Domain: "docs.example.com"})
 		if err != nil || job.JobID != strings.Trim(id, `"`) {

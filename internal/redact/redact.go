@@ -133,6 +133,19 @@ func (s *Sanitizer) AddPrompt(prompt string) {
 	}
 }
 
+// HoldsSecret reports whether text holds a whole secret the sanitizer
+// knows: the key, its secret part or a prompt, in any case of the key's
+// letters. A run of a secret does not count: an identifier that shares a
+// few characters with the key is not the key.
+func (s *Sanitizer) HoldsSecret(text string) bool {
+	if s == nil {
+		return false
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return hideSecrets(text, s.secrets, true) != text
+}
+
 // Line returns text as one line that may be shown: secrets redacted, every
 // control, bidirectional and invisible formatting character quoted (as \x1b,
 // \r, \n, \u202e), at most limit bytes with a marker saying how much was cut.

@@ -60,6 +60,29 @@ func TestKeyIsHiddenInAnyCase(t *testing.T) {
 	}
 }
 
+// HoldsSecret is true for a whole secret only: the key, its secret part
+// (in any case) or a prompt, not for a run the text shares with one.
+func TestHoldsSecret(t *testing.T) {
+	const key = "dsa_Live_5F0c1E2d3B4a69788796A5b4"
+	s := redact.New(key)
+	s.AddPrompt("Rewrite the onboarding guide.")
+	for text, want := range map[string]bool{
+		"se_" + key:                        true,
+		"se_live_5f0c1e2d3b4a69788796a5b4": true,
+		"Rewrite the onboarding guide.":    true,
+		"se_5f0c1e2d3b4a6978":              false,
+		"se_3f9a2c1b8e7d4a06":              false,
+		"":                                 false,
+	} {
+		if got := s.HoldsSecret(text); got != want {
+			t.Errorf("HoldsSecret(%q) = %v, want %v", text, got, want)
+		}
+	}
+	if (*redact.Sanitizer)(nil).HoldsSecret(key) {
+		t.Error("a nil sanitizer knows no secret")
+	}
+}
+
 func TestLineQuotesWhatATerminalActsOn(t *testing.T) {
 	var s *redact.Sanitizer // signatures and quoting need no secrets
 	cases := []struct {
