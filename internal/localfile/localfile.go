@@ -18,8 +18,52 @@ package localfile
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"io"
+	"os"
 )
+
+// OpenRegular opens p for reading only if it is a regular file: a FIFO
+// would block the open, and a device could be anything, opening one having
+// effects of its own. A symbolic link is not followed. p is never opened
+// unless Lstat finds a regular file there; the file opened is then checked
+// to be the one Lstat found (its device and inode), so that anything
+// swapped in meanwhile is refused as well (openNoFollow does not block on a
+// FIFO swapped in, where the system allows).
+func OpenRegular(p string) (*os.File, error) {
+	before, err := os.Lstat(p)
+	if err != nil {
+		return nil, err
+	}
+	if !before.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file (%s)", p, before.Mode().Type())
+	}
+	if beforeOpen != nil {
+		beforeOpen(p)
+	}
+	f, err := openNoFollow(p)
+	if err != nil {
+		return nil, err
+	}
+	info, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	if !info.Mode().IsRegular() {
+		f.Close()
+		return nil, fmt.Errorf("%s is not a regular file (%s)", p, info.Mode().Type())
+	}
+	if !os.SameFile(before, info) {
+		f.Close()
+		return nil, fmt.Errorf("%s was replaced while it was opened", p)
+	}
+	return f, nil
+}
+
+// beforeOpen, when set by a test, runs between OpenRegular's Lstat and its
+// open.
+var beforeOpen func(p string)
 
 // SHA256 hashes the regular file at p (see OpenRegular) and reports its
 // size, reading it as a stream: memory stays bounded whatever its size.
