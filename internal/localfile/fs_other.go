@@ -5,23 +5,19 @@ package localfile
 import (
 	"io/fs"
 	"os"
-	"path/filepath"
 )
 
 // openNoFollow opens p for reading; OpenRegular has checked it is a
 // regular file and checks again once it is open.
 func openNoFollow(p string) (*os.File, error) { return os.Open(p) }
 
-// SyncDir does nothing: directories cannot be synced here.
-func SyncDir(string) {}
-
 // SyncTree syncs every regular file below dir.
-func SyncTree(dir string) error {
-	return filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+func SyncTree(dir *os.Root) error {
+	return fs.WalkDir(dir.FS(), ".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil || !d.Type().IsRegular() {
 			return err
 		}
-		f, err := os.OpenFile(p, os.O_RDWR, 0)
+		f, err := dir.OpenFile(p, os.O_RDWR, 0)
 		if err != nil {
 			return err
 		}

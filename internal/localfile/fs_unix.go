@@ -12,12 +12,3 @@ import (
 func openNoFollow(p string) (*os.File, error) {
 	return os.OpenFile(p, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOFOLLOW, 0)
 }
-
-// SyncDir makes the renames in dir durable; best effort: a failure loses
-// durability across a power cut, not correctness.
-func SyncDir(dir string) {
-	if d, err := os.Open(dir); err == nil {
-		_ = d.Sync()
-		_ = d.Close()
-	}
-}

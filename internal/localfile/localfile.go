@@ -8,11 +8,12 @@
 // not followed (OpenRegular).
 //
 // The durability policy: what a rename publishes is made durable before
-// the rename, and the rename after it: a single file is synced before it
-// is renamed into place, a tree before the rename that publishes it
-// (SyncTree), and the directory that holds the renamed entry after the
-// rename (SyncDir). A power cut then leaves either the old content or the
-// whole new content, never a new name over missing data.
+// the rename, and the rename after it: a single file is written by Write
+// (write, sync, rename, directory sync), a tree is synced before the
+// rename that publishes it (SyncTree), and the directory that holds the
+// renamed entry after the rename (SyncRoot). A power cut then leaves
+// either the old content or the whole new content, never a new name over
+// missing data.
 package localfile
 
 import (

@@ -251,16 +251,17 @@ func (p *docsadminProvider) Configure(ctx context.Context, req provider.Configur
 	}
 
 	data := &providerData{
-		client:    apiClient,
-		limits:    cfg.archiveLimits(),
-		projectID: projectID,
-		clock:     p.options.Clock,
-		policy:    p.options.PollPolicy,
-		resume:    p.resume,
-		sites:     &siteClaims{},
-		apiKey:    apiKey,
-		baseURL:   baseURL,
-		sanitizer: sanitizer,
+		client:        apiClient,
+		limits:        cfg.archiveLimits(),
+		projectID:     projectID,
+		clock:         p.options.Clock,
+		policy:        p.options.PollPolicy,
+		resume:        p.resume,
+		sites:         &siteClaims{},
+		configuration: runConfiguration(),
+		apiKey:        apiKey,
+		baseURL:       baseURL,
+		sanitizer:     sanitizer,
 
 		exportRevision: exportRevision,
 	}
@@ -337,9 +338,11 @@ type providerData struct {
 	policy    poll.Policy
 	resume    *resumeRegistry
 	sites     *siteClaims // the served paths of this run's static sites
-	apiKey    string
-	baseURL   string
-	sanitizer *redact.Sanitizer // for every text of the API shown or stored
+	// configuration names this run's configuration (runConfiguration).
+	configuration string
+	apiKey        string
+	baseURL       string
+	sanitizer     *redact.Sanitizer // for every text of the API shown or stored
 	// exportRevision is the pinned revision of the static export API, ""
 	// when the client chooses.
 	exportRevision client.ExportRevision

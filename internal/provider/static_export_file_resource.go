@@ -244,55 +244,36 @@ func (d *providerData) downloadArchive(ctx context.Context, link, filename strin
 	if dir == "" {
 		dir = "."
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return writtenArchive{}, err
-	}
-	tmp, err := os.CreateTemp(dir, "."+base+".tmp-*")
+	root, err := localfile.OpenRootDir(dir)
 	if err != nil {
 		return writtenArchive{}, err
 	}
-	kept := false
-	defer func() {
-		if !kept {
-			_ = tmp.Close()
-			_ = os.Remove(tmp.Name())
+	defer root.Close()
+	var written writtenArchive
+	err = localfile.Write(root, base, perm, func(w io.Writer) error {
+		buffered := bufio.NewWriterSize(w, fileWriteBuffer)
+		md5sum := md5.New()
+		out := io.MultiWriter(buffered, md5sum)
+		if reportedSize > 0 {
+			out = &sizeBound{w: out, limit: reportedSize}
 		}
-	}()
-
-	buffered := bufio.NewWriterSize(tmp, fileWriteBuffer)
-	md5sum := md5.New()
-	out := io.MultiWriter(buffered, md5sum)
-	if reportedSize > 0 {
-		out = &sizeBound{w: out, limit: reportedSize}
-	}
-	// nil: archive.DownloadClient, which honours HTTPS_PROXY, NO_PROXY and SSL_CERT_FILE.
-	sum, err := d.limits.Fetch(ctx, nil, link, out)
+		// nil: archive.DownloadClient, which honours HTTPS_PROXY, NO_PROXY and SSL_CERT_FILE.
+		sum, err := d.limits.Fetch(ctx, nil, link, out)
+		if err != nil {
+			return err
+		}
+		if expected != "" {
+			if err := archive.CheckSHA256(sum, expected); err != nil {
+				return fmt.Errorf("download from %s: %w", bundlelink.Host(link), err)
+			}
+		}
+		written = writtenArchive{Summary: sum, MD5: hex.EncodeToString(md5sum.Sum(nil))}
+		return buffered.Flush()
+	})
 	if err != nil {
 		return writtenArchive{}, err
 	}
-	if expected != "" {
-		if err := archive.CheckSHA256(sum, expected); err != nil {
-			return writtenArchive{}, fmt.Errorf("download from %s: %w", bundlelink.Host(link), err)
-		}
-	}
-	if err := buffered.Flush(); err != nil {
-		return writtenArchive{}, err
-	}
-	if err := tmp.Chmod(perm); err != nil {
-		return writtenArchive{}, err
-	}
-	if err := tmp.Sync(); err != nil {
-		return writtenArchive{}, err
-	}
-	if err := tmp.Close(); err != nil {
-		return writtenArchive{}, err
-	}
-	if err := os.Rename(tmp.Name(), filename); err != nil {
-		return writtenArchive{}, err
-	}
-	kept = true
-	localfile.SyncDir(dir)
-	return writtenArchive{Summary: sum, MD5: hex.EncodeToString(md5sum.Sum(nil))}, nil
+	return written, nil
 }
 
 // sizeBound passes on at most left bytes, then fails: a download larger

@@ -6,7 +6,9 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -34,6 +36,7 @@ const (
 // siteDrift is how a release on disk differs from the manifest in state.
 type siteDrift struct {
 	whole                   string // the site as a whole is not there
+	foreign                 bool   // because the directory holds what the provider did not write
 	missing, changed, extra []string
 	missingN, changedN      int
 	extraN                  int
@@ -63,6 +66,10 @@ func (d siteDrift) String(dir, jobID string) string {
 		list("missing", d.missing, d.missingN)
 		list("changed", d.changed, d.changedN)
 		list("extra (not in the export)", d.extra, d.extraN)
+	}
+	if d.foreign {
+		b.WriteString("\n" + foreignAtSiteConsequence)
+		return b.String()
 	}
 	b.WriteString("\nThe next apply downloads the same archive once (no new export) and publishes a fresh copy in a new release, in one " +
 		"switch. Files added inside a release are not published: the damaged release is kept as the previous one until the switch after, " +
@@ -179,23 +186,20 @@ type siteClaim struct {
 }
 
 // overlap says how a planned new site collides with the sites this run has
-// seen, or "". A site already in state at the same path is not a collision
-// at plan: it may be the one this replaces (a tainted site); the apply
-// tells them apart by the owner recorded on disk.
-func (c *siteClaims) overlap(site publish.Site, owner, jobID string) string {
+// seen, or "", and records it. A site in state at the same path is not a
+// collision at plan: it may be the one this replaces (a tainted site, or
+// -replace); the apply tells them apart by the owner recorded on disk.
+func (c *siteClaims) overlap(site publish.Site, jobID string) string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for _, other := range c.claims {
-		if (owner != "" && other.owner == owner) || (other.fresh && other.site.Dir == site.Dir && other.jobID == jobID && other.owner == owner) {
-			continue // itself, planned again
-		}
 		how := publish.Overlap(site, other.site)
-		if how == "" || (!other.fresh && site.Dir == other.site.Dir) {
+		if how == "" || (!other.fresh && how == publish.SameDirectory) {
 			continue
 		}
 		return overlapProblem(site, how, other)
 	}
-	c.claims = append(c.claims, siteClaim{site: site, owner: owner, jobID: jobID, fresh: true})
+	c.claims = append(c.claims, siteClaim{site: site, jobID: jobID, fresh: true})
 	return ""
 }
 
@@ -225,10 +229,15 @@ func (c *siteClaims) claim(site publish.Site, owner, jobID string) string {
 	return ""
 }
 
-// remember records a site in state, as its refresh finds it.
+// remember records a site in state, as its refresh or its plan finds it.
 func (c *siteClaims) remember(site publish.Site, owner, jobID string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	for _, other := range c.claims {
+		if !other.fresh && other.owner == owner && other.site.Dir == site.Dir {
+			return
+		}
+	}
 	c.claims = append(c.claims, siteClaim{site: site, owner: owner, jobID: jobID})
 }
 
@@ -261,3 +270,30 @@ func randomHex(n int) string {
 }
 
 func normalizeSHA256(s string) string { return strings.ToLower(s) }
+
+// runConfiguration names the configuration this run belongs to, recorded
+// with each site it publishes: Terraform runs a provider in the root
+// module's directory, and the workspace is in TF_WORKSPACE or in the data
+// directory's environment file. "" when the directory cannot be read.
+func runConfiguration() string {
+	wd, err := os.Getwd()
+	if err != nil {
+		return ""
+	}
+	workspace := os.Getenv("TF_WORKSPACE")
+	if workspace == "" {
+		data := os.Getenv("TF_DATA_DIR")
+		if data == "" {
+			data = ".terraform"
+		}
+		if f, err := localfile.OpenRegular(filepath.Join(data, "environment")); err == nil {
+			name, _ := io.ReadAll(io.LimitReader(f, 256))
+			f.Close()
+			workspace = strings.TrimSpace(string(name))
+		}
+	}
+	if workspace == "" || workspace == "default" {
+		return wd
+	}
+	return wd + " (workspace " + workspace + ")"
+}

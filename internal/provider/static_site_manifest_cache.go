@@ -137,22 +137,12 @@ func (c *manifestCache) store(jobID, archiveSHA256 string, m *site.Manifest) err
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(c.dir, 0o755); err != nil {
-		return err
-	}
-	tmp, err := os.CreateTemp(c.dir, ".manifest-*")
+	root, err := localfile.OpenRootDir(c.dir)
 	if err != nil {
 		return err
 	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp.Name(), c.path(jobID)); err != nil {
+	defer root.Close()
+	if err := localfile.WriteBytes(root, filepath.Base(c.path(jobID)), 0o644, data); err != nil {
 		return fmt.Errorf("writing the manifest cache: %w", err)
 	}
 	c.prune(time.Now().Add(-manifestCacheTTL))
@@ -164,6 +154,11 @@ func (c *manifestCache) store(jobID, archiveSHA256 string, m *site.Manifest) err
 // writes are touched: cache_directory may name a directory that holds
 // files of the user's.
 func (c *manifestCache) prune(before time.Time) {
+	root, err := os.OpenRoot(c.dir)
+	if err != nil {
+		return
+	}
+	defer root.Close()
 	entries, err := os.ReadDir(c.dir)
 	if err != nil {
 		return
@@ -172,15 +167,15 @@ func (c *manifestCache) prune(before time.Time) {
 		if !manifestCacheName.MatchString(e.Name()) {
 			continue
 		}
-		if info, err := e.Info(); err == nil && info.Mode().IsRegular() && info.ModTime().Before(before) {
-			_ = os.Remove(filepath.Join(c.dir, e.Name()))
+		if info, err := root.Lstat(e.Name()); err == nil && info.Mode().IsRegular() && info.ModTime().Before(before) {
+			_ = root.Remove(e.Name())
 		}
 	}
 }
 
 // manifestCacheName matches the entries path writes and the temporary
-// files store writes.
-var manifestCacheName = regexp.MustCompile(`^(?:[0-9a-f]{32}\.json|\.manifest-[0-9]+)$`)
+// files store writes (localfile.Write's, and those of earlier versions).
+var manifestCacheName = regexp.MustCompile(`^(?:[0-9a-f]{32}\.json|\.[0-9a-f]{32}\.json\.tmp-[0-9a-f]{16}|\.manifest-[0-9]+)$`)
 
 func decodeHex(s string, dst []byte) bool {
 	n, err := hex.Decode(dst, []byte(s))

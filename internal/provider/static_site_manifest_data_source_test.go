@@ -249,6 +249,7 @@ func TestManifestCachePrunesOnlyItsOwnFiles(t *testing.T) {
 	names := map[string]bool{ // name: pruned when old
 		"notes.txt": false, "main.tf": false, "0123456789abcdef0123456789abcdef.json.bak": false,
 		"0123456789abcdef0123456789abcdef.json": true, ".manifest-12345": true,
+		".0123456789abcdef0123456789abcdef.json.tmp-0123456789abcdef": true,
 	}
 	for name := range names {
 		p := filepath.Join(dir, name)

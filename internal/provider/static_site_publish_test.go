@@ -155,8 +155,8 @@ resource "docsadmin_static_site" "site" {
 }
 
 // A user's directory at the site's path is never replaced: refused at plan
-// when it is there before the site, and at the next plan when it replaces
-// the provider's link; destroy leaves it.
+// when it is there before the site, and left as it is, with nothing
+// planned, when it replaces the provider's link; destroy leaves it.
 func TestAccStaticSite_neverReplacesAUsersDirectory(t *testing.T) {
 	mock := acctest.NewMock(t, mockapi.Config{})
 	parent := t.TempDir()
@@ -198,11 +198,15 @@ func TestAccStaticSite_neverReplacesAUsersDirectory(t *testing.T) {
 				Config: siteConfig(mock, dir, ""),
 			},
 			{
-				// The user puts a directory of their own in place of the link.
-				PreConfig:          userDir,
-				Config:             siteConfig(mock, dir, ""),
-				ExpectError:        regexp.MustCompile(`(?s)holds\s+a\s+directory\s+that\s+the\s+provider\s+did\s+not\s+make`),
-				ExpectNonEmptyPlan: true,
+				// The user puts a directory of their own in place of the link:
+				// the plan warns and plans nothing (the CLI's plan and destroy
+				// are TestAccStaticSite_cliDestroyLeavesAUsersEntry's).
+				PreConfig: userDir,
+				Config:    siteConfig(mock, dir, ""),
+				Check: resource.ComposeTestCheckFunc(
+					resource.TestCheckResourceAttr("docsadmin_static_site.site", "tree_intact", "false"),
+					func(*terraform.State) error { return intact() },
+				),
 			},
 		},
 		CheckDestroy: func(*terraform.State) error {

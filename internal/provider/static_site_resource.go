@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
@@ -87,11 +88,14 @@ func (r *staticSiteResource) Schema(ctx context.Context, _ resource.SchemaReques
 			"`.<name>.docsadmin/releases/`, and only once it is complete does the link switch to it, in one atomic rename. A server reading " +
 			"`directory` sees the previous site or the new one, never neither nor a mix. A new `job_id` updates the site in place; the " +
 			"previous release is kept until the next switch, for requests in flight, and older ones are removed.\n\n" +
-			"The provider deletes only what it wrote: the link, and the `.<name>.docsadmin` directory, whose `site.json` records the " +
-			"publication. A `directory` that holds anything else (a directory, a file, a link it did not make) is refused and left " +
-			"untouched, as are the working directory, the home directory, the directories above them and directories that hold a " +
-			"Terraform configuration or state (at plan when the path is known). Two sites whose directories are the same or nested are " +
-			"refused.\n\n" +
+			"The provider deletes only what it wrote: the link, and the entries it makes in the `.<name>.docsadmin` directory, whose " +
+			"`site.json` records the publication; it never follows a symbolic link it finds there. A `directory` that holds anything " +
+			"else (a directory, a file, a link it did not make) is refused and left untouched, as are the working directory, the home " +
+			"directory, the directories above them and directories that hold a Terraform configuration or state, a store whose " +
+			"entries are not the provider's, and a directory another configuration publishes: at plan for a new site, before " +
+			"anything of the plan runs. Two sites whose directories are the same or nested, however written, are refused. When a " +
+			"user's entry replaces the link later, plans warn and change nothing, and destroy removes the provider's store and " +
+			"leaves the entry.\n\n" +
 			"`files` lists every file with its digests, content type and cache policy, and `routes` the extensionless URL of every page, " +
 			"both recorded in state so that they are known at plan time, also on a fresh runner. Refresh checks the release on disk without " +
 			"any request: when files are missing, changed or added, the plan says which, and the apply publishes a fresh copy of the same " +
@@ -221,7 +225,10 @@ func readSiteScalars(ctx context.Context, g attributeGetter) (siteScalars, diag.
 
 // ModifyPlan checks a new directory on disk, plans what a new export
 // changes, and plans tree_intact = true: a create publishes the site, and a
-// site that the refresh found damaged is published again in place.
+// site that the refresh found damaged is published again in place. What
+// bars a new site is refused here, before anything of the plan runs; for
+// a site in state it is a warning, so that the plan Terraform makes before
+// a destroy never fails on it.
 func (r *staticSiteResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	if req.Plan.Raw.IsNull() {
 		return
@@ -234,15 +241,17 @@ func (r *staticSiteResource) ModifyPlan(ctx context.Context, req resource.Modify
 	set := func(name string, v attr.Value) {
 		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root(name), v)...)
 	}
-	set("tree_intact", types.BoolValue(true))
 	if req.State.Raw.IsNull() {
 		// id stays unknown, also in the plan of a replacement: Terraform
 		// plans a create again at apply, without the private state of the
 		// object it replaces, and the two plans must agree. (Nor does it
 		// show the warnings of a replacement's plan: what a replacement
 		// does is documented instead.)
+		set("tree_intact", types.BoolValue(true))
 		if !plan.Directory.IsUnknown() {
-			r.checkNewDirectory(plan, &resp.Diagnostics)
+			if problem := r.newSiteProblem(plan); problem != "" {
+				resp.Diagnostics.AddAttributeError(path.Root("directory"), "Cannot publish the site at this directory", problem)
+			}
 		}
 		set("archive_sha256", plannedDigest(plan.ExpectedSHA256))
 		return
@@ -252,7 +261,24 @@ func (r *staticSiteResource) ModifyPlan(ctx context.Context, req resource.Modify
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	r.rememberSite(state)
 	newExport := !plan.JobID.Equal(state.JobID) || !plan.ExpectedSHA256.Equal(state.ExpectedSHA256) || !plan.MaxFiles.Equal(state.MaxFiles)
+	if !newExport && state.TreeIntact.ValueBool() {
+		set("tree_intact", types.BoolValue(true))
+		return
+	}
+	// A switch is planned: what is at the directory must still be the
+	// provider's.
+	if problem := r.publishedSiteProblem(state); problem != "" {
+		resp.Diagnostics.AddAttributeWarning(path.Root("directory"), "The static site cannot be published at its directory", problem)
+		if !newExport {
+			// Nothing to restore while the directory is not the provider's:
+			// no change is planned.
+			return
+		}
+	}
+	set("tree_intact", types.BoolValue(true))
+	set("release_directory", types.StringUnknown())
 	if newExport {
 		// Another export (or other checks of it): its files are known
 		// once it is downloaded.
@@ -261,12 +287,6 @@ func (r *staticSiteResource) ModifyPlan(ctx context.Context, req resource.Modify
 		set("size_bytes", types.Int64Unknown())
 		set("files", types.MapUnknown(siteFileType))
 		set("routes", types.MapUnknown(types.StringType))
-	}
-	if newExport || !state.TreeIntact.ValueBool() {
-		// A switch is planned: what is at the directory must still be
-		// the provider's.
-		set("release_directory", types.StringUnknown())
-		r.checkNewDirectory(plan, &resp.Diagnostics)
 	}
 }
 
@@ -279,27 +299,65 @@ func plannedDigest(expected types.String) types.String {
 	return types.StringValue(normalizeSHA256(expected.ValueString()))
 }
 
-// checkNewDirectory refuses at plan a directory that holds what the
-// provider did not write, or that another site of this run claims.
-func (r *staticSiteResource) checkNewDirectory(plan siteScalars, diags *diag.Diagnostics) {
+// newSiteProblem says why a new site cannot be published at its
+// directory, or "": the path holds what the provider did not write, a site
+// that another configuration publishes, a store whose entries are not the
+// provider's, or a path another site of this run claims.
+func (r *staticSiteResource) newSiteProblem(plan siteScalars) string {
 	site, err := publish.Locate(plan.Directory.ValueString())
 	if err != nil {
-		return // the validator words it
+		return "" // the validator words it
 	}
 	found, err := site.Inspect()
 	if err != nil {
-		diags.AddAttributeError(path.Root("directory"), "Cannot publish the site at this directory", err.Error())
-		return
+		return err.Error()
 	}
 	if found.Foreign != "" {
-		diags.AddAttributeError(path.Root("directory"), "Cannot publish the site at this directory", foreignProblem(site, found.Foreign))
-		return
+		return foreignProblem(site, found.Foreign)
 	}
+	if err := site.CheckStore(); err != nil {
+		return err.Error()
+	}
+	if r.data == nil {
+		return ""
+	}
+	if m := found.Marker; m != nil && (m.Current != "" || found.Current != "") && m.Configuration != "" && m.Configuration != r.data.configuration {
+		// Published from another configuration: never an object this plan
+		// replaces. (One of this configuration may be: the apply decides.)
+		return publishProblem(site, plan.JobID.ValueString(), &publish.ConflictError{Site: site, Other: *m})
+	}
+	return r.data.sites.overlap(site, plan.JobID.ValueString())
+}
+
+// publishedSiteProblem says why the site in state cannot be published
+// again at its directory, or "".
+func (r *staticSiteResource) publishedSiteProblem(state siteScalars) string {
+	site, err := publish.Locate(state.Directory.ValueString())
+	if err != nil {
+		return err.Error()
+	}
+	found, err := site.Inspect()
+	switch {
+	case err != nil:
+		return err.Error()
+	case found.Foreign != "":
+		return foreignProblem(site, found.Foreign) + " " + foreignAtSiteConsequence
+	case found.Marker != nil && found.Marker.Owner != state.ID.ValueString():
+		return publishProblem(site, state.JobID.ValueString(), &publish.ConflictError{Site: site, Other: *found.Marker})
+	}
+	if err := site.CheckStore(); err != nil {
+		return err.Error()
+	}
+	return ""
+}
+
+// rememberSite records a site in state as this run sees it.
+func (r *staticSiteResource) rememberSite(state siteScalars) {
 	if r.data == nil {
 		return
 	}
-	if problem := r.data.sites.overlap(site, plan.ID.ValueString(), plan.JobID.ValueString()); problem != "" {
-		diags.AddAttributeError(path.Root("directory"), "Cannot publish the site at this directory", problem)
+	if site, err := publish.Locate(state.Directory.ValueString()); err == nil {
+		r.data.sites.remember(site, state.ID.ValueString(), state.JobID.ValueString())
 	}
 }
 
@@ -347,6 +405,7 @@ func (r *staticSiteResource) publish(ctx context.Context, plan *staticSiteModel,
 		diags.AddAttributeError(path.Root("directory"), summary, publishProblem(site, jobID, err))
 		return false
 	}
+	staged.Configuration = r.data.configuration
 	if staged.TookOver != "" {
 		tflog.Info(ctx, "took over a store that a killed run left before it published anything", map[string]any{
 			"directory": site.Dir, "store": site.Store, "left_by": staged.TookOver,
@@ -380,7 +439,7 @@ func (r *staticSiteResource) publish(ctx context.Context, plan *staticSiteModel,
 	if d.HasError() {
 		return false
 	}
-	release, err := staged.Switch(jobID)
+	release, err := staged.Switch(jobID, nil)
 	if err != nil && release == "" {
 		diags.AddAttributeError(path.Root("directory"), summary, publishProblem(site, jobID, err))
 		return false
@@ -419,21 +478,26 @@ func (r *staticSiteResource) Read(ctx context.Context, req resource.ReadRequest,
 		resp.Diagnostics.AddError("Cannot check the static site on disk", err.Error())
 		return
 	}
-	if r.data != nil {
-		r.data.sites.remember(site, state.ID.ValueString(), state.JobID.ValueString())
-	}
+	r.rememberSite(state)
 	want, err := siteWantFrom(files)
 	if err != nil {
 		resp.Diagnostics.AddError("Cannot read the static site's manifest", err.Error())
 		return
 	}
+	// What is found on disk is warned of, never an error: the plan that
+	// Terraform makes before a destroy refreshes first.
+	notIntact := func() {
+		resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("tree_intact"), types.BoolValue(false))...)
+	}
 	found, err := site.Inspect()
 	if err != nil {
-		resp.Diagnostics.AddError("Cannot check the static site on disk", err.Error())
+		resp.Diagnostics.AddAttributeWarning(path.Root("directory"), "Cannot check the static site on disk", err.Error())
+		notIntact()
 		return
 	}
 	if m := found.Marker; m != nil && m.Owner != state.ID.ValueString() {
-		resp.Diagnostics.AddAttributeError(path.Root("directory"), "Another static site publishes at this directory",
+		notIntact()
+		resp.Diagnostics.AddAttributeWarning(path.Root("directory"), "Another static site publishes at this directory",
 			(&publish.ConflictError{Site: site, Other: *m}).Error()+". This resource (export job "+state.JobID.ValueString()+
 				") no longer owns it and will not publish there. Give each docsadmin_static_site a directory of its own, or remove this "+
 				"one from the configuration: destroying it leaves the other's site in place.")
@@ -443,6 +507,7 @@ func (r *staticSiteResource) Read(ctx context.Context, req resource.ReadRequest,
 	switch {
 	case found.Foreign != "":
 		drift.whole = foreignProblem(site, found.Foreign)
+		drift.foreign = true
 	case found.Current == "":
 		drift.whole = fmt.Sprintf("%s does not exist on this machine (a fresh runner, or it was removed)", site.Dir)
 	default:
@@ -522,19 +587,28 @@ func (r *staticSiteResource) Delete(ctx context.Context, req resource.DeleteRequ
 		resp.Diagnostics.AddError("Cannot remove the static site", err.Error())
 		return
 	}
-	removed, err := site.Withdraw(state.ID.ValueString())
+	withdrawn, err := site.Withdraw(state.ID.ValueString())
 	if err != nil {
 		resp.Diagnostics.AddError("Cannot remove the static site", fmt.Sprintf("Removing %s and %s failed: %s", site.Dir, site.Store, err))
 		return
 	}
 	switch {
-	case !removed && found.Marker != nil:
+	case !withdrawn.Removed && found.Marker != nil:
 		resp.Diagnostics.AddWarning("The static site's directory was left in place",
 			(&publish.ConflictError{Site: site, Other: *found.Marker}).Error()+"; destroying this resource (export job "+
 				state.JobID.ValueString()+") leaves that site as it is.")
 	case found.Foreign != "":
+		removed := "There was no store of this site beside it to remove."
+		if withdrawn.Removed {
+			removed = "The provider removed its own store, " + site.Store + "."
+		}
 		resp.Diagnostics.AddWarning("The static site's directory was left in place",
-			fmt.Sprintf("%s holds %s, which the provider did not write; it is left as it is.", site.Dir, found.Foreign))
+			fmt.Sprintf("%s holds %s, which the provider did not write; it is left as it is. %s", site.Dir, found.Foreign, removed))
+	}
+	if len(withdrawn.Left) > 0 {
+		resp.Diagnostics.AddWarning("The static site's store was left in place",
+			fmt.Sprintf("%s holds entries that the provider did not make, which it left as they are, and the directory with them: %s. "+
+				"Everything of the provider's own in it was removed.", site.Store, strings.Join(withdrawn.Left, ", ")))
 	}
 }
 
@@ -582,6 +656,12 @@ func siteDirectoryProblem(s string) string {
 	return ""
 }
 
+// foreignAtSiteConsequence is what a user's entry at a published site's
+// directory means for the plans to come.
+const foreignAtSiteConsequence = "The site is not served there now. Nothing is planned to restore it while that entry is there; an " +
+	"apply that must publish (a new job_id) refuses before any download; a destroy removes only the provider's own store " +
+	"beside it and leaves the entry."
+
 // foreignProblem words a served path that holds what the provider did not
 // write.
 func foreignProblem(site publish.Site, found string) string {
@@ -597,7 +677,7 @@ func publishProblem(site publish.Site, jobID string, err error) string {
 	var busy *publish.BusyError
 	switch {
 	case errors.As(err, &foreign):
-		return foreignProblem(site, foreign.Found)
+		return foreignProblem(site, foreign.What())
 	case errors.As(err, &busy):
 		return busy.Error() + "."
 	case errors.As(err, &conflict):

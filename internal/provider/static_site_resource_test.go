@@ -533,7 +533,7 @@ func TestAccStaticSite_refusesADirectoryThatIsNotASite(t *testing.T) {
 		Steps: []resource.TestStep{
 			{
 				Config:      siteConfig(mock, dir, ""),
-				ExpectError: regexp.MustCompile(`(?s)directory.*holds\s+a\s+directory\s+that\s+the\s+provider\s+did\s+not\s+make,\s+with\s+1\s+entries\s+\(notes\.txt\).*Accepted:`),
+				ExpectError: regexp.MustCompile(`(?s)directory.*holds\s+a\s+directory\s+that\s+the\s+provider\s+did\s+not\s+make,\s+with\s+1\s+entry\s+\(notes\.txt\).*Accepted:`),
 			},
 		},
 		CheckDestroy: func(*terraform.State) error {

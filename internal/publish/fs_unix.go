@@ -9,44 +9,51 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// replaceLink renames the link at from over to: one atomic step on POSIX
-// systems, whatever was at to (a link, or nothing).
-func replaceLink(from, to string) error {
-	return os.Rename(from, to)
-}
+// nonBlocking opens a FIFO swapped in at the last moment without waiting
+// for its writer (the file is then refused as not the one checked).
+const nonBlocking = unix.O_NONBLOCK
 
-// locksWork says whether lockFile excludes other processes: a store that
-// never published and whose lock is free is then known to be abandoned.
-const locksWork = true
-
-// lockFile opens the lock file p, making it if needed and never following
-// a link, and locks it without waiting: errBusy when another open file
+// lockHandle locks f without waiting: errBusy when another open file
 // holds the lock (another run, or another handle of this one). The kernel
 // releases the lock when the file is closed or its process ends, however
 // it ends.
-func lockFile(p string) (*storeLock, error) {
-	f, err := os.OpenFile(p, os.O_RDWR|os.O_CREATE|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o644)
-	if err != nil {
-		return nil, err
-	}
+func lockHandle(f *os.File) error {
+	var err error
 	for {
 		err = unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB)
 		if !errors.Is(err, unix.EINTR) {
 			break
 		}
 	}
-	if err != nil {
-		f.Close()
-		if errors.Is(err, unix.EWOULDBLOCK) {
-			return nil, errBusy
-		}
-		return nil, err
+	if errors.Is(err, unix.EWOULDBLOCK) {
+		return errBusy
 	}
-	return &storeLock{f: f}, nil
+	return err
 }
 
-// openDir opens the directory p to read its entries: never a link, and
-// never a FIFO or a device put in its place, which could block.
-func openDir(p string) (*os.File, error) {
-	return os.OpenFile(p, os.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+// beforeRemoval prepares a held lock for the removal of its store: nothing
+// here, where an open file does not keep its directory from being removed.
+func (l *storeLock) beforeRemoval() {}
+
+// renameAt renames from in fromDir to to in toDir, replacing what is at to
+// (rename(2)): one name in each of two confined handles.
+func renameAt(fromDir *os.Root, from string, toDir *os.Root, to string) error {
+	return withDirs(fromDir, toDir, func(fromFd, toFd int) error {
+		return unix.Renameat(fromFd, from, toFd, to)
+	})
+}
+
+// withDirs runs f with descriptors of the directories of two handles.
+func withDirs(a, b *os.Root, f func(aFd, bFd int) error) error {
+	da, err := a.Open(".")
+	if err != nil {
+		return err
+	}
+	defer da.Close()
+	db, err := b.Open(".")
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	return f(int(da.Fd()), int(db.Fd()))
 }

@@ -58,9 +58,6 @@ func leftNewStoreFor(t *testing.T, parent, name, dir string) string {
 // new run's new id), takes it over and removes what the killed run left,
 // and nothing else.
 func TestStageTakesOverAKilledFirstPublication(t *testing.T) {
-	if !locksWork {
-		t.Skip("no file locks on this system")
-	}
 	parent := t.TempDir()
 	s, _ := Locate(filepath.Join(parent, "site"))
 	dead, err := s.Stage("site-dead")
@@ -68,8 +65,10 @@ func TestStageTakesOverAKilledFirstPublication(t *testing.T) {
 		t.Fatal(err)
 	}
 	writeTree(t, dead.Tree, "half")
-	writeFile(t, filepath.Join(s.Store, linkTempPrefix+"0123"), "")
-	writeFile(t, filepath.Join(s.Store, markerTmpPrefix+"4567"), "{")
+	if err := os.Symlink("releases/x", filepath.Join(s.Store, linkTmpInfix+"0123")); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(s.Store, legacyMarkerTmp+"4567"), "{")
 	killed(dead)
 	leftNewStoreFor(t, parent, "killed", s.Dir)
 	other := leftNewStoreFor(t, parent, "other", filepath.Join(parent, "other"))
@@ -99,13 +98,13 @@ func TestStageTakesOverAKilledFirstPublication(t *testing.T) {
 		t.Errorf("the store being made for another site was touched: %v", err)
 	}
 	writeTree(t, st.Tree, "new")
-	if _, err := st.Switch("se_2"); err != nil {
+	if _, err := st.Switch("se_2", nil); err != nil {
 		t.Fatal(err)
 	}
 	if got := served(t, s); got != "new" {
 		t.Errorf("serves %q", got)
 	}
-	if m, _ := s.readMarker(); m == nil || m.Owner != "site-new" {
+	if m := markerOf(t, s); m == nil || m.Owner != "site-new" {
 		t.Errorf("the marker is %+v, want owner site-new", m)
 	}
 }
@@ -114,9 +113,6 @@ func TestStageTakesOverAKilledFirstPublication(t *testing.T) {
 // to another owner as publishing now, and to the same owner as busy; so is
 // its withdrawal. Once the run ends, the store goes.
 func TestStageRefusesAStoreBeingPublished(t *testing.T) {
-	if !locksWork {
-		t.Skip("no file locks on this system")
-	}
 	parent := t.TempDir()
 	s, _ := Locate(filepath.Join(parent, "site"))
 	st, err := s.Stage("site-a")
@@ -129,8 +125,8 @@ func TestStageRefusesAStoreBeingPublished(t *testing.T) {
 	if _, err := s.Stage("site-a"); !errors.As(err, new(*BusyError)) || !strings.Contains(err.Error(), "another run") {
 		t.Errorf("Stage by the same owner during a publication = %v", err)
 	}
-	if removed, err := s.Withdraw("site-a"); removed || !errors.As(err, new(*BusyError)) {
-		t.Errorf("Withdraw during a publication = %v, %v", removed, err)
+	if w, err := s.Withdraw("site-a"); w.Removed || !errors.As(err, new(*BusyError)) {
+		t.Errorf("Withdraw during a publication = %+v, %v", w, err)
 	}
 	if err := st.Abandon(); err != nil {
 		t.Fatal(err)
@@ -150,7 +146,7 @@ func TestStageNeverTakesOverAPublishedStore(t *testing.T) {
 		t.Errorf("Stage by another owner = %v", err)
 	}
 	// Killed after the switch, before the marker recorded it.
-	if err := s.writeMarker(Marker{Directory: s.Dir, Owner: "site-a"}); err != nil {
+	if err := writeMarkerAt(s, Marker{Directory: s.Dir, Owner: "site-a"}); err != nil {
 		t.Fatal(err)
 	}
 	_, err := s.Stage("site-b")
@@ -160,7 +156,7 @@ func TestStageNeverTakesOverAPublishedStore(t *testing.T) {
 	if got := served(t, s); got != "one" {
 		t.Errorf("serves %q", got)
 	}
-	if m, _ := s.readMarker(); m == nil || m.Owner != "site-a" {
+	if m := markerOf(t, s); m == nil || m.Owner != "site-a" {
 		t.Errorf("the marker is %+v, want owner site-a", m)
 	}
 }
@@ -173,8 +169,8 @@ func TestWithdrawRemovesLeftovers(t *testing.T) {
 	publishTree(t, s, "site-a", "one")
 	leftNewStoreFor(t, parent, "killed", s.Dir)
 	leftNewStoreFor(t, parent, "other", filepath.Join(parent, "other"))
-	if removed, err := s.Withdraw("site-a"); !removed || err != nil {
-		t.Fatalf("Withdraw = %v, %v", removed, err)
+	if w, err := s.Withdraw("site-a"); !w.Removed || len(w.Left) > 0 || err != nil {
+		t.Fatalf("Withdraw = %+v, %v", w, err)
 	}
 	if got := strings.Join(names(t, parent), " "); got != ".docsadmin-new-other" {
 		t.Errorf("after Withdraw the parent holds %s", got)
@@ -195,9 +191,6 @@ func TestStageAfterAProcessKilledMidPublication(t *testing.T) {
 		os.Stdout.WriteString("staged\n")
 		time.Sleep(time.Minute)
 		os.Exit(1)
-	}
-	if !locksWork {
-		t.Skip("no file locks on this system")
 	}
 	parent := t.TempDir()
 	s, _ := Locate(filepath.Join(parent, "site"))
@@ -231,7 +224,7 @@ func TestStageAfterAProcessKilledMidPublication(t *testing.T) {
 		t.Errorf("TookOver = %q", st.TookOver)
 	}
 	writeTree(t, st.Tree, "new")
-	if _, err := st.Switch("se_1"); err != nil {
+	if _, err := st.Switch("se_1", nil); err != nil {
 		t.Fatal(err)
 	}
 	if got := served(t, s); got != "new" {
@@ -255,15 +248,31 @@ func TestDescribeNamesANestedSite(t *testing.T) {
 			writeFile(t, filepath.Join(root, "README.md"), "mine")
 			s, _ := Locate(filepath.Join(root, c.below))
 			publishTree(t, s, "site-a", "one")
-			info, err := os.Lstat(root)
-			if err != nil {
-				t.Fatal(err)
-			}
-			got := Describe(root, info)
+			got := Describe(root)
 			named := strings.Contains(got, s.Dir+", the site of a docsadmin_static_site (site-a, export job se_1)")
 			if named != c.found {
 				t.Errorf("Describe = %q", got)
 			}
 		})
 	}
+}
+
+// markerOf reads the site's marker.
+func markerOf(t *testing.T, s Site) *Marker {
+	t.Helper()
+	found, err := s.Inspect()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return found.Marker
+}
+
+// writeMarkerAt records m in the site's store.
+func writeMarkerAt(s Site, m Marker) error {
+	store, err := os.OpenRoot(s.Store)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	return writeMarker(store, m)
 }

@@ -63,17 +63,31 @@ func PathProblem(dir string) string {
 
 // Overlap says how the served path a collides with b ("the same directory
 // as", "inside the directory of", "a directory that holds that of"), or ""
-// when they do not.
+// when they do not: their paths are compared with the links of their
+// existing parents resolved, however they were written.
 func Overlap(a, b Site) string {
+	ad, bd := a.resolved(), b.resolved()
+	as, bs := filepath.Join(filepath.Dir(ad), a.storeBase()), filepath.Join(filepath.Dir(bd), b.storeBase())
 	switch {
-	case a.Dir == b.Dir:
-		return "the same directory as"
-	case within(a.Dir, b.Dir) || within(a.Dir, b.Store):
+	case ad == bd:
+		return SameDirectory
+	case within(ad, bd) || within(ad, bs):
 		return "inside the directory of"
-	case within(b.Dir, a.Dir) || within(b.Dir, a.Store):
+	case within(bd, ad) || within(bd, as):
 		return "a directory that holds that of"
 	}
 	return ""
+}
+
+// SameDirectory is Overlap's word for two sites at one path.
+const SameDirectory = "the same directory as"
+
+// resolved is Resolved, or Dir for a Site not made by Locate.
+func (s Site) resolved() string {
+	if s.Resolved != "" {
+		return s.Resolved
+	}
+	return s.Dir
 }
 
 // within reports whether p is dir or inside it.

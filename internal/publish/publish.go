@@ -4,38 +4,40 @@
 //
 // The served path, dir, is a symbolic link into a store beside it,
 // ".<name>.docsadmin", which holds the releases (one complete tree each), a
-// staging area for the tree being written, and a marker, site.json, that
-// names the path the store serves and the owner that publishes there. A
-// switch creates the new link under a temporary name inside the store and
-// renames it over dir: rename(2) replaces a link atomically, so every lookup
-// of dir resolves to the old tree or to the new one, never to neither or to a
-// mix. The previous release is kept until the next switch, for servers that
-// resolved the old link a moment before; older ones are removed then.
+// staging area for the tree being written, the records of each release, a
+// lock, and a marker, site.json, that names the path the store serves and
+// the owner that publishes there. A first publication makes the link where
+// nothing is (symlinkat fails on anything there); a later switch makes the
+// new link in the store and exchanges it with the old one in one step,
+// then checks that what it took out is the provider's own link, and puts it
+// back otherwise. Every lookup of dir resolves to the old tree or to the
+// new one, never to neither or to a mix. The previous release is kept until
+// the next switch, for servers that resolved the old link a moment before;
+// older ones are removed then.
 //
-// A run holds an flock on the store's lock file from Stage to Switch or
-// Abandon. A store that never published and whose lock is free was left by
-// a run killed before its first switch, and the next Stage takes it over; a
-// store whose lock is held is being published by another run. Temporary
-// files and stores a killed run left, under the provider's own names, are
-// removed by the next Stage or Withdraw.
+// A run holds a lock on the store's lock file from Stage to Switch or
+// Abandon. A store that never published, holds only what the provider
+// makes, and whose lock is free was left by a run killed before its first
+// switch, and the next Stage takes it over; a store whose lock is held is
+// being published by another run.
 //
-// Nothing outside the store and the link at dir is ever written or removed:
-// a dir that holds anything the store does not account for is refused.
+// Everything on disk goes through confined handles (store.go): no link
+// found in the store or at dir is ever followed, and nothing but entries
+// of the provider's own names and kinds is removed.
 package publish
 
 import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -44,11 +46,10 @@ import (
 
 const (
 	storeSuffix = ".docsadmin"
-	markerName  = "site.json"
-	releasesDir = "releases"
-	stagingDir  = "staging"
 	nameMax     = 255 // NAME_MAX on Linux and macOS
 	markerMax   = 64 << 10
+	// newStorePrefix names a store being made beside the served path.
+	newStorePrefix = ".docsadmin-new-"
 )
 
 // Marker is the store's record of its publication.
@@ -65,6 +66,9 @@ type Marker struct {
 	Previous string `json:"previous,omitempty"`
 	// Published is when Current was switched in.
 	Published time.Time `json:"published"`
+	// Configuration names the configuration whose run published
+	// Current (its working directory and workspace), "" when unknown.
+	Configuration string `json:"configuration,omitempty"`
 }
 
 // Site is one served path and the store beside it.
@@ -73,10 +77,14 @@ type Site struct {
 	Dir string
 	// Store is the provider's directory beside Dir.
 	Store string
+	// Resolved is Dir with the symbolic links of its existing parents
+	// resolved: two sites collide when their resolved paths do.
+	Resolved string
 }
 
 // Locate names the store of the served path dir, relative to the working
-// directory when not absolute. Nothing is read.
+// directory when not absolute. It reads only the directories above dir, to
+// resolve their links.
 func Locate(dir string) (Site, error) {
 	if strings.TrimSpace(dir) == "" {
 		return Site{}, errors.New("the directory is empty")
@@ -89,7 +97,21 @@ func Locate(dir string) (Site, error) {
 	if base == "" {
 		return Site{}, fmt.Errorf("%s is the root directory", abs)
 	}
-	return Site{Dir: abs, Store: filepath.Join(parent, storeName(base))}, nil
+	return Site{Dir: abs, Store: filepath.Join(parent, storeName(base)), Resolved: filepath.Join(resolveExisting(filepath.Dir(abs)), base)}, nil
+}
+
+// resolveExisting resolves the links of the longest existing part of p.
+func resolveExisting(p string) string {
+	var rest []string
+	for q := p; ; q = filepath.Dir(q) {
+		if resolved, err := filepath.EvalSymlinks(q); err == nil {
+			return filepath.Join(append([]string{resolved}, rest...)...)
+		}
+		if filepath.Dir(q) == q {
+			return p
+		}
+		rest = append([]string{filepath.Base(q)}, rest...)
+	}
 }
 
 // storeName is ".<base>.docsadmin", shortened with a digest of base where
@@ -107,15 +129,112 @@ func storeName(base string) string {
 	return "." + keep + "-" + hex.EncodeToString(sum[:6]) + storeSuffix
 }
 
+func (s Site) base() string      { return filepath.Base(s.Dir) }
+func (s Site) storeBase() string { return filepath.Base(s.Store) }
+
 // Release is the path of the release name inside the store.
 func (s Site) Release(name string) string {
 	return filepath.Join(s.Store, releasesDir, name)
 }
 
+// Record is the path of a release's record of the given suffix (such as
+// ".json"), which Switch wrote beside the release.
+func (s Site) Record(release, suffix string) string {
+	return filepath.Join(s.Store, recordsDir, release+suffix)
+}
+
+// ReadRecord reads a release's record: a regular file of at most limit
+// bytes, reached without following any link.
+func (s Site) ReadRecord(release, suffix string, limit int64) ([]byte, error) {
+	o, err := s.open(false)
+	if err != nil {
+		return nil, err
+	}
+	defer o.close()
+	if o.store == nil {
+		return nil, fmt.Errorf("%s does not exist", s.Store)
+	}
+	records, err := openDirIn(o.store, recordsDir, "the records of the site's releases")
+	if err != nil {
+		return nil, err
+	}
+	if records == nil {
+		return nil, fmt.Errorf("%s: %w", s.Record(release, suffix), fs.ErrNotExist)
+	}
+	defer records.Close()
+	f, _, err := openRegularIn(records, release+suffix, os.O_RDONLY)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return readLimited(f, limit, s.Record(release, suffix))
+}
+
 // linkTarget is what the link at Dir holds for the release name: relative,
 // so that the parent directory can be moved or mounted elsewhere whole.
 func (s Site) linkTarget(name string) string {
-	return filepath.Join(filepath.Base(s.Store), releasesDir, name)
+	return filepath.Join(s.storeBase(), releasesDir, name)
+}
+
+// releaseOf is the release a link target of the provider's names, or "".
+func (s Site) releaseOf(target string) string {
+	name, ok := strings.CutPrefix(target, filepath.Join(s.storeBase(), releasesDir)+string(filepath.Separator))
+	if !ok || name == "" || strings.ContainsAny(name, `/\`) {
+		return ""
+	}
+	return name
+}
+
+// opened is a site's confined handles: the directory that holds Dir and
+// the store (parent), and the store when it exists.
+type opened struct {
+	site   Site
+	parent *os.Root
+	store  *os.Root
+}
+
+// open opens the site's handles; with make, the directories above Dir are
+// made when missing. Without, a missing parent is an opened with no
+// handles.
+func (s Site) open(make bool) (*opened, error) {
+	dir := filepath.Dir(s.Dir)
+	o := &opened{site: s}
+	parent, err := os.OpenRoot(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		if !make {
+			return o, nil
+		}
+		parent, err = localfile.OpenRootDir(dir)
+	}
+	if err != nil {
+		return nil, err
+	}
+	o.parent = parent
+	if o.store, err = openDirIn(parent, s.storeBase(), "the site's releases, in a directory of its own"); err != nil {
+		parent.Close()
+		return nil, err
+	}
+	return o, nil
+}
+
+func (o *opened) close() {
+	if o.store != nil {
+		o.store.Close()
+	}
+	if o.parent != nil {
+		o.parent.Close()
+	}
+}
+
+// reopenStore opens the store again (it was made or replaced meanwhile).
+func (o *opened) reopenStore() error {
+	if o.store != nil {
+		o.store.Close()
+		o.store = nil
+	}
+	var err error
+	o.store, err = openDirIn(o.parent, o.site.storeBase(), "the site's releases, in a directory of its own")
+	return err
 }
 
 // Found is what Inspect found at a site's path.
@@ -125,21 +244,42 @@ type Found struct {
 	// Current is the release the link at Dir points to, "" when Dir does
 	// not exist or is not the store's link.
 	Current string
+	// Own says Dir is a link the provider makes (into a release of the
+	// store, which may be gone): a switch replaces it.
+	Own bool
 	// Foreign describes what Dir holds when the provider did not write it
 	// ("a directory with 3 entries: a.txt, b, c"), "" otherwise.
 	Foreign string
 }
 
 // Inspect reads the store's marker and what is at Dir, without following
-// anything but the marker's own file and without opening special files.
+// any link and without opening special files.
 func (s Site) Inspect() (Found, error) {
-	var f Found
-	m, err := s.readMarker()
+	o, err := s.open(false)
 	if err != nil {
-		return f, err
+		return Found{}, err
 	}
-	f.Marker = m
-	info, err := os.Lstat(s.Dir)
+	defer o.close()
+	return o.inspect()
+}
+
+func (o *opened) inspect() (Found, error) {
+	var f Found
+	if o.parent == nil {
+		return f, nil
+	}
+	if o.store != nil {
+		m, err := readMarker(o.store)
+		if err != nil {
+			return f, err
+		}
+		if m == nil {
+			return f, fmt.Errorf("%s has no %s: it was not made by the provider, or it was damaged; move it away", o.site.Store, markerName)
+		}
+		f.Marker = m
+	}
+	base := o.site.base()
+	info, err := o.parent.Lstat(base)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return f, nil
@@ -147,40 +287,55 @@ func (s Site) Inspect() (Found, error) {
 		return f, err
 	}
 	if info.Mode()&fs.ModeSymlink != 0 {
-		target, err := os.Readlink(s.Dir)
+		target, err := o.parent.Readlink(base)
 		if err != nil {
 			return f, err
 		}
-		prefix := filepath.Join(filepath.Base(s.Store), releasesDir) + string(filepath.Separator)
-		name, ok := strings.CutPrefix(target, prefix)
-		switch {
-		case ok && name != "" && !strings.ContainsAny(name, `/\`) && m != nil:
-			f.Current = name
-			return f, nil
-		case ok && name != "" && !strings.ContainsAny(name, `/\`):
-			// The provider's link into a store that is gone (removed by
-			// hand): nothing to serve, and the link is replaced by the
-			// next publication.
+		if name := o.site.releaseOf(target); name != "" {
+			// The provider's link; into a store that is gone (removed by
+			// hand) it serves nothing and is replaced by the next switch.
+			f.Own = true
+			if f.Marker != nil {
+				f.Current = name
+			}
 			return f, nil
 		}
 		f.Foreign = fmt.Sprintf("a symbolic link to %q that the provider did not make", target)
 		return f, nil
 	}
-	f.Foreign = Describe(s.Dir, info)
+	f.Foreign = describeForeign(o.parent, base, info)
 	return f, nil
 }
 
 // Describe says what is at p, which the provider did not write: a file, a
 // special file, or a directory and a few of its entries, naming Terraform's
-// own files first.
-func Describe(p string, info fs.FileInfo) string {
-	switch {
-	case info.Mode().IsRegular():
-		return fmt.Sprintf("a file of %d bytes", info.Size())
-	case !info.IsDir():
-		return "a special file (" + info.Mode().Type().String() + ")"
+// own files and a site published inside it first. Nothing is followed.
+func Describe(p string) string {
+	parent, err := os.OpenRoot(filepath.Dir(p))
+	if err != nil {
+		return "an entry that cannot be read (" + err.Error() + ")"
 	}
-	entries, err := os.ReadDir(p)
+	defer parent.Close()
+	info, err := parent.Lstat(filepath.Base(p))
+	if err != nil {
+		return "an entry that cannot be read (" + err.Error() + ")"
+	}
+	return describeForeign(parent, filepath.Base(p), info)
+}
+
+func describeForeign(parent *os.Root, name string, info fs.FileInfo) string {
+	switch {
+	case info.Mode()&fs.ModeSymlink != 0:
+		return describeEntry(parent, name, info) + " that the provider did not make"
+	case !info.IsDir():
+		return describeEntry(parent, name, info)
+	}
+	dir, err := openDirIn(parent, name, "")
+	if err != nil || dir == nil {
+		return "a directory that cannot be read"
+	}
+	defer dir.Close()
+	entries, err := readDirIn(dir)
 	if err != nil {
 		return "a directory that cannot be read (" + err.Error() + ")"
 	}
@@ -190,7 +345,7 @@ func Describe(p string, info fs.FileInfo) string {
 	if tf := TerraformFiles(entries); len(tf) > 0 {
 		return fmt.Sprintf("a directory of a Terraform configuration or state (%s)", strings.Join(tf, ", "))
 	}
-	if site := nestedSite(p, entries); site != "" {
+	if site := nestedSite(dir, entries); site != "" {
 		return "a directory that the provider did not make, which holds " + site
 	}
 	names := make([]string, 0, 3)
@@ -201,7 +356,14 @@ func Describe(p string, info fs.FileInfo) string {
 	if len(entries) > len(names) {
 		more = ", ..."
 	}
-	return fmt.Sprintf("a directory that the provider did not make, with %d entries (%s%s)", len(entries), strings.Join(names, ", "), more)
+	return fmt.Sprintf("a directory that the provider did not make, with %d %s (%s%s)", len(entries), plural(len(entries), "entry", "entries"), strings.Join(names, ", "), more)
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 // Bounds of nestedSite's look below a directory.
@@ -210,11 +372,11 @@ const (
 	nestedEntriesMax = 256
 )
 
-// nestedSite names a site published inside the directory p, or "": it looks
-// for a store among p's entries, then among the first entries of the
-// first of p's subdirectories, and no deeper.
-func nestedSite(p string, entries []fs.DirEntry) string {
-	if site := siteAmong(p, entries); site != "" {
+// nestedSite names a site published inside dir, or "": it looks for a
+// store among dir's entries, then among the first entries of the first of
+// its subdirectories, and no deeper.
+func nestedSite(dir *os.Root, entries []fs.DirEntry) string {
+	if site := siteAmong(dir, entries); site != "" {
 		return site
 	}
 	dirs := 0
@@ -225,32 +387,42 @@ func nestedSite(p string, entries []fs.DirEntry) string {
 		if dirs++; dirs > nestedDirsMax {
 			break
 		}
-		f, err := openDir(filepath.Join(p, e.Name()))
-		if err != nil {
+		sub, err := openDirIn(dir, e.Name(), "")
+		if err != nil || sub == nil {
 			continue
 		}
-		sub, _ := f.ReadDir(nestedEntriesMax)
-		f.Close()
-		if site := siteAmong(filepath.Join(p, e.Name()), sub); site != "" {
-			return site
+		d, err := sub.Open(".")
+		if err == nil {
+			subEntries, _ := d.ReadDir(nestedEntriesMax)
+			d.Close()
+			if site := siteAmong(sub, subEntries); site != "" {
+				sub.Close()
+				return site
+			}
 		}
+		sub.Close()
 	}
 	return ""
 }
 
 // siteAmong names the site of a store among the entries of dir, or "".
-func siteAmong(dir string, entries []fs.DirEntry) string {
+func siteAmong(dir *os.Root, entries []fs.DirEntry) string {
 	for _, e := range entries {
 		if !e.IsDir() || !strings.HasSuffix(e.Name(), storeSuffix) {
 			continue
 		}
-		m, err := (Site{Store: filepath.Join(dir, e.Name())}).readMarker()
+		store, err := openDirIn(dir, e.Name(), "")
+		if err != nil || store == nil {
+			continue
+		}
+		m, err := readMarker(store)
+		store.Close()
 		if err != nil || m == nil {
 			continue
 		}
 		served := m.Directory
-		if served == "" || filepath.Dir(served) != dir {
-			served = filepath.Join(dir, strings.TrimSuffix(strings.TrimPrefix(e.Name(), "."), storeSuffix))
+		if served == "" || filepath.Dir(served) != dir.Name() {
+			served = filepath.Join(dir.Name(), strings.TrimSuffix(strings.TrimPrefix(e.Name(), "."), storeSuffix))
 		}
 		job := ""
 		if m.JobID != "" {
@@ -279,62 +451,6 @@ func TerraformFiles(entries []fs.DirEntry) []string {
 	return out
 }
 
-func (s Site) readMarker() (*Marker, error) {
-	info, err := os.Lstat(s.Store)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	if !info.IsDir() {
-		return nil, fmt.Errorf("%s, where the provider keeps the site's releases, is %s", s.Store, Describe(s.Store, info))
-	}
-	data, err := readRegular(filepath.Join(s.Store, markerName), markerMax)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("%s has no %s: it was not made by the provider, or it was damaged; move it away", s.Store, markerName)
-	}
-	if err != nil {
-		return nil, err
-	}
-	var m Marker
-	if err := json.Unmarshal(data, &m); err != nil || m.Owner == "" {
-		return nil, fmt.Errorf("%s in %s cannot be read (%v); move the directory away", markerName, s.Store, err)
-	}
-	return &m, nil
-}
-
-// readRegular reads a regular file of at most limit bytes; it never opens
-// a FIFO or a device.
-func readRegular(p string, limit int64) ([]byte, error) {
-	f, err := localfile.OpenRegular(p)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, limit+1))
-	if err == nil && int64(len(data)) > limit {
-		err = fmt.Errorf("%s is larger than %d bytes", p, limit)
-	}
-	return data, err
-}
-
-func (s Site) writeMarker(m Marker) error {
-	data, err := json.MarshalIndent(m, "", "  ")
-	if err != nil {
-		return err
-	}
-	tmp := filepath.Join(s.Store, "."+markerName+"-"+randomName())
-	if err := os.WriteFile(tmp, append(data, '\n'), 0o644); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp, filepath.Join(s.Store, markerName)); err != nil {
-		_ = os.Remove(tmp)
-		return err
-	}
-	return nil
-}
-
 // ConflictError is a store that another owner publishes with.
 type ConflictError struct {
 	Site  Site
@@ -356,8 +472,12 @@ func (e *ConflictError) Error() string {
 			since += " since " + e.Other.Published.UTC().Format(time.RFC3339)
 		}
 	}
-	return fmt.Sprintf("%s is published by another docsadmin_static_site (%s, %s); two sites cannot share a directory",
-		e.Site.Dir, e.Other.Owner, since)
+	of := ""
+	if e.Other.Configuration != "" {
+		of = ", of the configuration at " + e.Other.Configuration
+	}
+	return fmt.Sprintf("%s is published by another docsadmin_static_site (%s, %s%s); two sites cannot share a directory",
+		e.Site.Dir, e.Other.Owner, since, of)
 }
 
 // BusyError is a store that another run of the same owner is publishing
@@ -375,10 +495,21 @@ func (e *BusyError) Error() string {
 type ForeignError struct {
 	Site  Site
 	Found string
+	// Appeared says it appeared while the site was being switched in,
+	// after the path had been checked.
+	Appeared bool
 }
 
 func (e *ForeignError) Error() string {
-	return fmt.Sprintf("%s holds %s; the provider replaces only what it wrote itself", e.Site.Dir, e.Found)
+	return fmt.Sprintf("%s holds %s; the provider replaces only what it wrote itself", e.Site.Dir, e.What())
+}
+
+// What says what was found, and when it appeared if it did meanwhile.
+func (e *ForeignError) What() string {
+	if e.Appeared {
+		return e.Found + " (it appeared while the new release was being switched in, and was left as it is)"
+	}
+	return e.Found
 }
 
 // storeLock is the lock on a store's lock file (see lockFile), held until
@@ -390,7 +521,9 @@ func (l *storeLock) Close() error {
 	if l == nil || l.f == nil {
 		return nil
 	}
-	return l.f.Close()
+	err := l.f.Close()
+	l.f = nil
+	return err
 }
 
 // errBusy is a lock that another open file holds.
@@ -400,9 +533,9 @@ var errBusy = errors.New("the lock is held by another run")
 var errStoreExists = errors.New("the store appeared meanwhile")
 
 // Staged is a tree being written for a site, from Stage to Switch or
-// Abandon. It holds the store's lock all along: the kernel releases it when
-// the process ends, however it ends, so that a store that never published
-// and whose lock is free is known to be what a killed run left.
+// Abandon. It holds the store's lock all along: the system releases it
+// when the process ends, however it ends, so that a store that never
+// published and whose lock is free is known to be what a killed run left.
 type Staged struct {
 	Site Site
 	// Tree is where the tree is to be written: it does not exist yet.
@@ -412,13 +545,28 @@ type Staged struct {
 	// TookOver is the owner recorded in a store that a killed run left
 	// before its first switch, which this Stage took over; "" otherwise.
 	TookOver string
-	lock     *storeLock
+	// Configuration, when set before Switch, is recorded in the marker.
+	Configuration string
+	lock          *storeLock
+	o             *opened
+	releases      *os.Root
+	staging       *os.Root
 }
 
 func (st *Staged) release() {
 	if st.lock != nil {
 		_ = st.lock.Close()
 		st.lock = nil
+	}
+	for _, r := range []*os.Root{st.staging, st.releases} {
+		if r != nil {
+			r.Close()
+		}
+	}
+	st.staging, st.releases = nil, nil
+	if st.o != nil {
+		st.o.close()
+		st.o = nil
 	}
 }
 
@@ -439,70 +587,91 @@ func (s Site) conflict(m Marker, found Found) *ConflictError {
 }
 
 // Stage claims the site for owner and returns the tree to write, holding
-// the store's lock until Switch or Abandon. Trees and temporary files that
-// a killed run left are removed first. A store that another owner made but
-// never published from, and whose lock is free, was left by a run killed
-// before its first switch: Stage takes it over (TookOver names that owner).
-// A Dir that holds anything the provider did not write, a store another
-// owner publishes with or is publishing its first site with now, or a store
-// another run of the same owner holds, is refused with a *ForeignError, a
-// *ConflictError or a *BusyError, and nothing is written.
+// the store's lock until Switch or Abandon. What killed runs left under the
+// provider's names is removed first. A store that another owner made but
+// never published from, that holds only what the provider makes, and whose
+// lock is free was left by a run killed before its first switch: Stage
+// takes it over (TookOver names that owner). A Dir that holds anything the
+// provider did not write, a store another owner publishes with or is
+// publishing its first site with now, a store another run of the same
+// owner holds, or one that holds under the provider's names what the
+// provider does not make, is refused with a *ForeignError, a
+// *ConflictError, a *BusyError or an *EntryError, and nothing is written.
 func (s Site) Stage(owner string) (*Staged, error) {
-	found, err := s.Inspect()
+	o, err := s.open(true)
 	if err != nil {
 		return nil, err
 	}
-	if found.Foreign != "" {
-		return nil, &ForeignError{Site: s, Found: found.Foreign}
-	}
-	if m := found.Marker; m != nil && m.Owner != owner && published(m, found) {
-		return nil, s.conflict(*m, found)
-	}
-	s.removeNewStores()
-	var lock *storeLock
-	if found.Marker == nil {
-		if lock, err = s.create(owner); err != nil && !errors.Is(err, errStoreExists) {
-			return nil, err
-		}
-	}
-	if lock == nil {
-		if lock, err = s.lock(owner); err != nil {
-			return nil, err
-		}
-	}
-	st := &Staged{Site: s, Owner: owner, Tree: filepath.Join(s.Store, stagingDir, "tree"), lock: lock}
-	if err := st.prepare(); err != nil {
+	st := &Staged{Site: s, Owner: owner, Tree: filepath.Join(s.Store, stagingDir, stagedTree), o: o}
+	if err := st.claim(); err != nil {
 		st.release()
 		return nil, err
 	}
 	return st, nil
 }
 
+func (st *Staged) claim() error {
+	s, o := st.Site, st.o
+	found, err := o.inspect()
+	if err != nil {
+		return err
+	}
+	if found.Foreign != "" {
+		return &ForeignError{Site: s, Found: found.Foreign}
+	}
+	if m := found.Marker; m != nil && m.Owner != st.Owner && published(m, found) {
+		return s.conflict(*m, found)
+	}
+	removeNewStores(o.parent, s)
+	if o.store == nil {
+		lock, err := o.create(st.Owner)
+		if err != nil && !errors.Is(err, errStoreExists) {
+			return err
+		}
+		st.lock = lock
+		if err := o.reopenStore(); err != nil {
+			return err
+		}
+		if o.store == nil {
+			return fmt.Errorf("%s was removed while the site was being staged; apply again", s.Store)
+		}
+	}
+	if err := checkStore(o.store); err != nil {
+		return err
+	}
+	if st.lock == nil {
+		if st.lock, err = o.lock(st.Owner); err != nil {
+			return err
+		}
+	}
+	return st.prepare()
+}
+
 // lock takes the lock of the existing store for owner without waiting.
-func (s Site) lock(owner string) (*storeLock, error) {
-	m, err := s.readMarker()
+func (o *opened) lock(owner string) (*storeLock, error) {
+	m, err := readMarker(o.store)
 	if err != nil {
 		return nil, err
 	}
 	if m == nil {
-		return nil, fmt.Errorf("%s was removed while the site was being staged; apply again", s.Store)
+		return nil, fmt.Errorf("%s was removed while the site was being staged; apply again", o.site.Store)
 	}
-	f, err := lockFile(filepath.Join(s.Store, lockName))
+	l, err := lockFile(o.store)
 	switch {
 	case errors.Is(err, errBusy) && m.Owner != owner:
-		return nil, &ConflictError{Site: s, Other: *m}
+		return nil, &ConflictError{Site: o.site, Other: *m}
 	case errors.Is(err, errBusy):
-		return nil, &BusyError{Site: s}
+		return nil, &BusyError{Site: o.site}
 	}
-	return f, err
+	return l, err
 }
 
 // prepare, under the lock, checks the store again, takes over one that a
 // killed first publication left, removes what killed runs left, and makes
 // the staging area.
 func (st *Staged) prepare() error {
-	s := st.Site
-	found, err := s.Inspect()
+	s, o := st.Site, st.o
+	found, err := o.inspect()
 	if err != nil {
 		return err
 	}
@@ -513,63 +682,86 @@ func (st *Staged) prepare() error {
 	if m == nil {
 		return fmt.Errorf("%s was removed while the site was being staged; apply again", s.Store)
 	}
+	if err := checkStore(o.store); err != nil {
+		return err
+	}
 	if m.Owner != st.Owner {
-		if !locksWork || published(m, found) {
+		if published(m, found) || !leftByFirstRun(o.store) {
 			return s.conflict(*m, found)
 		}
-		// Never published, and no run holds the lock: its run was killed.
-		if err := s.writeMarker(Marker{Directory: s.Dir, Owner: st.Owner}); err != nil {
+		// Never published, only the provider's entries, and no run holds
+		// the lock: its run was killed.
+		if err := writeMarker(o.store, Marker{Directory: s.Dir, Owner: st.Owner}); err != nil {
 			return err
 		}
 		st.TookOver = m.Owner
 	}
-	s.removeLeftovers()
-	staging := filepath.Join(s.Store, stagingDir)
-	if err := os.RemoveAll(staging); err != nil {
+	removeLeftovers(o.store)
+	if _, err := removeOwn(o.store, stagingDir, kindDir); err != nil {
 		return err
 	}
-	if err := os.MkdirAll(filepath.Join(s.Store, releasesDir), 0o755); err != nil {
+	if st.releases, err = ownDir(o.store, releasesDir); err != nil {
 		return err
 	}
-	return os.Mkdir(staging, 0o755)
+	if err := o.store.Mkdir(stagingDir, 0o755); err != nil {
+		return err
+	}
+	st.staging, err = openDirIn(o.store, stagingDir, "the tree being staged")
+	return err
+}
+
+// ownDir opens the provider's directory name in dir, making it first when
+// missing; anything else there is refused.
+func ownDir(dir *os.Root, name string) (*os.Root, error) {
+	if err := dir.Mkdir(name, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+		return nil, err
+	}
+	sub, err := openDirIn(dir, name, "a directory of its own ("+name+")")
+	if err == nil && sub == nil {
+		err = fmt.Errorf("%s was removed while it was opened; apply again", filepath.Join(dir.Name(), name))
+	}
+	return sub, err
 }
 
 // create makes the store with its marker and its lock, held, in one step:
 // the store is written under a temporary name beside it and renamed into
-// place, so that no one ever sees a store without its marker, nor one whose
-// first publication is under way without its lock held. errStoreExists is a
-// store that appeared meanwhile.
-func (s Site) create(owner string) (*storeLock, error) {
-	parent := filepath.Dir(s.Store)
-	if err := os.MkdirAll(parent, 0o755); err != nil {
+// place where nothing is, so that no one ever sees a store without its
+// marker, nor one whose first publication is under way without its lock
+// held. errStoreExists is a store that appeared meanwhile.
+func (o *opened) create(owner string) (*storeLock, error) {
+	tmpName := newStorePrefix + randomName()
+	if err := o.parent.Mkdir(tmpName, 0o755); err != nil {
 		return nil, err
 	}
-	tmp, err := os.MkdirTemp(parent, newStorePrefix)
-	if err != nil {
-		return nil, err
+	tmp, err := openDirIn(o.parent, tmpName, "")
+	if err != nil || tmp == nil {
+		return nil, fmt.Errorf("making the store for %s: %v", o.site.Dir, err)
 	}
+	defer tmp.Close()
 	lock, err := func() (*storeLock, error) {
-		if err := os.Chmod(tmp, 0o755); err != nil {
+		if err := tmp.Chmod(".", 0o755); err != nil { // the umask may have narrowed it
 			return nil, err
 		}
-		lock, err := lockFile(filepath.Join(tmp, lockName))
+		lock, err := newLock(tmp)
 		if err != nil {
 			return nil, err
 		}
-		if err := (Site{Dir: s.Dir, Store: tmp}).writeMarker(Marker{Directory: s.Dir, Owner: owner}); err != nil {
+		if err := writeMarker(tmp, Marker{Directory: o.site.Dir, Owner: owner}); err != nil {
 			lock.Close()
 			return nil, err
 		}
 		return lock, nil
 	}()
-	if err != nil {
-		_ = os.RemoveAll(tmp)
-		return nil, err
+	if err == nil {
+		err = renameNoReplace(o.parent, tmpName, o.parent, o.site.storeBase())
+		if err != nil {
+			lock.Close()
+		}
 	}
-	if err := os.Rename(tmp, s.Store); err != nil {
-		lock.Close()
-		_ = os.RemoveAll(tmp)
-		if exists(s.Store) {
+	if err != nil {
+		removeStoreEntries(tmp)
+		_ = o.parent.Remove(tmpName)
+		if errors.Is(err, fs.ErrExist) {
 			return nil, errStoreExists
 		}
 		return nil, err
@@ -577,41 +769,12 @@ func (s Site) create(owner string) (*storeLock, error) {
 	return lock, nil
 }
 
-// The names of the provider's temporary files: a store being made beside
-// the served path, and a link and a marker being written inside the store.
-const (
-	newStorePrefix  = ".docsadmin-new-"
-	linkTempPrefix  = ".link-"
-	markerTmpPrefix = "." + markerName + "-"
-	lockName        = "lock"
-	// staleNewStore is the age after which a store being made that has no
-	// marker yet was left by a killed run.
-	staleNewStore = time.Hour
-)
-
-// removeLeftovers removes the temporary links and markers a killed run
-// left in the store. The caller holds the store's lock.
-func (s Site) removeLeftovers() {
-	entries, err := os.ReadDir(s.Store)
-	if err != nil {
-		return
-	}
-	for _, e := range entries {
-		name := e.Name()
-		if (strings.HasPrefix(name, linkTempPrefix) || strings.HasPrefix(name, markerTmpPrefix)) && !e.IsDir() {
-			_ = os.Remove(filepath.Join(s.Store, name))
-		}
-	}
-}
-
-// removeNewStores removes the stores being made for Dir that a killed run
-// left beside it: directories of the provider's temporary name that hold
-// nothing but a marker for Dir, its temporary copy and a lock that no run
-// holds. One without a marker yet is removed only once it is stale, since
-// its run may be writing the marker now.
-func (s Site) removeNewStores() {
-	parent := filepath.Dir(s.Store)
-	entries, err := os.ReadDir(parent)
+// removeNewStores removes the stores being made beside Dir that killed
+// runs left: directories of the provider's temporary name that hold only
+// a lock, which no run holds, and a marker for Dir or none yet. Never one
+// whose lock is missing (its run may be about to make it) or held.
+func removeNewStores(parent *os.Root, s Site) {
+	entries, err := readDirIn(parent)
 	if err != nil {
 		return
 	}
@@ -619,45 +782,91 @@ func (s Site) removeNewStores() {
 		if !e.IsDir() || !strings.HasPrefix(e.Name(), newStorePrefix) {
 			continue
 		}
-		tmp := filepath.Join(parent, e.Name())
-		if s.leftNewStore(tmp) {
-			if lock, err := lockFile(filepath.Join(tmp, lockName)); err == nil {
-				_ = os.RemoveAll(tmp)
+		tmp, err := openDirIn(parent, e.Name(), "")
+		if err != nil || tmp == nil {
+			continue
+		}
+		if leftNewStore(tmp, s) {
+			if lock, err := lockFile(tmp); err == nil {
+				lock.beforeRemoval()
+				removeStoreEntries(tmp)
 				lock.Close()
+				_ = parent.Remove(e.Name())
 			}
 		}
+		tmp.Close()
 	}
 }
 
-// leftNewStore reports whether tmp is a store being made for Dir that its
-// run left, lock aside.
-func (s Site) leftNewStore(tmp string) bool {
-	info, err := os.Lstat(tmp)
-	if err != nil || !info.IsDir() {
+// leftNewStore reports whether tmp is a store being made that its run
+// left, lock aside: a lock file, and at most a marker for Dir and its
+// temporary copies.
+func leftNewStore(tmp *os.Root, s Site) bool {
+	entries, err := readDirIn(tmp)
+	if err != nil {
 		return false
 	}
-	entries, err := os.ReadDir(tmp)
-	if err != nil || len(entries) > 3 {
-		return false
-	}
+	hasLock := false
 	for _, e := range entries {
-		if n := e.Name(); e.IsDir() || (n != markerName && n != lockName && !strings.HasPrefix(n, markerTmpPrefix)) {
+		n := e.Name()
+		want, own := storeEntryKind(n)
+		if !own || want != kindFile {
 			return false
 		}
+		if info, err := tmp.Lstat(n); err != nil || !info.Mode().IsRegular() {
+			return false
+		}
+		hasLock = hasLock || n == lockName
 	}
-	m, err := (Site{Dir: s.Dir, Store: tmp}).readMarker()
-	if err != nil {
-		return time.Since(info.ModTime()) > staleNewStore
+	if !hasLock {
+		return false
 	}
-	return m != nil && m.Directory == s.Dir
+	m, err := readMarker(tmp)
+	return err != nil || m == nil || m.Directory == s.Dir
 }
 
-// Switch moves the complete tree (from Stage) into the releases and points
-// Dir at it in one rename. The release that was current stays as the
+// removeStoreEntries removes the entries of the provider's names and kinds
+// from a store, and reports the others, which stay.
+func removeStoreEntries(store *os.Root) (left []string) {
+	entries, err := readDirIn(store)
+	if err != nil {
+		return []string{"(" + err.Error() + ")"}
+	}
+	for _, e := range entries {
+		want, own := storeEntryKind(e.Name())
+		if !own {
+			left = append(left, e.Name())
+			continue
+		}
+		if l, err := removeOwn(store, e.Name(), want); l != "" || err != nil {
+			if err != nil {
+				l = e.Name() + " (" + err.Error() + ")"
+			}
+			left = append(left, l)
+		}
+	}
+	return left
+}
+
+// beforeLinkSwitch, when set by a test, runs after the new tree is synced
+// and before the link at Dir is made or exchanged.
+var beforeLinkSwitch atomic.Pointer[func(s Site)]
+
+// SetBeforeLinkSwitch sets a function that runs after the new tree is
+// synced to disk and before the link at Dir is switched, for the tests of
+// callers that race the switch; it returns the function that unsets it.
+func SetBeforeLinkSwitch(f func(s Site)) (restore func()) {
+	beforeLinkSwitch.Store(&f)
+	return func() { beforeLinkSwitch.Store(nil) }
+}
+
+// Switch moves the complete tree (from Stage) into the releases, writes
+// its records beside it (name suffix to content, such as ".json"), and
+// points Dir at it in one step. The release that was current stays as the
 // previous one; every older release is removed. It returns the new
 // release's name, and then releases the lock: the Staged is spent. When it
 // returns no name nothing was switched, and Abandon undoes the Stage.
-func (st *Staged) Switch(jobID string) (name string, err error) {
+func (st *Staged) Switch(jobID string, records map[string][]byte) (name string, err error) {
 	if st.lock == nil {
 		return "", errors.New("the staged tree was already switched in or abandoned")
 	}
@@ -666,8 +875,8 @@ func (st *Staged) Switch(jobID string) (name string, err error) {
 			st.release()
 		}
 	}()
-	s, owner := st.Site, st.Owner
-	found, err := s.Inspect()
+	s, o := st.Site, st.o
+	found, err := o.inspect()
 	if err != nil {
 		return "", err
 	}
@@ -677,53 +886,192 @@ func (st *Staged) Switch(jobID string) (name string, err error) {
 	if found.Marker == nil {
 		return "", fmt.Errorf("%s disappeared while the site was written", s.Store)
 	}
-	if found.Marker.Owner != owner {
+	if found.Marker.Owner != st.Owner {
 		return "", s.conflict(*found.Marker, found)
 	}
 	release := time.Now().UTC().Format("20060102T150405Z") + "-" + randomName()[:8]
-	// Durable before it is published (localfile's policy).
-	if err := localfile.SyncTree(st.Tree); err != nil {
-		return "", fmt.Errorf("syncing the new tree to disk: %w", err)
-	}
-	if err := os.Rename(st.Tree, s.Release(release)); err != nil {
+	if err := st.moveIn(release, records); err != nil {
+		st.discard(release)
 		return "", err
 	}
-	link := filepath.Join(s.Store, linkTempPrefix+randomName())
-	if err := os.Symlink(s.linkTarget(release), link); err != nil {
-		_ = os.RemoveAll(s.Release(release))
-		return "", fmt.Errorf("creating the symbolic link that serves the site: %w", err)
+	if hook := beforeLinkSwitch.Load(); hook != nil {
+		(*hook)(s)
 	}
-	if err := replaceLink(link, s.Dir); err != nil {
-		_ = os.Remove(link)
-		_ = os.RemoveAll(s.Release(release))
-		return "", fmt.Errorf("switching %s to the new tree: %w", s.Dir, err)
+	if err := o.switchLink(found, release); err != nil {
+		st.discard(release)
+		return "", err
 	}
-	localfile.SyncDir(filepath.Dir(s.Dir))
+	localfile.SyncRoot(o.parent)
 	m := *found.Marker
 	if found.Current != "" && found.Current != release {
 		m.Previous = found.Current
 	}
 	m.Directory, m.Current, m.JobID, m.Published = s.Dir, release, jobID, time.Now().UTC()
-	if err := s.writeMarker(m); err != nil {
+	if st.Configuration != "" {
+		m.Configuration = st.Configuration
+	}
+	if err := writeMarker(o.store, m); err != nil {
 		return release, err
 	}
-	_ = os.RemoveAll(filepath.Join(s.Store, stagingDir))
-	return release, s.prune(m.Current, m.Previous)
+	_, _ = removeOwn(o.store, stagingDir, kindDir)
+	return release, st.prune(m.Current, m.Previous)
 }
 
-// prune removes every release but keep.
-func (s Site) prune(keep ...string) error {
-	entries, err := os.ReadDir(filepath.Join(s.Store, releasesDir))
+// moveIn makes the staged tree durable and moves it into the releases as
+// release, with its records.
+func (st *Staged) moveIn(release string, records map[string][]byte) error {
+	tree, err := openDirIn(st.staging, stagedTree, "the tree being staged")
+	if err != nil {
+		return err
+	}
+	if tree == nil {
+		return fmt.Errorf("%s was not written", st.Tree)
+	}
+	// Durable before it is published (localfile's policy).
+	err = localfile.SyncTree(tree)
+	tree.Close()
+	if err != nil {
+		return fmt.Errorf("syncing the new tree to disk: %w", err)
+	}
+	if err := renameAt(st.staging, stagedTree, st.releases, release); err != nil {
+		return err
+	}
+	if len(records) == 0 {
+		return nil
+	}
+	dir, err := ownDir(st.o.store, recordsDir)
+	if err != nil {
+		return err
+	}
+	defer dir.Close()
+	for suffix, data := range records {
+		if err := localfile.WriteBytes(dir, release+suffix, 0o644, data); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// discard removes a release that was never switched in, and its records.
+func (st *Staged) discard(release string) {
+	_, _ = removeOwn(st.releases, release, kindDir)
+	st.pruneRecords(func(name string) bool { return name != release })
+}
+
+// switchLink points Dir at release. Where nothing was, the link is made
+// there directly, which fails on anything that appeared meanwhile. Where
+// the provider's link was, the new one is exchanged with it in one step
+// and what came out is checked to be the provider's link: anything else is
+// put back. Without an exchange (some systems and file systems), Dir is
+// checked again just before a rename over it.
+func (o *opened) switchLink(found Found, release string) error {
+	s := o.site
+	target := s.linkTarget(release)
+	appeared := func() error {
+		f, err := o.inspect()
+		if err != nil {
+			return err
+		}
+		what := f.Foreign
+		if what == "" {
+			what = "an entry that the provider did not check"
+		}
+		return &ForeignError{Site: s, Found: what, Appeared: true}
+	}
+	if !found.Own {
+		err := o.parent.Symlink(target, s.base())
+		if errors.Is(err, fs.ErrExist) {
+			return appeared()
+		}
+		if err != nil {
+			return fmt.Errorf("creating the symbolic link that serves the site: %w", err)
+		}
+		return nil
+	}
+	tmp := linkTmpInfix + randomName()
+	if err := o.store.Symlink(target, tmp); err != nil {
+		return fmt.Errorf("creating the symbolic link that serves the site: %w", err)
+	}
+	err := exchange(o.store, tmp, o.parent, s.base())
+	switch {
+	case err == nil:
+		if o.ownLinkAt(o.store, tmp) {
+			_ = o.store.Remove(tmp)
+			return nil
+		}
+		// Not the provider's: put it back, and take the new link out.
+		if err := exchange(o.store, tmp, o.parent, s.base()); err != nil {
+			return fmt.Errorf("%s appeared at %s during the switch and could not be put back from %s: %w; move it back by hand",
+				"an entry the provider did not make", s.Dir, filepath.Join(s.Store, tmp), err)
+		}
+		_ = o.store.Remove(tmp)
+		return appeared()
+	case errors.Is(err, errors.ErrUnsupported):
+		if now, err := o.inspect(); err != nil || !now.Own {
+			_ = o.store.Remove(tmp)
+			if err != nil {
+				return err
+			}
+			return appeared()
+		}
+		if err := renameAt(o.store, tmp, o.parent, s.base()); err != nil {
+			_ = o.store.Remove(tmp)
+			return fmt.Errorf("switching %s to the new tree: %w", s.Dir, err)
+		}
+		return nil
+	default:
+		_ = o.store.Remove(tmp)
+		return fmt.Errorf("switching %s to the new tree: %w", s.Dir, err)
+	}
+}
+
+// ownLinkAt reports whether name in dir is a link the provider makes for
+// this site.
+func (o *opened) ownLinkAt(dir *os.Root, name string) bool {
+	info, err := dir.Lstat(name)
+	if err != nil || info.Mode()&fs.ModeSymlink == 0 {
+		return false
+	}
+	target, err := dir.Readlink(name)
+	return err == nil && o.site.releaseOf(target) != ""
+}
+
+// prune removes every release but keep, and the records of those it
+// removes: only entries of the provider's release names.
+func (st *Staged) prune(keep ...string) error {
+	entries, err := readDirIn(st.releases)
 	if err != nil {
 		return err
 	}
 	var errs []error
 	for _, e := range entries {
-		if !contains(keep, e.Name()) {
-			errs = append(errs, os.RemoveAll(s.Release(e.Name())))
+		if releaseName.MatchString(e.Name()) && !contains(keep, e.Name()) {
+			if _, err := removeOwn(st.releases, e.Name(), kindDir); err != nil {
+				errs = append(errs, err)
+			}
 		}
 	}
+	st.pruneRecords(func(name string) bool { return contains(keep, name) })
 	return errors.Join(errs...)
+}
+
+// pruneRecords removes the records of the releases keep refuses.
+func (st *Staged) pruneRecords(keep func(release string) bool) {
+	dir, err := openDirIn(st.o.store, recordsDir, "")
+	if err != nil || dir == nil {
+		return
+	}
+	defer dir.Close()
+	entries, err := readDirIn(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		release, _, _ := strings.Cut(e.Name(), ".")
+		if releaseName.MatchString(release) && !keep(release) {
+			_, _ = removeOwn(dir, e.Name(), kindFile)
+		}
+	}
 }
 
 func contains(list []string, s string) bool {
@@ -735,35 +1083,84 @@ func contains(list []string, s string) bool {
 	return false
 }
 
+// Withdrawal is what Withdraw did.
+type Withdrawal struct {
+	// Removed says the store was this owner's and its entries went.
+	Removed bool
+	// Left names what stayed in the store because the provider did not
+	// make it; the store then stays too.
+	Left []string
+}
+
 // Withdraw removes what owner published at Dir: the link, when it is the
-// store's, and the store, under the store's lock; stores being made for
-// Dir that killed runs left beside it go too. It returns false, and
-// removes nothing of the store, when the store belongs to another owner or
-// does not exist; a Dir that is not the store's link is left in place. A
-// store another run holds is refused with a *BusyError.
-func (s Site) Withdraw(owner string) (bool, error) {
-	s.removeNewStores()
-	found, err := s.Inspect()
-	if err != nil || found.Marker == nil || found.Marker.Owner != owner {
-		return false, err
+// provider's (checked after it is moved away, and put back otherwise), and
+// the entries of the store of the provider's names and kinds, under the
+// store's lock; stores being made for Dir that killed runs left beside it
+// go too. Nothing is removed of a store that belongs to another owner, and
+// a Dir that is not the provider's link is left in place. A store another
+// run holds is refused with a *BusyError.
+func (s Site) Withdraw(owner string) (Withdrawal, error) {
+	o, err := s.open(false)
+	if err != nil || o.parent == nil {
+		return Withdrawal{}, err
 	}
-	lock, err := lockFile(filepath.Join(s.Store, lockName))
+	defer o.close()
+	removeNewStores(o.parent, s)
+	found, err := o.inspect()
+	if err != nil || found.Marker == nil || found.Marker.Owner != owner {
+		return Withdrawal{}, err
+	}
+	lock, err := lockFile(o.store)
 	if errors.Is(err, errBusy) {
-		return false, &BusyError{Site: s}
+		return Withdrawal{}, &BusyError{Site: s}
 	}
 	if err != nil {
-		return false, err
+		return Withdrawal{}, err
 	}
 	defer lock.Close()
-	if found, err = s.Inspect(); err != nil || found.Marker == nil || found.Marker.Owner != owner {
-		return false, err
+	if found, err = o.inspect(); err != nil || found.Marker == nil || found.Marker.Owner != owner {
+		return Withdrawal{}, err
 	}
 	if found.Current != "" {
-		if err := os.Remove(s.Dir); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return false, err
+		if err := o.removeLink(); err != nil {
+			return Withdrawal{}, err
 		}
 	}
-	return true, os.RemoveAll(s.Store)
+	lock.beforeRemoval()
+	return o.removeStore(), nil
+}
+
+// removeLink moves the link at Dir into the store, checks it is the
+// provider's, and removes it; anything else is put back.
+func (o *opened) removeLink() error {
+	s := o.site
+	gone := linkGoneName + "-" + randomName()
+	if err := renameNoReplace(o.parent, s.base(), o.store, gone); err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		return fmt.Errorf("removing the link %s: %w", s.Dir, err)
+	}
+	if o.ownLinkAt(o.store, gone) {
+		return o.store.Remove(gone)
+	}
+	if err := renameNoReplace(o.store, gone, o.parent, s.base()); err != nil {
+		return fmt.Errorf("an entry the provider did not make replaced the link %s while it was being removed, and could not be "+
+			"put back from %s: %w; move it back by hand", s.Dir, filepath.Join(s.Store, gone), err)
+	}
+	return nil
+}
+
+// removeStore removes the store's own entries, then the store when nothing
+// else is in it.
+func (o *opened) removeStore() Withdrawal {
+	left := removeStoreEntries(o.store)
+	if len(left) == 0 {
+		if err := o.parent.Remove(o.site.storeBase()); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			left = append(left, "("+err.Error()+")")
+		}
+	}
+	return Withdrawal{Removed: true, Left: left}
 }
 
 // Abandon undoes a Stage that was never switched in, and releases the
@@ -774,23 +1171,34 @@ func (st *Staged) Abandon() error {
 		return nil
 	}
 	defer st.release()
-	s := st.Site
-	found, err := s.Inspect()
+	found, err := st.o.inspect()
 	if err != nil || found.Marker == nil || found.Marker.Owner != st.Owner {
 		return err
 	}
 	if !published(found.Marker, found) {
-		return os.RemoveAll(s.Store)
+		st.lock.beforeRemoval()
+		if w := st.o.removeStore(); len(w.Left) > 0 {
+			return fmt.Errorf("%s holds entries that the provider did not make, left as they are: %s", st.Site.Store, strings.Join(w.Left, ", "))
+		}
+		return nil
 	}
-	return os.RemoveAll(filepath.Join(s.Store, stagingDir))
+	_, err = removeOwn(st.o.store, stagingDir, kindDir)
+	return err
 }
 
 // Releases lists the releases in the store, oldest first.
 func (s Site) Releases() ([]string, error) {
-	entries, err := os.ReadDir(filepath.Join(s.Store, releasesDir))
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
+	o, err := s.open(false)
+	if err != nil || o.store == nil {
+		return nil, err
 	}
+	defer o.close()
+	releases, err := openDirIn(o.store, releasesDir, "")
+	if err != nil || releases == nil {
+		return nil, err
+	}
+	defer releases.Close()
+	entries, err := readDirIn(releases)
 	if err != nil {
 		return nil, err
 	}
@@ -806,4 +1214,17 @@ func randomName() string {
 	var b [8]byte
 	_, _ = rand.Read(b[:])
 	return hex.EncodeToString(b[:])
+}
+
+// CheckStore refuses, with an *EntryError, a store that holds under one of
+// the provider's names what the provider does not make there (a link where
+// its releases should be, a FIFO at its lock): Stage would refuse it too.
+// A missing store is no problem.
+func (s Site) CheckStore() error {
+	o, err := s.open(false)
+	if err != nil || o.store == nil {
+		return err
+	}
+	defer o.close()
+	return checkStore(o.store)
 }

@@ -25,7 +25,7 @@ func publishTree(t *testing.T, s Site, owner, index string) string {
 		t.Fatal(err)
 	}
 	writeTree(t, staged.Tree, index)
-	name, err := staged.Switch("se_1")
+	name, err := staged.Switch("se_1", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,11 +70,11 @@ func TestSwitchKeepsThePreviousReleaseOnly(t *testing.T) {
 	if _, err := s.Stage("site-b"); !errors.As(err, new(*ConflictError)) {
 		t.Errorf("Stage by another owner = %v, want a ConflictError", err)
 	}
-	if removed, err := s.Withdraw("site-b"); removed || err != nil {
-		t.Errorf("Withdraw by another owner = %v, %v", removed, err)
+	if w, err := s.Withdraw("site-b"); w.Removed || err != nil {
+		t.Errorf("Withdraw by another owner = %+v, %v", w, err)
 	}
-	if removed, err := s.Withdraw("site-a"); !removed || err != nil {
-		t.Fatalf("Withdraw = %v, %v", removed, err)
+	if w, err := s.Withdraw("site-a"); !w.Removed || len(w.Left) > 0 || err != nil {
+		t.Fatalf("Withdraw = %+v, %v", w, err)
 	}
 	entries, _ := os.ReadDir(parent)
 	if len(entries) != 1 || entries[0].Name() != "mine.txt" {

@@ -1,0 +1,109 @@
+package localfile
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"io"
+	"io/fs"
+	"os"
+	"strings"
+)
+
+// tempInfix joins a file's name and a random suffix in the name of the
+// temporary file that Write fills before renaming it into place.
+const tempInfix = ".tmp-"
+
+// IsTemp reports whether entry is a temporary file that Write made for
+// name (and that a killed run may have left).
+func IsTemp(entry, name string) bool {
+	return strings.HasPrefix(entry, "."+name+tempInfix)
+}
+
+// Write replaces name in dir with what fill writes, by the durability
+// policy: a temporary file beside it, made new (never one that exists),
+// filled, given perm, synced, renamed over name, and the directory synced.
+// Everything goes through dir, a confined handle: no link in dir is
+// followed. On any error the temporary file is removed and name is left as
+// it was.
+func Write(dir *os.Root, name string, perm fs.FileMode, fill func(io.Writer) error) error {
+	tmp := "." + name + tempInfix + randomSuffix()
+	f, err := dir.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
+	if err != nil {
+		return err
+	}
+	kept := false
+	defer func() {
+		if !kept {
+			_ = f.Close()
+			_ = dir.Remove(tmp)
+		}
+	}()
+	if err := fill(f); err != nil {
+		return err
+	}
+	if err := f.Chmod(perm); err != nil { // the umask may have narrowed it
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		return err
+	}
+	traceStep("sync " + tmp)
+	if err := f.Close(); err != nil {
+		return err
+	}
+	if err := dir.Rename(tmp, name); err != nil {
+		return err
+	}
+	traceStep("rename " + tmp + " " + name)
+	kept = true
+	SyncRoot(dir)
+	traceStep("sync .")
+	return nil
+}
+
+// traceWrite, when set by a test, is told each step of Write that makes it
+// durable, in order.
+var traceWrite func(step string)
+
+func traceStep(step string) {
+	if traceWrite != nil {
+		traceWrite(step)
+	}
+}
+
+// WriteBytes is Write of data.
+func WriteBytes(dir *os.Root, name string, perm fs.FileMode, data []byte) error {
+	return Write(dir, name, perm, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	})
+}
+
+// SyncRoot makes the renames in the directory of dir durable; best effort:
+// a failure loses durability across a power cut, not correctness.
+func SyncRoot(dir *os.Root) {
+	if d, err := dir.Open("."); err == nil {
+		_ = d.Sync()
+		_ = d.Close()
+	}
+}
+
+// OpenRootDir opens the directory p as a confined handle, making it (and
+// its parents) first when missing.
+func OpenRootDir(p string) (*os.Root, error) {
+	r, err := os.OpenRoot(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		if err := os.MkdirAll(p, 0o755); err != nil {
+			return nil, err
+		}
+		r, err = os.OpenRoot(p)
+	}
+	return r, err
+}
+
+func randomSuffix() string {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}

@@ -1,0 +1,389 @@
+package provider
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/acctest"
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/mockapi"
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/publish"
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/tfrunner"
+)
+
+// usersFiles writes a user's files below dir and returns a check that they
+// are all still there, unchanged.
+func usersFiles(t *testing.T, dir string) func() error {
+	t.Helper()
+	files := map[string]string{"index.html": "mine", "notes/a.txt": "a", "notes/b/c.txt": "c"}
+	for name, body := range files {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		acctest.WriteFile(t, p, body)
+	}
+	return func() error {
+		for name, body := range files {
+			if got, err := os.ReadFile(filepath.Join(dir, name)); err != nil || string(got) != body {
+				return fmt.Errorf("the user's %s holds %q (%v), want %q", name, got, err, body)
+			}
+		}
+		return nil
+	}
+}
+
+func exportsStarted(mock *mockapi.Server, n int) func() error {
+	return func() error {
+		if got := mock.ExportsStarted("docs.example.com"); got != n {
+			return fmt.Errorf("%d exports started, want %d", got, n)
+		}
+		return nil
+	}
+}
+
+func must(t *testing.T, checks ...func() error) {
+	t.Helper()
+	for _, check := range checks {
+		if err := check(); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// A store planted beside a new site's directory, holding under the
+// provider's names what the provider does not make (releases linked to a
+// user's directory, a FIFO as its lock), is refused at plan, naming the
+// entry: no export is started and every file of the user's is intact.
+func TestAccStaticSite_plantedStoreRefusedAtPlan(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		name  string
+		plant func(t *testing.T, store, users string)
+		want  string
+	}{
+		{"releases linked to a user's directory", func(t *testing.T, store, users string) {
+			if err := os.Symlink(users, filepath.Join(store, "releases")); err != nil {
+				t.Fatal(err)
+			}
+		}, `releases\s+is\s+a\s+symbolic\s+link\s+to\s+".*users"`},
+		{"staging linked to a user's directory", func(t *testing.T, store, users string) {
+			if err := os.Symlink(users, filepath.Join(store, "staging")); err != nil {
+				t.Fatal(err)
+			}
+		}, `staging\s+is\s+a\s+symbolic\s+link\s+to\s+".*users"`},
+		{"a FIFO as the lock", func(t *testing.T, store, _ string) {
+			if err := syscall.Mkfifo(filepath.Join(store, "lock"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}, `lock\s+is\s+a\s+special\s+file`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			mock := acctest.NewMock(t, mockapi.Config{})
+			parent := t.TempDir()
+			dir := filepath.Join(parent, "site")
+			users := filepath.Join(parent, "users")
+			intact := usersFiles(t, users)
+			store := filepath.Join(parent, ".site.docsadmin")
+			if err := os.MkdirAll(store, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			acctest.WriteFile(t, filepath.Join(store, "site.json"), fmt.Sprintf(`{"directory": %q, "owner": "site-planted"}`, dir))
+			c.plant(t, store, users)
+			resource.UnitTest(t, resource.TestCase{
+				ProtoV6ProviderFactories: testFactories(Options{}),
+				Steps: []resource.TestStep{{
+					Config:      siteConfig(mock, dir, ""),
+					ExpectError: regexp.MustCompile(`(?s)` + c.want + `.*never\s+follows,\s+replaces\s+or\s+removes`),
+				}},
+			})
+			must(t, intact, exportsStarted(mock, 0))
+		})
+	}
+}
+
+// A published site whose releases/ was moved to another disk and linked
+// back: the next publication refuses, naming the link, and deletes nothing
+// there, neither the user's files beside the releases nor those among
+// them; the site goes on serving its release. Moved back, the site
+// publishes again.
+func TestAccStaticSite_movedReleasesAreNeverFollowed(t *testing.T) {
+	mock := acctest.NewMock(t, mockapi.Config{})
+	parent := t.TempDir()
+	dir := filepath.Join(parent, "site")
+	releases := filepath.Join(parent, ".site.docsadmin", "releases")
+	disk := filepath.Join(t.TempDir(), "disk")
+	moved := filepath.Join(disk, "releases")
+	var intact func() error
+	parallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testFactories(Options{}),
+		Steps: []resource.TestStep{
+			{Config: siteOfCommit(mock, dir, "a", "")},
+			{Config: siteOfCommit(mock, dir, "b", "")},
+			{
+				PreConfig: func() {
+					intact = usersFiles(t, disk)
+					if err := os.Rename(releases, moved); err != nil {
+						t.Fatal(err)
+					}
+					acctest.WriteFile(t, filepath.Join(moved, "notes.txt"), "mine")
+					if err := os.Symlink(moved, releases); err != nil {
+						t.Fatal(err)
+					}
+				},
+				Config:      siteOfCommit(mock, dir, "c", ""),
+				ExpectError: regexp.MustCompile(`(?s)releases\s+is\s+a\s+symbolic\s+link\s+to\s+"` + regexp.QuoteMeta(moved) + `".*changed\s+nothing`),
+			},
+			{
+				PreConfig: func() {
+					must(t, intact)
+					entries, err := os.ReadDir(moved)
+					if err != nil || len(entries) != 3 {
+						t.Fatalf("the moved releases hold %v (%v), want both releases and notes.txt", entries, err)
+					}
+					if body, err := os.ReadFile(filepath.Join(dir, "index.html")); err != nil || len(body) == 0 {
+						t.Fatalf("the site no longer serves its release: %v", err)
+					}
+					if err := os.Remove(releases); err != nil {
+						t.Fatal(err)
+					}
+					if err := os.Remove(filepath.Join(moved, "notes.txt")); err != nil {
+						t.Fatal(err)
+					}
+					if err := os.Rename(moved, releases); err != nil {
+						t.Fatal(err)
+					}
+				},
+				Config: siteOfCommit(mock, dir, "c", ""),
+				Check:  resource.TestCheckResourceAttr("docsadmin_static_site.site", "tree_intact", "true"),
+			},
+		},
+		CheckDestroy: func(*terraform.State) error { return intact() },
+	})
+}
+
+// TestAccStaticSite_cliDestroyLeavesAUsersEntry runs `terraform plan` and
+// `terraform destroy` as a user does, with their refresh, after a user's
+// directory, file or link replaced the provider's link: the plan succeeds
+// and plans nothing, saying why; the destroy exits 0 with a warning,
+// removes the provider's store and leaves the user's entry as it was.
+func TestAccStaticSite_cliDestroyLeavesAUsersEntry(t *testing.T) {
+	if os.Getenv("TF_ACC") == "" {
+		t.Skip("TF_ACC is not set: acceptance tests run the terraform CLI")
+	}
+	runner := acctest.CLIRunner(t)
+	for _, c := range []struct {
+		name  string
+		make  func(t *testing.T, dir string) func() error
+		found string
+	}{
+		{"directory", func(t *testing.T, dir string) func() error { return usersFiles(t, dir) }, "a directory that the provider did not make"},
+		{"file", func(t *testing.T, dir string) func() error {
+			acctest.WriteFile(t, dir, "mine")
+			return func() error {
+				if body, err := os.ReadFile(dir); err != nil || string(body) != "mine" {
+					return fmt.Errorf("the user's file holds %q (%v)", body, err)
+				}
+				return nil
+			}
+		}, "a file of 4 bytes"},
+		{"link", func(t *testing.T, dir string) func() error {
+			if err := os.Symlink("elsewhere", dir); err != nil {
+				t.Fatal(err)
+			}
+			return func() error {
+				if target, err := os.Readlink(dir); err != nil || target != "elsewhere" {
+					return fmt.Errorf("the user's link points to %q (%v)", target, err)
+				}
+				return nil
+			}
+		}, `a symbolic link to "elsewhere"`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			mock := acctest.NewMock(t, mockapi.Config{})
+			parent := t.TempDir()
+			dir := filepath.Join(parent, "site")
+			tf := cliSiteModule(t, runner, mock, dir, "")
+			ctx := t.Context()
+			if err := tf.Apply(ctx); err != nil {
+				t.Fatalf("apply: %v", err)
+			}
+			removeOrFail(t, dir)
+			intact := c.make(t, dir)
+			out := tfrunner.Record(tf)
+			changes, err := tf.Plan(ctx)
+			if err != nil || changes {
+				t.Fatalf("plan: changes %v (want none), error %v\n%s", changes, err, out.String())
+			}
+			plan := acctest.FlattenWhitespace(out.String())
+			for _, want := range []string{c.found, "Nothing is planned to restore it", "a destroy removes only the provider's own store"} {
+				if !strings.Contains(plan, want) {
+					t.Errorf("the plan does not say %s:\n%s", want, out.String())
+				}
+			}
+			out = tfrunner.Record(tf)
+			if err := tf.Destroy(ctx); err != nil {
+				t.Fatalf("destroy: %v\n%s", err, out.String())
+			}
+			destroy := acctest.FlattenWhitespace(out.String())
+			for _, want := range []string{"The static site's directory was left in place", c.found, "The provider removed its own store"} {
+				if !strings.Contains(destroy, want) {
+					t.Errorf("the destroy does not say %s:\n%s", want, out.String())
+				}
+			}
+			must(t, intact)
+			if _, err := os.Lstat(filepath.Join(parent, ".site.docsadmin")); !errors.Is(err, fs.ErrNotExist) {
+				t.Errorf("the store is still there: %v", err)
+			}
+		})
+	}
+}
+
+// Two new sites whose directories are the same or nested, however they
+// are written, are refused at plan, before any export starts.
+func TestAccStaticSite_samePathHoweverWrittenRefusedAtPlan(t *testing.T) {
+	t.Parallel()
+	parent := t.TempDir()
+	real := filepath.Join(parent, "real")
+	if err := os.MkdirAll(real, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("real", filepath.Join(parent, "link")); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ name, first, second, want string }{
+		{"relative, with .. and a trailing slash", "dist/site", "./dist/../dist/site/", `same\s+directory\s+as`},
+		{"absolute, with .. and a trailing slash", filepath.Join(parent, "dist", "site"), parent + "/dist/x/../site/", `same\s+directory\s+as`},
+		{"through a link in an existing parent", filepath.Join(real, "site"), filepath.Join(parent, "link", "site"), `same\s+directory\s+as`},
+		{"nested through a link", filepath.Join(real, "site"), filepath.Join(parent, "link", "site", "docs"), `(inside\s+the\s+directory\s+of|holds\s+that\s+of)`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			mock := acctest.NewMock(t, mockapi.Config{})
+			resource.UnitTest(t, resource.TestCase{
+				ProtoV6ProviderFactories: testFactories(Options{}),
+				Steps: []resource.TestStep{{
+					Config: siteConfig(mock, c.first, fmt.Sprintf(`
+resource "docsadmin_static_site" "other" {
+  job_id    = docsadmin_static_export.site.job_id
+  directory = %q
+}
+`, c.second)),
+					ExpectError: regexp.MustCompile(`(?s)` + c.want + `\s+another\s+docsadmin_static_site.*Give\s+each`),
+				}},
+			})
+			must(t, exportsStarted(mock, 0))
+		})
+	}
+}
+
+// A directory that another configuration publishes is refused at plan
+// for a new site, naming that site and its configuration: no export
+// starts, and the other site is left as it was.
+func TestAccStaticSite_publishedElsewhereRefusedAtPlan(t *testing.T) {
+	t.Parallel()
+	mock := acctest.NewMock(t, mockapi.Config{})
+	dir := filepath.Join(t.TempDir(), "site")
+	site, err := publish.Locate(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	staged, err := site.Stage("site-elsewhere")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(staged.Tree, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	acctest.WriteFile(t, filepath.Join(staged.Tree, "index.html"), "elsewhere")
+	staged.Configuration = "/srv/other-configuration"
+	if _, err := staged.Switch("se_elsewhere", nil); err != nil {
+		t.Fatal(err)
+	}
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testFactories(Options{}),
+		Steps: []resource.TestStep{{
+			Config:      siteConfig(mock, dir, ""),
+			ExpectError: regexp.MustCompile(`(?s)is\s+published\s+by\s+another\s+docsadmin_static_site\s+\(site-elsewhere,\s+publishing\s+the\s+site\s+of\s+export\s+job\s+se_elsewhere.*of\s+the\s+configuration\s+at\s+/srv/other-configuration\)`),
+		}},
+	})
+	must(t, exportsStarted(mock, 0))
+	if body, err := os.ReadFile(filepath.Join(dir, "index.html")); err != nil || string(body) != "elsewhere" {
+		t.Errorf("the other site serves %q (%v)", body, err)
+	}
+}
+
+// What appears at the directory while the switch syncs the new tree is
+// never replaced: a file made there before a first publication, and a
+// user's directory put in place of the provider's link before a later
+// switch, are left as they are, and the apply says what it found.
+func TestAccStaticSite_switchReplacesOnlyWhatItChecked(t *testing.T) {
+	mock := acctest.NewMock(t, mockapi.Config{})
+	parent := t.TempDir()
+	dir := filepath.Join(parent, "site")
+	var during func()
+	restore := publish.SetBeforeLinkSwitch(func(s publish.Site) {
+		if s.Dir == dir && during != nil {
+			during()
+			during = nil
+		}
+	})
+	t.Cleanup(restore)
+	fileIntact := func() error {
+		if body, err := os.ReadFile(dir); err != nil || string(body) != "mine" {
+			return fmt.Errorf("the file made during the switch holds %q (%v)", body, err)
+		}
+		return nil
+	}
+	var dirIntact func() error
+	parallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testFactories(Options{}),
+		Steps: []resource.TestStep{
+			{
+				PreConfig:   func() { during = func() { acctest.WriteFile(t, dir, "mine") } },
+				Config:      siteOfCommit(mock, dir, "a", ""),
+				ExpectError: regexp.MustCompile(`(?s)holds\s+a\s+file\s+of\s+4\s+bytes\s+\(it\s+appeared\s+while\s+the\s+new\s+release\s+was\s+being\s+switched\s+in`),
+			},
+			{
+				PreConfig: func() {
+					must(t, fileIntact)
+					removeOrFail(t, dir)
+				},
+				Config: siteOfCommit(mock, dir, "a", ""),
+			},
+			{
+				PreConfig: func() {
+					during = func() {
+						removeOrFail(t, dir)
+						dirIntact = usersFiles(t, dir)
+					}
+				},
+				Config:      siteOfCommit(mock, dir, "b", ""),
+				ExpectError: regexp.MustCompile(`(?s)holds\s+a\s+directory\s+that\s+the\s+provider\s+did\s+not\s+make.*\(it\s+appeared\s+while`),
+			},
+		},
+		CheckDestroy: func(*terraform.State) error {
+			if dirIntact == nil {
+				return errors.New("the user's directory was never made")
+			}
+			if err := dirIntact(); err != nil {
+				return err
+			}
+			if _, err := os.Lstat(filepath.Join(parent, ".site.docsadmin")); !errors.Is(err, fs.ErrNotExist) {
+				return fmt.Errorf("destroy left the store: %v", err)
+			}
+			return nil
+		},
+	})
+}
