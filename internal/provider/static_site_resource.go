@@ -583,6 +583,13 @@ func (r *staticSiteResource) Delete(ctx context.Context, req resource.DeleteRequ
 		return
 	}
 	found, err := site.Inspect()
+	if entry := (*publish.EntryError)(nil); errors.As(err, &entry) {
+		// Someone put their own entry where the store was: nothing there
+		// is the provider's to remove.
+		resp.Diagnostics.AddWarning("The static site's directory was left in place",
+			entry.Error()+". Destroying this resource (export job "+state.JobID.ValueString()+") removes nothing there.")
+		return
+	}
 	if err != nil {
 		resp.Diagnostics.AddError("Cannot remove the static site", err.Error())
 		return

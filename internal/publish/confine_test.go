@@ -239,3 +239,27 @@ func TestNewStoreRemovedOnlyWhenItsRunIsGone(t *testing.T) {
 		t.Errorf("the parent holds %s, want %s", got, want)
 	}
 }
+
+// A store replaced by a link is never read through: Inspect names it, and
+// a withdrawal removes nothing where it points.
+func TestStoreReplacedByALinkIsNeverFollowed(t *testing.T) {
+	parent := t.TempDir()
+	s, _ := Locate(filepath.Join(parent, "site"))
+	publishTree(t, s, "site-a", "one")
+	elsewhere := filepath.Join(t.TempDir(), "store")
+	if err := os.Rename(s.Store, elsewhere); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(elsewhere, s.Store); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Inspect(); !errors.As(err, new(*EntryError)) {
+		t.Errorf("Inspect = %v, want an EntryError naming the link", err)
+	}
+	if _, err := s.Withdraw("site-a"); !errors.As(err, new(*EntryError)) {
+		t.Errorf("Withdraw = %v, want an EntryError naming the link", err)
+	}
+	if got := len(names(t, elsewhere)); got < 3 {
+		t.Errorf("the linked store holds %d entries after Withdraw, want all of them", got)
+	}
+}
