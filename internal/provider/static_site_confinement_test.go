@@ -255,8 +255,8 @@ func TestAccStaticSite_cliDestroyLeavesAUsersEntry(t *testing.T) {
 func TestAccStaticSite_samePathHoweverWrittenRefusedAtPlan(t *testing.T) {
 	t.Parallel()
 	parent := t.TempDir()
-	real := filepath.Join(parent, "real")
-	if err := os.MkdirAll(real, 0o755); err != nil {
+	target := filepath.Join(parent, "real")
+	if err := os.MkdirAll(target, 0o755); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.Symlink("real", filepath.Join(parent, "link")); err != nil {
@@ -265,8 +265,8 @@ func TestAccStaticSite_samePathHoweverWrittenRefusedAtPlan(t *testing.T) {
 	for _, c := range []struct{ name, first, second, want string }{
 		{"relative, with .. and a trailing slash", "dist/site", "./dist/../dist/site/", `same\s+directory\s+as`},
 		{"absolute, with .. and a trailing slash", filepath.Join(parent, "dist", "site"), parent + "/dist/x/../site/", `same\s+directory\s+as`},
-		{"through a link in an existing parent", filepath.Join(real, "site"), filepath.Join(parent, "link", "site"), `same\s+directory\s+as`},
-		{"nested through a link", filepath.Join(real, "site"), filepath.Join(parent, "link", "site", "docs"), `(inside\s+the\s+directory\s+of|holds\s+that\s+of)`},
+		{"through a link in an existing parent", filepath.Join(target, "site"), filepath.Join(parent, "link", "site"), `same\s+directory\s+as`},
+		{"nested through a link", filepath.Join(target, "site"), filepath.Join(parent, "link", "site", "docs"), `(inside\s+the\s+directory\s+of|holds\s+that\s+of)`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
