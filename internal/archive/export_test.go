@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"os"
 )
 
 // The entry points below serve this package's tests alone: production reads
@@ -28,7 +29,7 @@ func (l Limits) VerifyCopy(w io.Writer, r io.Reader) (Summary, error) {
 }
 
 // Unpack is FetchUnpack's unpacking of a reader.
-func (l Limits) Unpack(ctx context.Context, r io.Reader, dir string, opts UnpackOptions) (Summary, error) {
+func (l Limits) Unpack(ctx context.Context, r io.Reader, dir *os.Root, opts UnpackOptions) (Summary, error) {
 	return l.unpack(ctx, r, dir, opts)
 }
 

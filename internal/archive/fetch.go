@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"os"
 	"regexp"
 	"strings"
 	"time"
@@ -40,10 +41,10 @@ func (l Limits) FetchFiles(ctx context.Context, client *http.Client, link string
 	})
 }
 
-// FetchUnpack is Fetch that unpacks the archive into dir while it streams
-// in, as unpack does: dir holds the new tree only if the whole download is
-// verified.
-func (l Limits) FetchUnpack(ctx context.Context, client *http.Client, link, dir string, opts UnpackOptions) (Summary, error) {
+// FetchUnpack is Fetch that unpacks the archive into the empty directory
+// dir while it streams in, as unpack does: dir holds the tree only if the
+// whole download is verified, and is left empty otherwise.
+func (l Limits) FetchUnpack(ctx context.Context, client *http.Client, link string, dir *os.Root, opts UnpackOptions) (Summary, error) {
 	return l.fetch(ctx, client, link, func(ctx context.Context, body io.Reader) (Summary, error) {
 		return l.unpack(ctx, body, dir, opts)
 	})

@@ -9,9 +9,7 @@ import (
 	"fmt"
 	"hash"
 	"io"
-	"io/fs"
 	"os"
-	"path/filepath"
 	"strings"
 )
 
@@ -65,54 +63,31 @@ func (l Limits) Files(ctx context.Context, r io.Reader, opts UnpackOptions) (Sum
 
 // unpack verifies a gzip'd tar and unpacks it into dir in the same pass,
 // with the verifier's rules and its pathTree: what it writes is what
-// verification accepts, and an archive it refuses leaves nothing behind.
+// verification accepts, and an archive it refuses leaves dir empty.
 //
-// It writes into a new temporary directory next to dir (on the same file
-// system), through an os.Root, so that no name and no link, even one
-// created by another process meanwhile, can lead a write outside it. Files
-// get mode 0644 and directories 0755 whatever the archive says; owners and
-// times are not restored. A hard link becomes a copy of its target. A
-// symbolic link is refused: static hosts and object stores serve files, not
-// links, so a site that needs one cannot be served by them as unpacked.
+// dir is a directory handle the caller made and opened, and must be empty:
+// every write goes through it (an os.Root), so that no name and no link,
+// even one created by another process meanwhile, can lead a write outside
+// it, and where dir lives (a store beside a served path) is the caller's
+// concern. Files get mode 0644 and directories 0755 whatever the archive
+// says; owners and times are not restored. A hard link becomes a copy of
+// its target. A symbolic link is refused: static hosts and object stores
+// serve files, not links, so a site that needs one cannot be served by
+// them as unpacked.
 //
-// Once the whole archive is verified (and opts.Accept agrees), the new tree
-// replaces dir: the previous tree, if any, is renamed aside, the new one
-// renamed in, and the previous one removed. dir holds the whole previous
-// tree or the whole new one, except for the moment between the two renames,
-// when it does not exist. On any failure, the context's included, the
-// temporary directory is removed and dir is left as it was. Files are not
-// synced one by one: after a power cut, a tree may hold empty files, which
-// a check of their digests finds.
-func (l Limits) unpack(ctx context.Context, r io.Reader, dir string, opts UnpackOptions) (sum Summary, err error) {
-	dir = filepath.Clean(dir)
-	parent, base := filepath.Split(dir)
-	if parent == "" {
-		parent = "."
-	}
-	if base == "" || base == "." || base == ".." {
-		return Summary{}, fmt.Errorf("unpacking: %q does not name a directory to create", dir)
-	}
-	if err := os.MkdirAll(parent, 0o755); err != nil {
-		return Summary{}, fmt.Errorf("unpacking: %w", err)
-	}
-	tmp, err := os.MkdirTemp(parent, "."+base+".unpack-")
-	if err != nil {
-		return Summary{}, fmt.Errorf("unpacking: %w", err)
+// On any failure, the context's and opts.Accept's included, everything it
+// wrote into dir is removed. Files are not synced one by one: the caller
+// syncs the tree before it publishes it.
+func (l Limits) unpack(ctx context.Context, r io.Reader, dir *os.Root, opts UnpackOptions) (sum Summary, err error) {
+	if err := requireEmpty(dir); err != nil {
+		return Summary{}, err
 	}
 	defer func() {
 		if err != nil {
-			_ = os.RemoveAll(tmp)
+			emptyDir(dir)
 		}
 	}()
-	if err := os.Chmod(tmp, 0o755); err != nil {
-		return Summary{}, fmt.Errorf("unpacking: %w", err)
-	}
-	root, err := os.OpenRoot(tmp)
-	if err != nil {
-		return Summary{}, fmt.Errorf("unpacking: %w", err)
-	}
-	defer root.Close()
-	sum, err = l.verifyInto(ctx, r, nil, nil, newFileSink(root, opts))
+	sum, err = l.verifyInto(ctx, r, nil, nil, newFileSink(dir, opts))
 	if err != nil {
 		return Summary{}, err
 	}
@@ -124,43 +99,39 @@ func (l Limits) unpack(ctx context.Context, r io.Reader, dir string, opts Unpack
 	if err := ctx.Err(); err != nil {
 		return Summary{}, err
 	}
-	if err := root.Close(); err != nil {
-		return Summary{}, fmt.Errorf("unpacking: %w", err)
-	}
-	if err := replaceDir(tmp, dir); err != nil {
-		return Summary{}, fmt.Errorf("unpacking: moving the new tree into place: %w", err)
-	}
 	return sum, nil
 }
 
-// replaceDir renames the directory tmp to dir, moving a previous dir aside
-// first and removing it after.
-func replaceDir(tmp, dir string) error {
-	old := ""
-	switch info, err := os.Lstat(dir); {
-	case errors.Is(err, fs.ErrNotExist):
-	case err != nil:
-		return err
-	case !info.IsDir():
-		return fmt.Errorf("%s exists and is not a directory", dir)
-	default:
-		old = tmp + ".old"
-		if err := os.Rename(dir, old); err != nil {
-			return err
-		}
+// requireEmpty refuses a directory that holds anything: unpacking fills
+// an empty one.
+func requireEmpty(dir *os.Root) error {
+	d, err := dir.Open(".")
+	if err != nil {
+		return fmt.Errorf("unpacking: %w", err)
 	}
-	if err := os.Rename(tmp, dir); err != nil {
-		if old != "" {
-			_ = os.Rename(old, dir)
-		}
-		return err
+	defer d.Close()
+	names, err := d.Readdirnames(1)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return fmt.Errorf("unpacking: %w", err)
 	}
-	if old != "" {
-		// The new tree is in place; a previous tree that cannot be
-		// removed is left under its temporary name rather than failing.
-		_ = os.RemoveAll(old)
+	if len(names) > 0 {
+		return fmt.Errorf("unpacking: %s is not empty", dir.Name())
 	}
 	return nil
+}
+
+// emptyDir removes everything in dir, through it: links are removed, not
+// followed.
+func emptyDir(dir *os.Root) {
+	d, err := dir.Open(".")
+	if err != nil {
+		return
+	}
+	names, _ := d.Readdirnames(-1)
+	d.Close()
+	for _, name := range names {
+		_ = dir.RemoveAll(name)
+	}
 }
 
 // sinkError is a failure of the unpacking's own writes, told apart from the

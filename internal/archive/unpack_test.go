@@ -94,6 +94,20 @@ func filesOf(t *testing.T, data []byte) map[string]string {
 	}
 }
 
+// into makes the empty directory dest and opens it for unpacking.
+func into(t *testing.T, dest string) *os.Root {
+	t.Helper()
+	if err := os.MkdirAll(dest, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	root, err := os.OpenRoot(dest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { root.Close() })
+	return root
+}
+
 // onlyEntries fails unless dir holds exactly the names want.
 func onlyEntries(t *testing.T, dir string, want ...string) {
 	t.Helper()
@@ -137,7 +151,7 @@ func TestUnpackWritesTheArchiveByteForByte(t *testing.T) {
 	data := oddSite(t)
 	dest := filepath.Join(t.TempDir(), "out", "site")
 	var told []archive.File
-	sum, err := archive.Limits{}.Unpack(context.Background(), bytes.NewReader(data), dest, archive.UnpackOptions{
+	sum, err := archive.Limits{}.Unpack(context.Background(), bytes.NewReader(data), into(t, dest), archive.UnpackOptions{
 		File: func(f archive.File) error { told = append(told, f); return nil },
 	})
 	if err != nil {
@@ -181,48 +195,31 @@ func TestUnpackWritesTheArchiveByteForByte(t *testing.T) {
 	}
 }
 
-func TestUnpackReplacesTheTreeWhole(t *testing.T) {
+// An archive refused at its very end, by Accept or by the verifier, leaves
+// the directory it was given empty, and nothing beside it.
+func TestUnpackRefusedAtTheEndLeavesItEmpty(t *testing.T) {
 	parent := t.TempDir()
 	dest := filepath.Join(parent, "site")
-	first := tgz(t, file("index.html", "one"), file("old-only.html", "gone after the second"))
-	second := tgz(t, file("index.html", "two"), file("guides/new.html", "new"))
-	if _, err := (archive.Limits{}).Unpack(context.Background(), bytes.NewReader(first), dest, archive.UnpackOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	// A file the user added, and a changed one: both go with the old tree.
-	if err := os.WriteFile(filepath.Join(dest, "stray.html"), []byte("x"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := (archive.Limits{}).Unpack(context.Background(), bytes.NewReader(second), dest, archive.UnpackOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	if got := readTree(t, dest); !maps.Equal(got, map[string]string{"index.html": "two", "guides/new.html": "new"}) {
-		t.Errorf("after the second unpacking: %v", got)
-	}
-	onlyEntries(t, parent, "site")
-
-	// Refused by Accept, or by the verifier at the very end: the second
-	// tree stays as it was.
+	root := into(t, dest)
 	refuse := errors.New("not this one")
-	_, err := archive.Limits{}.Unpack(context.Background(), bytes.NewReader(first), dest, archive.UnpackOptions{
+	_, err := archive.Limits{}.Unpack(context.Background(), bytes.NewReader(tgz(t, file("index.html", "one"))), root, archive.UnpackOptions{
 		Accept: func(archive.Summary) error { return refuse },
 	})
 	if !errors.Is(err, refuse) {
 		t.Fatalf("Unpack = %v, want Accept's error", err)
 	}
-	noIndex := tgz(t, file("a.html", "a"), file("b.html", "b"))
-	if _, err := (archive.Limits{}).Unpack(context.Background(), bytes.NewReader(noIndex), dest, archive.UnpackOptions{}); !errors.Is(err, archive.ErrNoIndex) {
+	onlyEntries(t, dest)
+	noIndex := tgz(t, file("a.html", "a"), file("guides/b.html", "b"))
+	if _, err := (archive.Limits{}).Unpack(context.Background(), bytes.NewReader(noIndex), root, archive.UnpackOptions{}); !errors.Is(err, archive.ErrNoIndex) {
 		t.Fatalf("Unpack = %v, want ErrNoIndex", err)
 	}
-	if got := readTree(t, dest); !maps.Equal(got, map[string]string{"index.html": "two", "guides/new.html": "new"}) {
-		t.Errorf("a refused archive changed the tree: %v", got)
-	}
+	onlyEntries(t, dest)
 	onlyEntries(t, parent, "site")
 }
 
 // TestUnpackRefusalsLeaveNothing: every archive the verifier refuses, and a
-// site with a symbolic link, leaves neither a tree nor a temporary
-// directory, and nothing outside.
+// site with a symbolic link, leaves the directory empty, and nothing
+// outside.
 func TestUnpackRefusalsLeaveNothing(t *testing.T) {
 	cases := rejections(t)
 	cases = append(cases,
@@ -235,7 +232,7 @@ func TestUnpackRefusalsLeaveNothing(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			parent := t.TempDir()
 			dest := filepath.Join(parent, "sub", "site")
-			sum, err := archive.Limits{}.Unpack(context.Background(), bytes.NewReader(tc.data), dest, archive.UnpackOptions{})
+			sum, err := archive.Limits{}.Unpack(context.Background(), bytes.NewReader(tc.data), into(t, dest), archive.UnpackOptions{})
 			if tc.kind == archive.ErrUnsafeLink && errors.Is(err, archive.ErrSpecialFile) && strings.Contains(err.Error(), "a symbolic link") {
 				// Links that the verifier resolves only at the end are refused
 				// earlier, as links.
@@ -244,7 +241,8 @@ func TestUnpackRefusalsLeaveNothing(t *testing.T) {
 				tc.kind, tc.entry, tc.words = archive.ErrSpecialFile, aerr.Entry, "static hosts"
 			}
 			checkRejection(t, tc, sum, err)
-			onlyEntries(t, filepath.Dir(dest))
+			onlyEntries(t, dest)
+			onlyEntries(t, filepath.Dir(dest), "site")
 			onlyEntries(t, parent, "sub")
 			if _, err := (archive.Limits{}).Files(context.Background(), bytes.NewReader(tc.data), archive.UnpackOptions{}); !errors.Is(err, tc.kind) && !errors.Is(err, archive.ErrSpecialFile) {
 				t.Errorf("Files = %v, want %v", err, tc.kind)
@@ -253,26 +251,22 @@ func TestUnpackRefusalsLeaveNothing(t *testing.T) {
 	}
 }
 
-// TestUnpackCannotEscapeARace: a symbolic link planted in the temporary
-// tree while it is written (by another process, say) cannot lead a later
-// entry outside it: writes go through an os.Root.
+// TestUnpackCannotEscapeARace: a symbolic link planted in the tree while
+// it is written (by another process, say) cannot lead a later entry
+// outside it: writes go through an os.Root.
 func TestUnpackCannotEscapeARace(t *testing.T) {
 	parent := t.TempDir()
 	outside := t.TempDir()
 	dest := filepath.Join(parent, "site")
 	data := tgz(t, file("index.html", indexPage), file("a.html", "a"), file("assets/x.css", "x"))
 	planted := false
-	_, err := archive.Limits{}.Unpack(context.Background(), bytes.NewReader(data), dest, archive.UnpackOptions{
+	_, err := archive.Limits{}.Unpack(context.Background(), bytes.NewReader(data), into(t, dest), archive.UnpackOptions{
 		File: func(f archive.File) error {
 			if f.Name != "a.html" {
 				return nil
 			}
-			tmps, _ := filepath.Glob(filepath.Join(parent, ".site.unpack-*"))
-			if len(tmps) != 1 {
-				return fmt.Errorf("want one temporary directory, found %v", tmps)
-			}
 			planted = true
-			return os.Symlink(outside, filepath.Join(tmps[0], "assets"))
+			return os.Symlink(outside, filepath.Join(dest, "assets"))
 		},
 	})
 	if !planted {
@@ -282,7 +276,7 @@ func TestUnpackCannotEscapeARace(t *testing.T) {
 		t.Fatal("Unpack followed a link planted in its tree")
 	}
 	onlyEntries(t, outside)
-	onlyEntries(t, parent)
+	onlyEntries(t, dest)
 }
 
 // cancelAfter cancels a context once n bytes were read through it.
@@ -308,14 +302,14 @@ func TestUnpackStopsWhenCancelled(t *testing.T) {
 	src := sitegen.Archive{Size: 256 << 20, Seed: 1}.Open()
 	defer src.Close()
 	start := time.Now()
-	_, err := archive.Limits{}.Unpack(ctx, &cancelAfter{r: src, n: 8 << 20, cancel: cancel}, dest, archive.UnpackOptions{})
+	_, err := archive.Limits{}.Unpack(ctx, &cancelAfter{r: src, n: 8 << 20, cancel: cancel}, into(t, dest), archive.UnpackOptions{})
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("Unpack = %v, want context.Canceled", err)
 	}
 	if d := time.Since(start); d > 20*time.Second {
 		t.Errorf("Unpack took %s to stop", d)
 	}
-	onlyEntries(t, parent)
+	onlyEntries(t, dest)
 }
 
 // TestUnpackHardLinkCopy: a hard link becomes a copy of its target, and a
@@ -324,7 +318,7 @@ func TestUnpackHardLinkCopy(t *testing.T) {
 	big := strings.Repeat("0123456789abcdef", 1<<16) // 1 MiB
 	data := tgz(t, file("index.html", indexPage), file("big.bin", big), hardlink("a/big.bin", "big.bin"), hardlink("b/big.bin", "./big.bin"))
 	dest := filepath.Join(t.TempDir(), "site")
-	if _, err := (archive.Limits{}).Unpack(context.Background(), bytes.NewReader(data), dest, archive.UnpackOptions{}); err != nil {
+	if _, err := (archive.Limits{}).Unpack(context.Background(), bytes.NewReader(data), into(t, dest), archive.UnpackOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	got := readTree(t, dest)
@@ -341,32 +335,27 @@ func TestUnpackHardLinkCopy(t *testing.T) {
 
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	parent := t.TempDir()
-	if _, err := (archive.Limits{}).Unpack(ctx, bytes.NewReader(data), filepath.Join(parent, "site"), archive.UnpackOptions{}); !errors.Is(err, context.Canceled) {
+	cancelled := filepath.Join(t.TempDir(), "site")
+	if _, err := (archive.Limits{}).Unpack(ctx, bytes.NewReader(data), into(t, cancelled), archive.UnpackOptions{}); !errors.Is(err, context.Canceled) {
 		t.Fatalf("Unpack with a cancelled context = %v", err)
 	}
-	onlyEntries(t, parent)
+	onlyEntries(t, cancelled)
 }
 
-func TestUnpackRefusesABadDestination(t *testing.T) {
-	parent := t.TempDir()
-	for _, d := range []string{"", ".", "..", "/"} {
-		if _, err := (archive.Limits{}).Unpack(context.Background(), bytes.NewReader(site(t)), d, archive.UnpackOptions{}); err == nil {
-			t.Errorf("Unpack into %q succeeded", d)
-		}
-	}
-	// A file where the tree should go stays a file.
-	dest := filepath.Join(parent, "site")
-	if err := os.WriteFile(dest, []byte("mine"), 0o644); err != nil {
+// A directory that is not empty is refused, and what it holds stays: the
+// unpacking fills an empty directory, and never replaces one.
+func TestUnpackRefusesADirectoryThatIsNotEmpty(t *testing.T) {
+	dest := filepath.Join(t.TempDir(), "site")
+	root := into(t, dest)
+	if err := os.WriteFile(filepath.Join(dest, "mine.html"), []byte("mine"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := (archive.Limits{}).Unpack(context.Background(), bytes.NewReader(site(t)), dest, archive.UnpackOptions{}); err == nil || !strings.Contains(err.Error(), "not a directory") {
-		t.Errorf("Unpack over a file = %v", err)
+	if _, err := (archive.Limits{}).Unpack(context.Background(), bytes.NewReader(site(t)), root, archive.UnpackOptions{}); err == nil || !strings.Contains(err.Error(), "not empty") {
+		t.Errorf("Unpack into a directory that is not empty = %v", err)
 	}
-	if data, _ := os.ReadFile(dest); string(data) != "mine" {
-		t.Error("the file was replaced")
+	if got := readTree(t, dest); !maps.Equal(got, map[string]string{"mine.html": "mine"}) {
+		t.Errorf("the directory now holds %v", got)
 	}
-	onlyEntries(t, parent, "site")
 }
 
 // TestGeneratedPagesAreASite: the bench's site of many small pages writes
@@ -420,9 +409,8 @@ func TestUnpackTellsDirectories(t *testing.T) {
 		file("z.html", "z"),
 	)
 	want := []string{"guides", "empty", "deep/er", "guides", ".git", ".git/hooks", "a\\b"}
-	parent := t.TempDir()
 	var told []string
-	if _, err := (archive.Limits{}).Unpack(context.Background(), bytes.NewReader(data), filepath.Join(parent, "site"), archive.UnpackOptions{
+	if _, err := (archive.Limits{}).Unpack(context.Background(), bytes.NewReader(data), into(t, filepath.Join(t.TempDir(), "site")), archive.UnpackOptions{
 		Dir: func(name string) error { told = append(told, name); return nil },
 	}); err != nil {
 		t.Fatal(err)
@@ -446,17 +434,14 @@ func TestUnpackTellsDirectories(t *testing.T) {
 		errRefused := errors.New("refused " + refused)
 		var files []string
 		written := false
-		_, err := archive.Limits{}.Unpack(context.Background(), bytes.NewReader(data), dest, archive.UnpackOptions{
+		_, err := archive.Limits{}.Unpack(context.Background(), bytes.NewReader(data), into(t, dest), archive.UnpackOptions{
 			File: func(f archive.File) error { files = append(files, f.Name); return nil },
 			Dir: func(name string) error {
 				if name != refused {
 					return nil
 				}
-				tmps, _ := filepath.Glob(filepath.Join(parent, ".site.unpack-*"))
-				for _, tmp := range tmps {
-					if _, err := os.Lstat(filepath.Join(tmp, filepath.FromSlash(name))); err == nil {
-						written = true
-					}
+				if _, err := os.Lstat(filepath.Join(dest, filepath.FromSlash(name))); err == nil {
+					written = true
 				}
 				return errRefused
 			},
@@ -470,7 +455,8 @@ func TestUnpackTellsDirectories(t *testing.T) {
 		if fmt.Sprint(files) != "[index.html guides/a.html]" {
 			t.Errorf("%q: files told %v: the unpacking went on", refused, files)
 		}
-		onlyEntries(t, parent)
+		onlyEntries(t, dest)
+		onlyEntries(t, parent, "site")
 		if _, err := (archive.Limits{}).Files(context.Background(), bytes.NewReader(data), archive.UnpackOptions{
 			Dir: func(name string) error {
 				if name == refused {

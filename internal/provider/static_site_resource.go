@@ -429,7 +429,7 @@ func (r *staticSiteResource) publish(ctx context.Context, plan *staticSiteModel,
 	}
 	// nil: archive.DownloadClient, which honours HTTPS_PROXY, NO_PROXY and
 	// SSL_CERT_FILE, sends no Referer and refuses https to http redirects.
-	sum, err := r.data.limits.FetchUnpack(ctx, nil, link.BundleURL, staged.Tree, opts)
+	sum, err := r.data.limits.FetchUnpack(ctx, nil, link.BundleURL, staged.TreeDir(), opts)
 	if err != nil {
 		diags.AddError(summary, r.data.siteDownloadProblem(jobID, link.BundleURL, "unpacking into "+site.Dir+" from", limit, timeout, err))
 		return false

@@ -538,7 +538,8 @@ var errStoreExists = errors.New("the store appeared meanwhile")
 // published and whose lock is free is known to be what a killed run left.
 type Staged struct {
 	Site Site
-	// Tree is where the tree is to be written: it does not exist yet.
+	// Tree is the path of the directory the tree is written into, for
+	// messages; write through TreeDir.
 	Tree string
 	// Owner is the owner that stages.
 	Owner string
@@ -551,19 +552,25 @@ type Staged struct {
 	o             *opened
 	releases      *os.Root
 	staging       *os.Root
+	tree          *os.Root
 }
+
+// TreeDir is the empty directory the tree is to be written into, as a
+// confined handle: a name of the store's that someone replaces meanwhile
+// cannot lead a write elsewhere.
+func (st *Staged) TreeDir() *os.Root { return st.tree }
 
 func (st *Staged) release() {
 	if st.lock != nil {
 		_ = st.lock.Close()
 		st.lock = nil
 	}
-	for _, r := range []*os.Root{st.staging, st.releases} {
+	for _, r := range []*os.Root{st.tree, st.staging, st.releases} {
 		if r != nil {
 			r.Close()
 		}
 	}
-	st.staging, st.releases = nil, nil
+	st.tree, st.staging, st.releases = nil, nil, nil
 	if st.o != nil {
 		st.o.close()
 		st.o = nil
@@ -706,7 +713,10 @@ func (st *Staged) prepare() error {
 	if err := o.store.Mkdir(stagingDir, 0o755); err != nil {
 		return err
 	}
-	st.staging, err = openDirIn(o.store, stagingDir, "the tree being staged")
+	if st.staging, err = ownDir(o.store, stagingDir); err != nil {
+		return err
+	}
+	st.tree, err = ownDir(st.staging, stagedTree)
 	return err
 }
 
@@ -920,17 +930,8 @@ func (st *Staged) Switch(jobID string, records map[string][]byte) (name string, 
 // moveIn makes the staged tree durable and moves it into the releases as
 // release, with its records.
 func (st *Staged) moveIn(release string, records map[string][]byte) error {
-	tree, err := openDirIn(st.staging, stagedTree, "the tree being staged")
-	if err != nil {
-		return err
-	}
-	if tree == nil {
-		return fmt.Errorf("%s was not written", st.Tree)
-	}
 	// Durable before it is published (localfile's policy).
-	err = localfile.SyncTree(tree)
-	tree.Close()
-	if err != nil {
+	if err := localfile.SyncTree(st.tree); err != nil {
 		return fmt.Errorf("syncing the new tree to disk: %w", err)
 	}
 	if err := renameAt(st.staging, stagedTree, st.releases, release); err != nil {

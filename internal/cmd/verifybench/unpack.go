@@ -53,7 +53,17 @@ func childUnpack(args []string, stdout, stderr io.Writer) int {
 	client := &http.Client{Transport: &http.Transport{Proxy: nil}} // loopback, never a proxy
 	manifest := site.NewManifest()
 	start := time.Now()
-	sum, err := archive.Limits{}.FetchUnpack(context.Background(), client, *link, *dir, archive.UnpackOptions{
+	if err := os.MkdirAll(*dir, 0o755); err != nil {
+		fmt.Fprintln(stderr, err)
+		return 1
+	}
+	root, err := os.OpenRoot(*dir)
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return 1
+	}
+	defer root.Close()
+	sum, err := archive.Limits{}.FetchUnpack(context.Background(), client, *link, root, archive.UnpackOptions{
 		File: func(f archive.File) error {
 			return manifest.Add(f.Name, f.Size, f.SHA256, f.MD5)
 		},
