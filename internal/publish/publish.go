@@ -199,7 +199,7 @@ type opened struct {
 func (s Site) open(make bool) (*opened, error) {
 	dir := filepath.Dir(s.Dir)
 	o := &opened{site: s}
-	parent, err := os.OpenRoot(dir)
+	parent, err := localfile.OpenDir(dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		if !make {
 			return o, nil
@@ -311,7 +311,7 @@ func (o *opened) inspect() (Found, error) {
 // special file, or a directory and a few of its entries, naming Terraform's
 // own files and a site published inside it first. Nothing is followed.
 func Describe(p string) string {
-	parent, err := os.OpenRoot(filepath.Dir(p))
+	parent, err := localfile.OpenDir(filepath.Dir(p))
 	if err != nil {
 		return "an entry that cannot be read (" + err.Error() + ")"
 	}
@@ -421,7 +421,7 @@ func siteAmong(dir *os.Root, entries []fs.DirEntry) string {
 			continue
 		}
 		served := m.Directory
-		if served == "" || filepath.Dir(served) != dir.Name() {
+		if served == "" || filepath.Dir(served) != filepath.Clean(dir.Name()) {
 			served = filepath.Join(dir.Name(), strings.TrimSuffix(strings.TrimPrefix(e.Name(), "."), storeSuffix))
 		}
 		job := ""

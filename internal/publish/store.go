@@ -136,7 +136,7 @@ func openDirIn(dir *os.Root, name, want string) (*os.Root, error) {
 	if !info.IsDir() {
 		return nil, &EntryError{Path: filepath.Join(dir.Name(), name), Found: describeEntry(dir, name, info), Want: want}
 	}
-	sub, err := dir.OpenRoot(name)
+	sub, err := localfile.OpenDirIn(dir, name)
 	if err != nil {
 		return nil, err
 	}
@@ -244,7 +244,7 @@ func readMarker(store *os.Root) (*Marker, error) {
 	}
 	var m Marker
 	if err := json.Unmarshal(data, &m); err != nil || m.Owner == "" {
-		return nil, fmt.Errorf("%s in %s cannot be read (%v); move the directory away", markerName, store.Name(), err)
+		return nil, fmt.Errorf("%s in %s cannot be read (%v); move the directory away", markerName, filepath.Clean(store.Name()), err)
 	}
 	return &m, nil
 }
