@@ -3,6 +3,7 @@
 package publish
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"sync"
@@ -121,6 +122,35 @@ func TestDirectorySwappedForAFIFONeverBlocks(t *testing.T) {
 				}
 			}, stop)
 			stop()
+		})
+	}
+}
+
+// A directory at the store's name without a readable record (made by a
+// user, or planted by a neighbour) is told apart as an entry the provider
+// did not make, an *EntryError, as a link or a file there is: a destroy
+// then leaves it with a warning instead of failing, and nothing in it is
+// removed.
+func TestStoreWithoutARecordIsNotTheProviders(t *testing.T) {
+	for name, record := range map[string]string{"no record": "", "unreadable record": "{not json"} {
+		t.Run(name, func(t *testing.T) {
+			s, err := Locate(filepath.Join(t.TempDir(), "site"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			intact := userTree(t, s.Store)
+			if record != "" {
+				writeFile(t, filepath.Join(s.Store, markerName), record)
+			}
+			_, err = s.Inspect()
+			var entry *EntryError
+			if !errors.As(err, &entry) || entry.Path != s.Store {
+				t.Errorf("Inspect = %v, want an EntryError naming %s", err, s.Store)
+			}
+			if _, err := s.Withdraw("site-a"); !errors.As(err, &entry) {
+				t.Errorf("Withdraw = %v, want an EntryError", err)
+			}
+			intact()
 		})
 	}
 }
