@@ -274,7 +274,7 @@ func (o *opened) inspect() (Found, error) {
 			return f, err
 		}
 		if m == nil {
-			return f, fmt.Errorf("%s has no %s: it was not made by the provider, or it was damaged; move it away", o.site.Store, markerName)
+			return f, &EntryError{Path: o.site.Store, Found: "a directory without " + markerName, Want: storeWant}
 		}
 		f.Marker = m
 	}
