@@ -154,3 +154,26 @@ func TestStoreWithoutARecordIsNotTheProviders(t *testing.T) {
 		})
 	}
 }
+
+// A user who removed the store by hand, then destroys: the provider's own
+// link, which now serves nothing, goes too; a user's link beside it stays.
+func TestWithdrawRemovesItsLinkWhenTheStoreIsGone(t *testing.T) {
+	parent := t.TempDir()
+	s, _ := Locate(filepath.Join(parent, "site"))
+	publishTree(t, s, "site-a", "one")
+	if err := os.RemoveAll(s.Store); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("elsewhere", filepath.Join(parent, "users-link")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Withdraw("site-a"); err != nil {
+		t.Fatal(err)
+	}
+	if info, err := os.Lstat(s.Dir); err == nil {
+		t.Errorf("the provider's link %s (%v) was left after the withdrawal", s.Dir, info.Mode())
+	}
+	if got := names(t, parent); len(got) != 1 || got[0] != "users-link" {
+		t.Errorf("the directory holds %v, want only the user's link", got)
+	}
+}
