@@ -1096,8 +1096,9 @@ type Withdrawal struct {
 // provider's (checked after it is moved away, and put back otherwise), and
 // the entries of the store of the provider's names and kinds, under the
 // store's lock; stores being made for Dir that killed runs left beside it
-// go too. Nothing is removed of a store that belongs to another owner, and
-// a Dir that is not the provider's link is left in place. A store another
+// go too, and the provider's link alone when its store was removed by hand.
+// Nothing is removed of a store that belongs to another owner, and a Dir
+// that is not the provider's link is left in place. A store another
 // run holds is refused with a *BusyError.
 func (s Site) Withdraw(owner string) (Withdrawal, error) {
 	o, err := s.open(false)
@@ -1107,6 +1108,11 @@ func (s Site) Withdraw(owner string) (Withdrawal, error) {
 	defer o.close()
 	removeNewStores(o.parent, s)
 	found, err := o.inspect()
+	if err == nil && found.Own && o.store == nil {
+		// The store was removed by hand: the link serves nothing, and
+		// goes, moved aside beside it and checked first.
+		return Withdrawal{}, o.removeLink(o.parent)
+	}
 	if err != nil || found.Marker == nil || found.Marker.Owner != owner {
 		return Withdrawal{}, err
 	}
@@ -1122,7 +1128,7 @@ func (s Site) Withdraw(owner string) (Withdrawal, error) {
 		return Withdrawal{}, err
 	}
 	if found.Current != "" {
-		if err := o.removeLink(); err != nil {
+		if err := o.removeLink(o.store); err != nil {
 			return Withdrawal{}, err
 		}
 	}
@@ -1130,23 +1136,24 @@ func (s Site) Withdraw(owner string) (Withdrawal, error) {
 	return o.removeStore(), nil
 }
 
-// removeLink moves the link at Dir into the store, checks it is the
+// removeLink moves the link at Dir into aside (the store, or the
+// directory that holds Dir when the store is gone), checks it is the
 // provider's, and removes it; anything else is put back.
-func (o *opened) removeLink() error {
+func (o *opened) removeLink(aside *os.Root) error {
 	s := o.site
 	gone := linkGoneName + "-" + randomName()
-	if err := renameNoReplace(o.parent, s.base(), o.store, gone); err != nil {
+	if err := renameNoReplace(o.parent, s.base(), aside, gone); err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil
 		}
 		return fmt.Errorf("removing the link %s: %w", s.Dir, err)
 	}
-	if o.ownLinkAt(o.store, gone) {
-		return o.store.Remove(gone)
+	if o.ownLinkAt(aside, gone) {
+		return aside.Remove(gone)
 	}
-	if err := renameNoReplace(o.store, gone, o.parent, s.base()); err != nil {
+	if err := renameNoReplace(aside, gone, o.parent, s.base()); err != nil {
 		return fmt.Errorf("an entry the provider did not make replaced the link %s while it was being removed, and could not be "+
-			"put back from %s: %w; move it back by hand", s.Dir, filepath.Join(s.Store, gone), err)
+			"put back from %s: %w; move it back by hand", s.Dir, filepath.Join(aside.Name(), gone), err)
 	}
 	return nil
 }
