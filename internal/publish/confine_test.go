@@ -137,7 +137,9 @@ func TestSpecialLockRefusedWithoutBlocking(t *testing.T) {
 		if r, err := os.OpenFile(lock, os.O_RDONLY|unix.O_NONBLOCK, 0); err == nil { // release the writer
 			defer r.Close()
 		}
-		<-writer
+		if err := <-writer; err != nil {
+			t.Error(err)
+		}
 	}
 	if err := os.Remove(lock); err != nil {
 		t.Fatal(err)

@@ -162,7 +162,7 @@ func (s Site) ReadRecord(release, suffix string, limit int64) ([]byte, error) {
 		return nil, fmt.Errorf("%s: %w", s.Record(release, suffix), fs.ErrNotExist)
 	}
 	defer records.Close()
-	f, _, err := openRegularIn(records, release+suffix, os.O_RDONLY)
+	f, err := openRegularIn(records, release+suffix, os.O_RDONLY)
 	if err != nil {
 		return nil, err
 	}
@@ -193,15 +193,15 @@ type opened struct {
 	store  *os.Root
 }
 
-// open opens the site's handles; with make, the directories above Dir are
+// open opens the site's handles; with mkdirs, the directories above Dir are
 // made when missing. Without, a missing parent is an opened with no
 // handles.
-func (s Site) open(make bool) (*opened, error) {
+func (s Site) open(mkdirs bool) (*opened, error) {
 	dir := filepath.Dir(s.Dir)
 	o := &opened{site: s}
 	parent, err := localfile.OpenDir(dir)
 	if errors.Is(err, fs.ErrNotExist) {
-		if !make {
+		if !mkdirs {
 			return o, nil
 		}
 		parent, err = localfile.OpenRootDir(dir)

@@ -150,24 +150,24 @@ func openDirIn(dir *os.Root, name, want string) (*os.Root, error) {
 // openRegularIn opens the regular file name in dir for reading (flags add
 // to O_RDONLY): never a link, a FIFO or a device, and only the file Lstat
 // found.
-func openRegularIn(dir *os.Root, name string, flags int) (*os.File, fs.FileInfo, error) {
+func openRegularIn(dir *os.Root, name string, flags int) (*os.File, error) {
 	info, err := dir.Lstat(name)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	if !info.Mode().IsRegular() {
-		return nil, info, &EntryError{Path: filepath.Join(dir.Name(), name), Found: describeEntry(dir, name, info), Want: "a regular file"}
+		return nil, &EntryError{Path: filepath.Join(dir.Name(), name), Found: describeEntry(dir, name, info), Want: "a regular file"}
 	}
 	f, err := dir.OpenFile(name, flags|nonBlocking, 0)
 	if err != nil {
-		return nil, info, err
+		return nil, err
 	}
 	opened, err := f.Stat()
 	if err != nil || !opened.Mode().IsRegular() || !os.SameFile(info, opened) {
 		f.Close()
-		return nil, info, fmt.Errorf("%s was replaced while it was opened; apply again", filepath.Join(dir.Name(), name))
+		return nil, fmt.Errorf("%s was replaced while it was opened; apply again", filepath.Join(dir.Name(), name))
 	}
-	return f, info, nil
+	return f, nil
 }
 
 // checkStore refuses a store that holds, under one of the provider's
@@ -230,7 +230,7 @@ func readDirIn(dir *os.Root) ([]fs.DirEntry, error) {
 
 // readMarker reads the store's record; nil when it has none.
 func readMarker(store *os.Root) (*Marker, error) {
-	f, _, err := openRegularIn(store, markerName, os.O_RDONLY)
+	f, err := openRegularIn(store, markerName, os.O_RDONLY)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
@@ -325,11 +325,11 @@ func checkThenRename(fromDir *os.Root, from string, toDir *os.Root, to string) e
 // without waiting (lockHandle): errBusy when another run holds it.
 // Anything but a regular file at its name is refused without being opened.
 func lockFile(store *os.Root) (*storeLock, error) {
-	f, _, err := openRegularIn(store, lockName, os.O_RDWR)
+	f, err := openRegularIn(store, lockName, os.O_RDWR)
 	if errors.Is(err, fs.ErrNotExist) {
 		f, err = store.OpenFile(lockName, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
 		if errors.Is(err, fs.ErrExist) { // made by another run meanwhile
-			f, _, err = openRegularIn(store, lockName, os.O_RDWR)
+			f, err = openRegularIn(store, lockName, os.O_RDWR)
 		}
 	}
 	if err != nil {
