@@ -25,3 +25,6 @@ func SyncTree(dir *os.Root) error {
 		return f.Sync()
 	})
 }
+
+// dirOnly adds nothing here: there are no FIFOs in a directory.
+const dirOnly = ""

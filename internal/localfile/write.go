@@ -92,15 +92,24 @@ func SyncRoot(dir *os.Root) {
 // OpenRootDir opens the directory p as a confined handle, making it (and
 // its parents) first when missing.
 func OpenRootDir(p string) (*os.Root, error) {
-	r, err := os.OpenRoot(p)
+	r, err := OpenDir(p)
 	if errors.Is(err, fs.ErrNotExist) {
 		if err := os.MkdirAll(p, 0o755); err != nil {
 			return nil, err
 		}
-		r, err = os.OpenRoot(p)
+		r, err = OpenDir(p)
 	}
 	return r, err
 }
+
+// OpenDir opens the directory p as a confined handle. Anything else at p
+// is refused without being opened: os.OpenRoot would wait in the open of a
+// FIFO for its writer. The handle's Name ends in "/." on these systems.
+func OpenDir(p string) (*os.Root, error) { return os.OpenRoot(p + dirOnly) }
+
+// OpenDirIn is OpenDir of name in dir: a link at name is followed only
+// inside dir.
+func OpenDirIn(dir *os.Root, name string) (*os.Root, error) { return dir.OpenRoot(name + dirOnly) }
 
 func randomSuffix() string {
 	var b [8]byte

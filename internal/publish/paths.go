@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/localfile"
 )
 
 // PathProblem says why dir can never be a served path, or "": the root,
@@ -51,14 +53,30 @@ func PathProblem(dir string) string {
 			break
 		}
 	}
-	if info, err := os.Lstat(s.Dir); err == nil && info.IsDir() {
-		if entries, err := os.ReadDir(s.Dir); err == nil {
-			if tf := TerraformFiles(entries); len(tf) > 0 {
-				return fmt.Sprintf("%s holds a Terraform configuration or state (%s)", s.Dir, strings.Join(tf, ", "))
-			}
-		}
+	if tf := terraformFilesAt(s); len(tf) > 0 {
+		return fmt.Sprintf("%s holds a Terraform configuration or state (%s)", s.Dir, strings.Join(tf, ", "))
 	}
 	return ""
+}
+
+// terraformFilesAt names the Terraform files in the directory at s.Dir,
+// read through a handle: no link is followed and no FIFO opened.
+func terraformFilesAt(s Site) []string {
+	parent, err := localfile.OpenDir(filepath.Dir(s.Dir))
+	if err != nil {
+		return nil
+	}
+	defer parent.Close()
+	dir, err := openDirIn(parent, s.base(), "")
+	if err != nil || dir == nil {
+		return nil
+	}
+	defer dir.Close()
+	entries, err := readDirIn(dir)
+	if err != nil {
+		return nil
+	}
+	return TerraformFiles(entries)
 }
 
 // Overlap says how the served path a collides with b ("the same directory

@@ -199,7 +199,7 @@ type opened struct {
 func (s Site) open(makeParent bool) (*opened, error) {
 	dir := filepath.Dir(s.Dir)
 	o := &opened{site: s}
-	parent, err := os.OpenRoot(dir)
+	parent, err := localfile.OpenDir(dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		if !makeParent {
 			return o, nil
@@ -274,7 +274,7 @@ func (o *opened) inspect() (Found, error) {
 			return f, err
 		}
 		if m == nil {
-			return f, fmt.Errorf("%s has no %s: it was not made by the provider, or it was damaged; move it away", o.site.Store, markerName)
+			return f, &EntryError{Path: o.site.Store, Found: "a directory without " + markerName, Want: storeWant}
 		}
 		f.Marker = m
 	}
@@ -311,7 +311,7 @@ func (o *opened) inspect() (Found, error) {
 // special file, or a directory and a few of its entries, naming Terraform's
 // own files and a site published inside it first. Nothing is followed.
 func Describe(p string) string {
-	parent, err := os.OpenRoot(filepath.Dir(p))
+	parent, err := localfile.OpenDir(filepath.Dir(p))
 	if err != nil {
 		return "an entry that cannot be read (" + err.Error() + ")"
 	}
@@ -421,7 +421,7 @@ func siteAmong(dir *os.Root, entries []fs.DirEntry) string {
 			continue
 		}
 		served := m.Directory
-		if served == "" || filepath.Dir(served) != dir.Name() {
+		if served == "" || filepath.Dir(served) != filepath.Clean(dir.Name()) {
 			served = filepath.Join(dir.Name(), strings.TrimSuffix(strings.TrimPrefix(e.Name(), "."), storeSuffix))
 		}
 		job := ""
@@ -1097,8 +1097,9 @@ type Withdrawal struct {
 // provider's (checked after it is moved away, and put back otherwise), and
 // the entries of the store of the provider's names and kinds, under the
 // store's lock; stores being made for Dir that killed runs left beside it
-// go too. Nothing is removed of a store that belongs to another owner, and
-// a Dir that is not the provider's link is left in place. A store another
+// go too, and the provider's link alone when its store was removed by hand.
+// Nothing is removed of a store that belongs to another owner, and a Dir
+// that is not the provider's link is left in place. A store another
 // run holds is refused with a *BusyError.
 func (s Site) Withdraw(owner string) (Withdrawal, error) {
 	o, err := s.open(false)
@@ -1108,6 +1109,11 @@ func (s Site) Withdraw(owner string) (Withdrawal, error) {
 	defer o.close()
 	removeNewStores(o.parent, s)
 	found, err := o.inspect()
+	if err == nil && found.Own && o.store == nil {
+		// The store was removed by hand: the link serves nothing, and
+		// goes, moved aside beside it and checked first.
+		return Withdrawal{}, o.removeLink(o.parent)
+	}
 	if err != nil || found.Marker == nil || found.Marker.Owner != owner {
 		return Withdrawal{}, err
 	}
@@ -1123,7 +1129,7 @@ func (s Site) Withdraw(owner string) (Withdrawal, error) {
 		return Withdrawal{}, err
 	}
 	if found.Current != "" {
-		if err := o.removeLink(); err != nil {
+		if err := o.removeLink(o.store); err != nil {
 			return Withdrawal{}, err
 		}
 	}
@@ -1131,23 +1137,24 @@ func (s Site) Withdraw(owner string) (Withdrawal, error) {
 	return o.removeStore(), nil
 }
 
-// removeLink moves the link at Dir into the store, checks it is the
+// removeLink moves the link at Dir into aside (the store, or the
+// directory that holds Dir when the store is gone), checks it is the
 // provider's, and removes it; anything else is put back.
-func (o *opened) removeLink() error {
+func (o *opened) removeLink(aside *os.Root) error {
 	s := o.site
 	gone := linkGoneName + "-" + randomName()
-	if err := renameNoReplace(o.parent, s.base(), o.store, gone); err != nil {
+	if err := renameNoReplace(o.parent, s.base(), aside, gone); err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil
 		}
 		return fmt.Errorf("removing the link %s: %w", s.Dir, err)
 	}
-	if o.ownLinkAt(o.store, gone) {
-		return o.store.Remove(gone)
+	if o.ownLinkAt(aside, gone) {
+		return aside.Remove(gone)
 	}
-	if err := renameNoReplace(o.store, gone, o.parent, s.base()); err != nil {
+	if err := renameNoReplace(aside, gone, o.parent, s.base()); err != nil {
 		return fmt.Errorf("an entry the provider did not make replaced the link %s while it was being removed, and could not be "+
-			"put back from %s: %w; move it back by hand", s.Dir, filepath.Join(s.Store, gone), err)
+			"put back from %s: %w; move it back by hand", s.Dir, filepath.Join(aside.Name(), gone), err)
 	}
 	return nil
 }

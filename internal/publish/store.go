@@ -136,7 +136,7 @@ func openDirIn(dir *os.Root, name, want string) (*os.Root, error) {
 	if !info.IsDir() {
 		return nil, &EntryError{Path: filepath.Join(dir.Name(), name), Found: describeEntry(dir, name, info), Want: want}
 	}
-	sub, err := dir.OpenRoot(name)
+	sub, err := localfile.OpenDirIn(dir, name)
 	if err != nil {
 		return nil, err
 	}
@@ -238,16 +238,21 @@ func readMarker(store *os.Root) (*Marker, error) {
 		return nil, err
 	}
 	defer f.Close()
-	data, err := readLimited(f, markerMax, filepath.Join(store.Name(), markerName))
-	if err != nil {
-		return nil, err
-	}
+	data, err := readLimited(f, markerMax, markerName)
 	var m Marker
-	if err := json.Unmarshal(data, &m); err != nil || m.Owner == "" {
-		return nil, fmt.Errorf("%s in %s cannot be read (%v); move the directory away", markerName, store.Name(), err)
+	if err == nil {
+		if err = json.Unmarshal(data, &m); err == nil && m.Owner == "" {
+			err = errors.New("it names no owner")
+		}
+	}
+	if err != nil {
+		return nil, &EntryError{Path: filepath.Clean(store.Name()), Found: fmt.Sprintf("a directory whose %s cannot be read (%v)", markerName, err), Want: storeWant}
 	}
 	return &m, nil
 }
+
+// storeWant is what the provider keeps in a store.
+const storeWant = "a site's releases, with their record (" + markerName + ")"
 
 // writeMarker records m in the store durably.
 func writeMarker(store *os.Root, m Marker) error {
