@@ -125,7 +125,9 @@ func (m *previewDeploymentModel) offered() offeredWork {
 func (m *previewDeploymentModel) adopt(work offeredWork) { m.PreviewURL = optionalString(work.URL) }
 
 // carry keeps the address: the same for every rebuild of the branch.
-func (m *previewDeploymentModel) carry(prior *previewDeploymentModel) { m.PreviewURL = prior.PreviewURL }
+func (m *previewDeploymentModel) carry(prior *previewDeploymentModel) {
+	m.PreviewURL = prior.PreviewURL
+}
 
 func (m *previewDeploymentModel) gone(err error) (string, string) {
 	return "Preview build status no longer exists",
