@@ -406,7 +406,7 @@ func TestAccDeploymentDataSource_readsAStatus(t *testing.T) {
 		Steps: []resource.TestStep{{
 			Config:      acctest.BlockConfig(mock, "", `data "docsadmin_deployment" "docs"`, `  status_id = "a/b"`),
 			PlanOnly:    true,
-			ExpectError: regexp.MustCompile(`(?s)Invalid deployment status id.*"a/b" contains a character`),
+			ExpectError: regexp.MustCompile(`(?s)Invalid deployment status id.*"a/b" is not a deployment status id`),
 		}},
 	})
 }

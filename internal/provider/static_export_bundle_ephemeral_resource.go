@@ -77,7 +77,7 @@ func (e *staticExportBundleEphemeralResource) Schema(_ context.Context, _ epheme
 				MarkdownDescription: "Identifier of a completed export job, such as `se_3f9a2c1b8e7d4a06`, for example " +
 					"`docsadmin_static_export.docs.job_id`. A job that is `queued`, `running` or `failed`, or that the API does not know, is an error.",
 				Required:   true,
-				Validators: []validator.String{notBlankValidator()},
+				Validators: []validator.String{exportJobIDValidator()},
 			},
 			"bundle_url": schema.StringAttribute{
 				MarkdownDescription: "Presigned link to the export's archive (a gzip'd tar of static HTML, CSS, JavaScript and assets), generated for this run. " +
