@@ -87,7 +87,8 @@ func TestAccPreviewDeployment_buildsAndRebuilds(t *testing.T) {
 }
 
 func TestAccPreviewDeployment_withoutWaiting(t *testing.T) {
-	mock := newDeployMock(t, mockapi.Config{})
+	clock := &acctest.ShiftedClock{}
+	mock := newDeployMock(t, mockapi.Config{Now: clock.Now})
 	mock.PublishCommit(deployProject, previewBranch, commitV1)
 	parallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testFactories(Options{}),
@@ -103,7 +104,7 @@ func TestAccPreviewDeployment_withoutWaiting(t *testing.T) {
 			},
 			{
 				// Refresh reads the build's status; nothing is planned.
-				PreConfig:         func() { time.Sleep(800 * time.Millisecond) },
+				PreConfig:         func() { clock.Advance(time.Hour) }, // past the build
 				Config:            previewConfig(mock, "a", "  wait = false"),
 				ConfigPlanChecks:  resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
 				ConfigStateChecks: expectDeployed(previewAddress, commitV1, previewBranch),

@@ -95,8 +95,11 @@ func TestRunServesAndStops(t *testing.T) {
 	if resp.StatusCode != http.StatusAccepted {
 		t.Fatalf("start: %d", resp.StatusCode)
 	}
-	time.Sleep(30 * time.Millisecond) // past the 10ms export
-	resp, b := post("/v1/static-export/jobs/" + job["jobId"].(string) + "/bundle")
+	var b map[string]any
+	waitFor(t, "the 10ms export's end", func() bool {
+		resp, b = post("/v1/static-export/jobs/" + job["jobId"].(string) + "/bundle")
+		return resp.StatusCode != http.StatusConflict
+	})
 	if resp.StatusCode != http.StatusOK {
 		t.Fatalf("bundle: %d %v", resp.StatusCode, b)
 	}
@@ -122,8 +125,10 @@ func TestRunServesAndStops(t *testing.T) {
 	}
 	first := download(link)
 	_, job = post("/v1/static-export/jobs")
-	time.Sleep(30 * time.Millisecond)
-	_, b = post("/v1/static-export/jobs/" + job["jobId"].(string) + "/bundle")
+	waitFor(t, "the second export's end", func() bool {
+		resp, b = post("/v1/static-export/jobs/" + job["jobId"].(string) + "/bundle")
+		return resp.StatusCode != http.StatusConflict
+	})
 	if !bytes.Equal(download(b["bundleUrl"].(string)), first) {
 		t.Fatal("-stable-pages not applied: a second export of the same site served other bytes")
 	}
@@ -210,10 +215,12 @@ func TestRunPlaysReadOnlyKeysAndFinishedAgentJobs(t *testing.T) {
 		t.Fatalf("create: %d %v", status, job)
 	}
 	id := job["id"].(string)
-	time.Sleep(100 * time.Millisecond) // past the 50ms job
-	status, job = do(readOnly, "GET", "/v2/agent/proj_1/job/"+id, "")
+	waitFor(t, "the 50ms agent job's end", func() bool {
+		status, job = do(readOnly, "GET", "/v2/agent/proj_1/job/"+id, "")
+		return job["status"] != "active"
+	})
 	if pr, _ := job["prLink"].(string); status != http.StatusOK || job["status"] != "completed" || !strings.HasPrefix(pr, "https://") {
-		t.Fatalf("read with the read-only key after 100ms: %d %v", status, job)
+		t.Fatalf("read with the read-only key once the job ended: %d %v", status, job)
 	}
 
 	cancel()
@@ -282,10 +289,12 @@ func TestRunPlaysDeploymentsAndPreviewEntitlement(t *testing.T) {
 	if status != http.StatusAccepted || id == "" {
 		t.Fatalf("update: %d %v", status, m)
 	}
-	time.Sleep(100 * time.Millisecond) // past the 50ms deployment
-	status, m = do("GET", "/v1/project/update-status/"+id, "")
+	waitFor(t, "the 50ms deployment's end", func() bool {
+		status, m = do("GET", "/v1/project/update-status/"+id, "")
+		return m["status"] != "queued" && m["status"] != "in_progress"
+	})
 	if status != http.StatusOK || m["status"] != "failure" {
-		t.Fatalf("status after 100ms: %d %v", status, m)
+		t.Fatalf("status once the deployment ended: %d %v", status, m)
 	}
 	status, m = do("POST", "/v1/project/preview/proj_1", `{"branch":"feature/x"}`)
 	if msg, _ := m["error"].(string); status != http.StatusForbidden || !strings.Contains(msg, "not available on your current plan") {
@@ -367,6 +376,18 @@ func TestRunServesTheChosenAPIRevision(t *testing.T) {
 		}
 		if logs := stderr.String(); !strings.Contains(logs, want) {
 			t.Errorf("%q: stderr does not say %q:\n%s", tc.args, want, logs)
+		}
+	}
+}
+
+// waitFor polls cond until it holds, and fails the test when it does not
+// within 10 seconds: the command runs on the real clock, so its jobs end
+// after real time, which a loaded machine stretches.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); !cond(); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s did not come within 10s", what)
 		}
 	}
 }
