@@ -127,7 +127,7 @@ func TestAccPreviewDeployment_errors(t *testing.T) {
 			name: "no preview entitlement",
 			cfg:  mockapi.Config{NoPreviewEntitlement: true},
 			want: `(?s)Cannot build the preview deployment.*branch\s+"feature/new-nav"\s+in\s+project\s+proj_1.*POST\s+/v1/project/preview/proj_1.*HTTP\s+403.*` +
-				`Preview\s+deployments\s+are\s+not\s+available\s+on\s+your\s+current\s+plan.*preview\s+deployments\s+entitlement`,
+				`Preview\s+deployments\s+are\s+not\s+available\s+on\s+your\s+current\s+plan\.\s+Preview\s+deployments\s+need.*preview\s+deployments\s+entitlement`,
 		},
 		{
 			name: "failed build",

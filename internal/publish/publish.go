@@ -201,7 +201,11 @@ func Describe(p string, info fs.FileInfo) string {
 	if len(entries) > len(names) {
 		more = ", ..."
 	}
-	return fmt.Sprintf("a directory that the provider did not make, with %d entries (%s%s)", len(entries), strings.Join(names, ", "), more)
+	count := fmt.Sprintf("%d entries", len(entries))
+	if len(entries) == 1 {
+		count = "1 entry"
+	}
+	return fmt.Sprintf("a directory that the provider did not make, with %s (%s%s)", count, strings.Join(names, ", "), more)
 }
 
 // Bounds of nestedSite's look below a directory.

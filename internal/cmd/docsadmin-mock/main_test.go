@@ -391,3 +391,85 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 		}
 	}
 }
+
+// The revision switches while the mock runs, through its control route, and
+// the jobs stay: a job started on the domain revision is read on the project
+// revision's routes, whose start then answers while the domain's is gone.
+func TestRunSwitchesAPIRevisionWhileRunning(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	outR, outW := io.Pipe()
+	var stderr syncBuffer
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, []string{"-api-revision", "domain", "-export-duration", "1h"}, outW, &stderr)
+		outW.Close()
+	}()
+	sc := bufio.NewScanner(outR)
+	env := map[string]string{}
+	for range 2 {
+		if !sc.Scan() {
+			t.Fatalf("missing output line: %v", sc.Err())
+		}
+		k, v, _ := strings.Cut(sc.Text(), "=")
+		env[k] = v
+	}
+	go func() { _, _ = io.Copy(io.Discard, outR) }()
+	base, key := env["DOCSADMIN_BASE_URL"], env["DOCSADMIN_API_KEY"]
+	do := func(key, method, path, body string) (int, string) {
+		t.Helper()
+		req, _ := http.NewRequest(method, base+path, strings.NewReader(body))
+		req.Header.Set("Authorization", "Bearer "+key)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+
+	status, body := do(key, "POST", "/v1/static-export/jobs", `{"domain":"docs.example.com"}`)
+	var job struct {
+		JobID string `json:"jobId"`
+	}
+	if err := json.Unmarshal([]byte(body), &job); status != http.StatusAccepted || err != nil || job.JobID == "" {
+		t.Fatalf("start on the domain revision: %d %s", status, body)
+	}
+	if status, body := do(key, "GET", "/mock/api-revision", ""); status != http.StatusOK || strings.TrimSpace(body) != "domain" {
+		t.Fatalf("GET /mock/api-revision: %d %q, want domain", status, body)
+	}
+	for _, refused := range []struct {
+		key, body string
+		want      int
+	}{
+		{"wrong-key", "project", http.StatusUnauthorized},
+		{key, "projects", http.StatusBadRequest},
+		{key, "", http.StatusBadRequest},
+	} {
+		if status, body := do(refused.key, "POST", "/mock/api-revision", refused.body); status != refused.want {
+			t.Errorf("POST %q with key %q: %d %s, want %d", refused.body, refused.key, status, body, refused.want)
+		}
+	}
+	if status, body := do(key, "POST", "/mock/api-revision", "project\n"); status != http.StatusOK || strings.TrimSpace(body) != "project" {
+		t.Fatalf("switch to project: %d %q", status, body)
+	}
+
+	if status, body := do(key, "GET", "/v1/static-export/proj_1/jobs/"+job.JobID, ""); status != http.StatusOK || !strings.Contains(body, job.JobID) {
+		t.Errorf("the job started before the switch, read on the project revision: %d %s", status, body)
+	}
+	if status, body := do(key, "POST", "/v1/static-export/proj_1/jobs", ""); status != http.StatusAccepted {
+		t.Errorf("start on the project revision: %d %s", status, body)
+	}
+	if status, body := do(key, "POST", "/v1/static-export/jobs", `{"domain":"docs.example.com"}`); status != http.StatusNotFound && status != http.StatusMethodNotAllowed {
+		t.Errorf("the domain revision's start after the switch: %d %s, want an unknown path", status, body)
+	}
+
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	if logs := stderr.String(); !strings.Contains(logs, "static export revision switched to project") || strings.Contains(logs, key) {
+		t.Errorf("stderr does not show the switch, or shows the key:\n%s", logs)
+	}
+}
