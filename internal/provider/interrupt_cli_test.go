@@ -28,9 +28,9 @@ import (
 // second export.
 
 const (
-	interruptDomain   = "docs.example.com"
-	interruptExport   = 10 * time.Second
-	interruptLatency  = 5 * time.Second // asserted; about 1s is expected
+	interruptDomain  = "docs.example.com"
+	interruptExport  = 10 * time.Second
+	interruptLatency = 5 * time.Second // asserted; about 1s is expected
 )
 
 const interruptConfig = `terraform {
