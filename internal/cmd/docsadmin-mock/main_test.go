@@ -170,27 +170,9 @@ func TestRunRefusesBadScopeAndAgentFlags(t *testing.T) {
 }
 
 func TestRunPlaysReadOnlyKeysAndFinishedAgentJobs(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	outR, outW := io.Pipe()
-	var stderr syncBuffer
 	const readOnly = "dsa_mock_monitoring_only"
-	done := make(chan error, 1)
-	go func() {
-		done <- run(ctx, []string{"-read-only-key", readOnly, "-agent-job-outcome", "completed", "-agent-job-duration", "50ms"}, outW, &stderr)
-		outW.Close()
-	}()
-	sc := bufio.NewScanner(outR)
-	env := map[string]string{}
-	for range 2 {
-		if !sc.Scan() {
-			t.Fatalf("missing output line: %v", sc.Err())
-		}
-		k, v, _ := strings.Cut(sc.Text(), "=")
-		env[k] = v
-	}
-	go func() { _, _ = io.Copy(io.Discard, outR) }()
-	base, key := env["DOCSADMIN_BASE_URL"], env["DOCSADMIN_API_KEY"]
+	mock := startCommand(t, "-read-only-key", readOnly, "-agent-job-outcome", "completed", "-agent-job-duration", "50ms")
+	base, key := mock.base, mock.key
 
 	do := func(key, method, path, body string) (int, map[string]any) {
 		t.Helper()
@@ -223,11 +205,7 @@ func TestRunPlaysReadOnlyKeysAndFinishedAgentJobs(t *testing.T) {
 		t.Fatalf("read with the read-only key once the job ended: %d %v", status, job)
 	}
 
-	cancel()
-	if err := <-done; err != nil {
-		t.Fatalf("run: %v", err)
-	}
-	logs := stderr.String()
+	logs := mock.stop(t)
 	if !strings.Contains(logs, "POST /v2/agent/proj_1/job 403") || !strings.Contains(logs, "agent jobs end completed after 50ms") {
 		t.Fatalf("stderr does not show the 403 or the settings:\n%s", logs)
 	}
@@ -250,26 +228,8 @@ func TestRunPlaysDeploymentsAndPreviewEntitlement(t *testing.T) {
 		}
 	}
 
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	outR, outW := io.Pipe()
-	var stderr syncBuffer
-	done := make(chan error, 1)
-	go func() {
-		done <- run(ctx, []string{"-deployment-outcome", "failure", "-deployment-duration", "50ms", "-no-preview-entitlement"}, outW, &stderr)
-		outW.Close()
-	}()
-	sc := bufio.NewScanner(outR)
-	env := map[string]string{}
-	for range 2 {
-		if !sc.Scan() {
-			t.Fatalf("missing output line: %v", sc.Err())
-		}
-		k, v, _ := strings.Cut(sc.Text(), "=")
-		env[k] = v
-	}
-	go func() { _, _ = io.Copy(io.Discard, outR) }()
-	base, key := env["DOCSADMIN_BASE_URL"], env["DOCSADMIN_API_KEY"]
+	mock := startCommand(t, "-deployment-outcome", "failure", "-deployment-duration", "50ms", "-no-preview-entitlement")
+	base, key := mock.base, mock.key
 	do := func(method, path, body string) (int, map[string]any) {
 		t.Helper()
 		req, _ := http.NewRequest(method, base+path, strings.NewReader(body))
@@ -301,11 +261,7 @@ func TestRunPlaysDeploymentsAndPreviewEntitlement(t *testing.T) {
 		t.Fatalf("preview without the entitlement: %d %v", status, m)
 	}
 
-	cancel()
-	if err := <-done; err != nil {
-		t.Fatalf("run: %v", err)
-	}
-	if logs := stderr.String(); !strings.Contains(logs, "deployments end failure after 50ms") || !strings.Contains(logs, "previews answer 403") {
+	if logs := mock.stop(t); !strings.Contains(logs, "deployments end failure after 50ms") || !strings.Contains(logs, "previews answer 403") {
 		t.Fatalf("stderr does not show the deployment settings:\n%s", logs)
 	}
 }
@@ -380,6 +336,50 @@ func TestRunServesTheChosenAPIRevision(t *testing.T) {
 	}
 }
 
+// command is the mock command, run in the test's process.
+type command struct {
+	base, key string
+	stderr    *syncBuffer
+	cancel    context.CancelFunc
+	done      chan error
+}
+
+// startCommand runs the command with args and reads the base URL and key it
+// prints.
+func startCommand(t *testing.T, args ...string) *command {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	outR, outW := io.Pipe()
+	c := &command{stderr: &syncBuffer{}, cancel: cancel, done: make(chan error, 1)}
+	go func() {
+		c.done <- run(ctx, args, outW, c.stderr)
+		outW.Close()
+	}()
+	sc := bufio.NewScanner(outR)
+	env := map[string]string{}
+	for range 2 {
+		if !sc.Scan() {
+			t.Fatalf("missing output line: %v", sc.Err())
+		}
+		k, v, _ := strings.Cut(sc.Text(), "=")
+		env[k] = v
+	}
+	go func() { _, _ = io.Copy(io.Discard, outR) }()
+	c.base, c.key = env["DOCSADMIN_BASE_URL"], env["DOCSADMIN_API_KEY"]
+	return c
+}
+
+// stop stops the command as Ctrl-C does, and returns what it logged.
+func (c *command) stop(t *testing.T) string {
+	t.Helper()
+	c.cancel()
+	if err := <-c.done; err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	return c.stderr.String()
+}
+
 // waitFor polls cond until it holds, and fails the test when it does not
 // within 10 seconds: the command runs on the real clock, so its jobs end
 // after real time, which a loaded machine stretches.
@@ -396,26 +396,8 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 // the jobs stay: a job started on the domain revision is read on the project
 // revision's routes, whose start then answers while the domain's is gone.
 func TestRunSwitchesAPIRevisionWhileRunning(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	outR, outW := io.Pipe()
-	var stderr syncBuffer
-	done := make(chan error, 1)
-	go func() {
-		done <- run(ctx, []string{"-api-revision", "domain", "-export-duration", "1h"}, outW, &stderr)
-		outW.Close()
-	}()
-	sc := bufio.NewScanner(outR)
-	env := map[string]string{}
-	for range 2 {
-		if !sc.Scan() {
-			t.Fatalf("missing output line: %v", sc.Err())
-		}
-		k, v, _ := strings.Cut(sc.Text(), "=")
-		env[k] = v
-	}
-	go func() { _, _ = io.Copy(io.Discard, outR) }()
-	base, key := env["DOCSADMIN_BASE_URL"], env["DOCSADMIN_API_KEY"]
+	mock := startCommand(t, "-api-revision", "domain", "-export-duration", "1h")
+	base, key := mock.base, mock.key
 	do := func(key, method, path, body string) (int, string) {
 		t.Helper()
 		req, _ := http.NewRequest(method, base+path, strings.NewReader(body))
@@ -465,11 +447,7 @@ func TestRunSwitchesAPIRevisionWhileRunning(t *testing.T) {
 		t.Errorf("the domain revision's start after the switch: %d %s, want an unknown path", status, body)
 	}
 
-	cancel()
-	if err := <-done; err != nil {
-		t.Fatalf("run: %v", err)
-	}
-	if logs := stderr.String(); !strings.Contains(logs, "static export revision switched to project") || strings.Contains(logs, key) {
+	if logs := mock.stop(t); !strings.Contains(logs, "static export revision switched to project") || strings.Contains(logs, key) {
 		t.Errorf("stderr does not show the switch, or shows the key:\n%s", logs)
 	}
 }
