@@ -2,13 +2,17 @@
 # Prints the path of an OpenTofu binary, building it from its Go module source
 # on first use. The build is cached outside the repository.
 set -euo pipefail
+progress_tool=opentofu.sh
+# shellcheck source=tools/progress.sh
+source "$(dirname "$0")/progress.sh"
 
 version="${OPENTOFU_VERSION:-v1.12.6}"
 cache="${DOCSADMIN_TOOLS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/terraform-provider-docsadmin}"
 binary="$cache/opentofu-$version/tofu"
 
 if [[ ! -x "$binary" ]]; then
-  echo "building OpenTofu $version into $binary (first run only)" >&2
+  step "building OpenTofu $version into $binary (first run only: several minutes)"
+  step "downloading github.com/opentofu/opentofu@$version"
   src_dir=$(cd "$(mktemp -d)" && go mod download -json "github.com/opentofu/opentofu@$version" | sed -n 's/.*"Dir": "\(.*\)".*/\1/p')
   [[ -n "$src_dir" ]] || { echo "cannot download github.com/opentofu/opentofu@$version" >&2; exit 1; }
   work=$(mktemp -d)
@@ -36,9 +40,11 @@ if [[ ! -x "$binary" ]]; then
   mkdir -p "$(dirname "$binary")"
   # version.dev=no makes `tofu version` report the release, not -dev, as
   # tools/terraform.sh does for Terraform.
-  (cd "$work" && CGO_ENABLED=0 go build -trimpath \
+  step "compiling (the modules it needs are downloaded first)"
+  (cd "$work" && with_heartbeat "compiling OpenTofu $version" env CGO_ENABLED=0 go build -trimpath \
     -ldflags "-X github.com/opentofu/opentofu/version.dev=no" \
     -o "$binary.tmp" ./cmd/tofu)
   mv "$binary.tmp" "$binary"
+  step "built $binary"
 fi
 echo "$binary"

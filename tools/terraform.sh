@@ -6,13 +6,17 @@
 # `go mod download` verifies the module against go.sum's checksum database
 # entry (GOSUMDB), so the source built is the one published for the tag.
 set -euo pipefail
+progress_tool=terraform.sh
+# shellcheck source=tools/progress.sh
+source "$(dirname "$0")/progress.sh"
 
 version="${TERRAFORM_VERSION:-v1.16.4}"
 cache="${DOCSADMIN_TOOLS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/terraform-provider-docsadmin}"
 binary="$cache/terraform-$version/terraform"
 
 if [[ ! -x "$binary" ]]; then
-  echo "building Terraform $version into $binary (first run only, several minutes)" >&2
+  step "building Terraform $version into $binary (first run only: about 5 minutes on 2 cores)"
+  step "downloading github.com/hashicorp/terraform@$version"
   src_dir=$(cd "$(mktemp -d)" && go mod download -json "github.com/hashicorp/terraform@$version" | sed -n 's/.*"Dir": "\(.*\)".*/\1/p')
   [[ -n "$src_dir" ]] || { echo "cannot download github.com/hashicorp/terraform@$version" >&2; exit 1; }
   work=$(mktemp -d)
@@ -54,9 +58,11 @@ if [[ ! -x "$binary" ]]; then
   # -mod=mod lets the go command settle go.mod after the edit; every module it
   # needs comes from the module proxy and is checked against go.sum.
   # version.dev=no makes `terraform version` report the release, not -dev.
-  (cd "$work" && CGO_ENABLED=0 go build -mod=mod -trimpath \
+  step "compiling (the modules it needs are downloaded first)"
+  (cd "$work" && with_heartbeat "compiling Terraform $version" env CGO_ENABLED=0 go build -mod=mod -trimpath \
     -ldflags "-X github.com/hashicorp/terraform/version.dev=no" \
     -o "$binary.tmp" .)
   mv "$binary.tmp" "$binary"
+  step "built $binary"
 fi
 echo "$binary"

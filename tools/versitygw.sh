@@ -7,6 +7,9 @@
 # keyed by the tool module's go.mod and go.sum, so a version bump builds
 # afresh; the test looks for it there.
 set -euo pipefail
+progress_tool=versitygw.sh
+# shellcheck source=tools/progress.sh
+source "$(dirname "$0")/progress.sh"
 
 module_dir="$(cd "$(dirname "$0")/versitygw" && pwd)"
 cache="${DOCSADMIN_TOOLS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/terraform-provider-docsadmin}"
@@ -14,9 +17,10 @@ key=$(cat "$module_dir/go.mod" "$module_dir/go.sum" | sha256sum | cut -c1-16)
 binary="$cache/versitygw-$key/versitygw"
 
 if [[ ! -x "$binary" ]]; then
-  echo "building versitygw from tools/versitygw/go.mod into $binary (first run only)" >&2
+  step "building versitygw from tools/versitygw/go.mod into $binary (first run only: a few minutes, its modules downloaded first)"
   mkdir -p "$(dirname "$binary")"
-  (cd "$module_dir" && GOWORK=off CGO_ENABLED=0 go build -trimpath -o "$binary.tmp.$$" github.com/versity/versitygw/cmd/versitygw)
+  (cd "$module_dir" && with_heartbeat "building versitygw" env GOWORK=off CGO_ENABLED=0 go build -trimpath -o "$binary.tmp.$$" github.com/versity/versitygw/cmd/versitygw)
   mv "$binary.tmp.$$" "$binary"
+  step "built $binary"
 fi
 echo "$binary"

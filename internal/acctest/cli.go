@@ -13,6 +13,19 @@ import (
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/tfrunner"
 )
 
+// RequireCLI is the one gate of a test that runs the terraform CLI itself
+// (a build of the provider, terraform processes of its own, a release
+// built with goreleaser): such a test runs only under TF_ACC, as the
+// testing framework's own acceptance tests do, and skips elsewhere saying
+// so. CLIRunner calls it; a test that does slow work before it calls it
+// first. Such tests live in files named *_cli_test.go.
+func RequireCLI(t *testing.T) {
+	t.Helper()
+	if os.Getenv("TF_ACC") == "" {
+		t.Skip("TF_ACC is not set: this test runs the terraform CLI itself (make test sets it)")
+	}
+}
+
 // CLIRunner builds the provider into a new directory and returns a runner of
 // the acceptance CLI that installs that build, for the tests that need the
 // real terraform binary rather than the in-process provider. Those tests
@@ -22,6 +35,7 @@ import (
 // in-process tests running beside them on a small machine.
 func CLIRunner(t *testing.T) *tfrunner.Runner {
 	t.Helper()
+	RequireCLI(t)
 	runner, err := tfrunner.New(CLI(t), t.TempDir())
 	if err != nil {
 		t.Fatal(err)

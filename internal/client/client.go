@@ -335,7 +335,7 @@ func (c *Client) send(ctx context.Context, ep endpoint, payload []byte, out any,
 // and says that the work may have started.
 func (c *Client) badIdentifierMessage(ep endpoint, id identifier) string {
 	text := fmt.Sprintf("the answer's %s \"%s\" is not an identifier that can be kept or used in a request (%s, holding no secret)",
-		id.field, c.sanitizer.Line(id.value, 160), idShape)
+		id.field, c.sanitizer.Line(id.value, 160), IDShape)
 	if !ep.idempotent {
 		text += "; the call may have started work that cannot be followed with it"
 	}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/redirect"
@@ -37,7 +38,9 @@ func (e *APIError) Error() string {
 	if e.Message == "" {
 		return fmt.Sprintf("%s: %s", e.Endpoint, status)
 	}
-	return fmt.Sprintf("%s: %s: %s", e.Endpoint, status, e.Message)
+	// A clause, as errors are: a message that ends a sentence would end
+	// the provider's sentence that quotes it twice ("plan.. Ask").
+	return fmt.Sprintf("%s: %s: %s", e.Endpoint, status, strings.TrimRight(e.Message, ". "))
 }
 
 // RequestError is a failure before any HTTP answer was read: refused connection,

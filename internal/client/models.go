@@ -2,20 +2,29 @@ package client
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"regexp"
 	"slices"
 	"time"
 )
 
-// idPattern is the one shape of an identifier the API gives (a job's, a
-// deployment's): what may be kept in state, shown in a message and put in a
-// request path as it is. The API documents ids as opaque strings such as
-// se_3f9a2c1b8e7d4a06 or 6520f3a1c9b1a20012ab34cd.
-var idPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$`)
+// idPattern is the one shape of an identifier (a job's, a deployment's, a
+// project's): what may be kept in state, shown in a message and put in a
+// request path as it is, whether an answer carries it (badIdentifier) or a
+// configuration names it (the provider's plan-time check, through ValidID).
+// The API documents ids as opaque strings such as se_3f9a2c1b8e7d4a06 or
+// 6520f3a1c9b1a20012ab34cd.
+var idPattern = regexp.MustCompile(fmt.Sprintf(`^[A-Za-z0-9][A-Za-z0-9._:-]{0,%d}$`, MaxIDLength-1))
 
-// idShape says idPattern in words, for errors.
-const idShape = "1 to 128 letters, digits, '.', '_', ':' or '-', starting with a letter or digit"
+// MaxIDLength is the longest id idPattern accepts.
+const MaxIDLength = 128
+
+// IDShape says idPattern in words, for errors.
+var IDShape = fmt.Sprintf("1 to %d letters, digits, '.', '_', ':' or '-', starting with a letter or digit", MaxIDLength)
+
+// ValidID reports whether id has the one shape of an identifier.
+func ValidID(id string) bool { return idPattern.MatchString(id) }
 
 // identifier is an id an answer carries, with the field it came from.
 type identifier struct{ field, value string }
@@ -31,7 +40,7 @@ func badIdentifier(out any, usable func(string) bool) (identifier, bool) {
 		return identifier{}, false
 	}
 	for _, id := range ided.identifiers() {
-		if id.value != "" && (!idPattern.MatchString(id.value) || !usable(id.value)) {
+		if id.value != "" && (!ValidID(id.value) || !usable(id.value)) {
 			return id, true
 		}
 	}

@@ -51,9 +51,7 @@ func TestAccInstall_snapshotReleaseFromAFilesystemMirror(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and installs a snapshot release: slow; runs in make test")
 	}
-	if os.Getenv("TF_ACC") == "" {
-		t.Skip("set TF_ACC=1 to build a snapshot release with goreleaser and install it (make test does)")
-	}
+	acctest.RequireCLI(t)
 	ctx := t.Context()
 	runner, err := tfrunner.New(acctest.CLI(t), t.TempDir())
 	if err != nil {

@@ -114,9 +114,7 @@ func TestAccPipeline_runsAsCopied(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the example pipelines end to end: slow; runs in make test")
 	}
-	if os.Getenv("TF_ACC") == "" {
-		t.Skip("set TF_ACC=1 to run the pipelines with Terraform (make test does)")
-	}
+	acctest.RequireCLI(t)
 	for _, tool := range []string{"bash", "sh", "jq"} {
 		testtools.LookPath(t, tool, "the pipelines' steps run it: "+testtools.MakeTools)
 	}

@@ -152,9 +152,7 @@ func TestAccUpgrade_fromEarlierRevisions(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds earlier revisions and upgrades from them: slow; runs in make test")
 	}
-	if os.Getenv("TF_ACC") == "" {
-		t.Skip("set TF_ACC=1 to build earlier revisions and upgrade from them (make test does)")
-	}
+	acctest.RequireCLI(t)
 	// This tree's build, mirrored once for every row.
 	current, err := tfrunner.New(acctest.CLI(t), t.TempDir())
 	if err != nil {

@@ -72,12 +72,12 @@ func (a *agentJobAction) Schema(_ context.Context, _ action.SchemaRequest, resp 
 			"job_id": schema.StringAttribute{
 				MarkdownDescription: "When set, the prompt is sent as a follow-up message to this existing job instead of starting a new one.",
 				Optional:            true,
-				Validators:          []validator.String{identifierValidator("job id", "aj_3f9a2c1b8e7d4a06")},
+				Validators:          []validator.String{agentJobIDValidator()},
 			},
 			"project_id": schema.StringAttribute{
 				MarkdownDescription: "Project of the job. Default: the provider's `project_id` (or `DOCSADMIN_PROJECT_ID`); one of them must be set.",
 				Optional:            true,
-				Validators:          []validator.String{identifierValidator("project id", "proj_0123456789")},
+				Validators:          []validator.String{projectIDValidator()},
 			},
 			"wait": schema.BoolAttribute{
 				MarkdownDescription: "When true, the action waits until the job is `completed`, `archived` or `failed`, up to `timeout`, " +

@@ -236,7 +236,7 @@ func TestAccAgentJobAction_badInputAtPlanTime(t *testing.T) {
 	cases := []testCase{
 		{"blank prompt", `    prompt = "   "`, `(?s)Invalid prompt.*empty or blank \(3 characters\).*Accepted`},
 		{"job id with a slash", promptLine("1.0.0") + `    job_id = "aj_1/message"`,
-			`(?s)Invalid job id.*"aj_1/message" contains a character.*Accepted:\s+a\s+job\s+id`},
+			`(?s)Invalid job id.*"aj_1/message" is not a job id.*Accepted:\s+a\s+job\s+id`},
 		{"blank project id", promptLine("1.0.0") + `    project_id = " "`, `(?s)Invalid project id.*project id is empty or blank.*Accepted`},
 		{"project id with spaces", promptLine("1.0.0") + `    project_id = "proj 1"`, `(?s)Invalid project id.*"proj 1" contains spaces`},
 		{"zero timeout", promptLine("1.0.0") + "    wait = true\n    timeout = \"0s\"", `(?s)Invalid duration.*"0s" is below the minimum of 1s`},

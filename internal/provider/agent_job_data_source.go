@@ -61,13 +61,13 @@ func (d *agentJobDataSource) Schema(ctx context.Context, _ datasource.SchemaRequ
 			"job_id": schema.StringAttribute{
 				MarkdownDescription: "Identifier of the agent job, such as `aj_3f9a2c1b8e7d4a06`: the `id` of a `docsadmin_agent_job` resource, or the `job_id` of the action.",
 				Required:            true,
-				Validators:          []validator.String{notBlankValidator()},
+				Validators:          []validator.String{agentJobIDValidator()},
 			},
 			"project_id": schema.StringAttribute{
 				MarkdownDescription: "Project the job belongs to. Default: the provider's `project_id` (or `DOCSADMIN_PROJECT_ID`); one of them must be set.",
 				Optional:            true,
 				Computed:            true,
-				Validators:          []validator.String{notBlankValidator()},
+				Validators:          []validator.String{projectIDValidator()},
 			},
 			"wait": schema.BoolAttribute{
 				MarkdownDescription: "When true, the read waits until the job is `completed`, `archived` or `failed`, up to `timeouts.read`. Default: `false` (read once).",

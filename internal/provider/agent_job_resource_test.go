@@ -157,7 +157,7 @@ func TestAccAgentJobResource_badInput(t *testing.T) {
 	type testCase struct{ name, body, want string }
 	cases := []testCase{
 		{"blank prompt", `  prompt = "  "`, `(?s)Invalid prompt.*empty or blank \(2 characters\).*Accepted`},
-		{"project id with a slash", "  prompt = \"Fix the links\"\n  project_id = \"proj/1\"", `(?s)Invalid project id.*"proj/1" contains a character`},
+		{"project id with a slash", "  prompt = \"Fix the links\"\n  project_id = \"proj/1\"", `(?s)Invalid project id.*"proj/1" is not a project id`},
 		{"zero timeout", "  prompt = \"Fix the links\"\n  timeouts {\n    create = \"0s\"\n  }", `(?s)Invalid timeout.*timeouts.create`},
 	}
 	acctest.RunSubtests(t, cases, func(c testCase) string { return c.name }, func(t *testing.T, c testCase) {

@@ -58,11 +58,15 @@ func badAgentJob(body string) func(*mockapi.Server) string {
 }
 
 const (
-	acceptedKey      = "Accepted: <prefix>_<secret>"
-	acceptedURL      = "Accepted: an absolute http(s) URL with a host and no query or fragment"
-	acceptedDomain   = "Accepted: a hostname only, such as docs.example.com"
-	acceptedPath     = "Accepted: a page path relative to the site root"
-	acceptedDuration = "Accepted: a number with a unit"
+	acceptedKey       = "Accepted: <prefix>_<secret>"
+	acceptedURL       = "Accepted: an absolute http(s) URL with a host and no query or fragment"
+	acceptedDomain    = "Accepted: a hostname only, such as docs.example.com"
+	acceptedPath      = "Accepted: a page path relative to the site root"
+	acceptedDuration  = "Accepted: a number with a unit"
+	acceptedIDShape   = "1 to 128 letters, digits, '.', '_', ':' or '-', starting with a letter or digit"
+	acceptedProject   = "Accepted: a project id as shown on the dashboard, such as proj_0123456789: " + acceptedIDShape
+	acceptedExportJob = "Accepted: a job id as shown on the dashboard, such as se_3f9a2c1b8e7d4a06: " + acceptedIDShape
+	acceptedAgentJob  = "Accepted: a job id as shown on the dashboard, such as aj_3f9a2c1b8e7d4a06: " + acceptedIDShape
 )
 
 func badInputs() []badInput {
@@ -90,7 +94,8 @@ func badInputs() []badInput {
 		{name: "max_retries not a number", config: badProviderSetting(`max_retries = "lots"`), want: []string{`"max_retries"`, "a number is required"}},
 		{name: "requests_per_second above 1000", config: badProviderSetting(`requests_per_second = 5000`), want: []string{"requests_per_second", "between"}},
 		{name: "max_concurrent_requests zero", config: badProviderSetting(`max_concurrent_requests = 0`), want: []string{"max_concurrent_requests", "between 1 and 100"}},
-		{name: "project_id blank", config: badProviderSetting(`project_id = "   "`), want: []string{"project_id =", "empty or blank", "Accepted: a non-empty identifier"}},
+		{name: "project_id blank", config: badProviderSetting(`project_id = "   "`), want: []string{"project_id =", "empty or blank", acceptedProject}},
+		{name: "project_id with a slash", config: badProviderSetting(`project_id = "proj/1"`), want: []string{"project_id =", `"proj/1" is not a project id`, acceptedProject}},
 
 		// docsadmin_static_export.
 		{name: "domain missing", config: badResource(``), want: []string{`"domain" is required`}},
@@ -142,13 +147,20 @@ func badInputs() []badInput {
 
 		// data.docsadmin_static_export.
 		{name: "data static_export job_id missing", config: badExportData(``), want: []string{`"job_id" is required`}},
-		{name: "data static_export job_id empty", config: badExportData(`  job_id = ""`), want: []string{"job_id =", "empty or blank", "Accepted: a non-empty identifier"}},
+		{name: "data static_export job_id empty", config: badExportData(`  job_id = ""`), want: []string{"job_id =", "empty or blank", acceptedExportJob}},
+		{name: "data static_export job_id with a plus", config: badExportData(`  job_id = "a+b"`), want: []string{"job_id =", `"a+b" is not a job id`, acceptedExportJob}},
 
 		// data.docsadmin_agent_job.
 		{name: "data agent_job job_id empty", config: badAgentJob(`  job_id = ""
-  project_id = "proj_1"`), want: []string{"job_id =", "empty or blank", "Accepted: a non-empty identifier"}},
+  project_id = "proj_1"`), want: []string{"job_id =", "empty or blank", acceptedAgentJob}},
+		// The one rule of ids (client.ValidID): what an answer may not
+		// carry, a configuration may not name.
+		{name: "data agent_job job_id with a plus", config: badAgentJob(`  job_id = "a+b"
+  project_id = "proj_1"`), want: []string{"job_id =", `"a+b" is not a job id`, acceptedAgentJob}},
+		{name: "data agent_job job_id longer than 128", config: badAgentJob(`  job_id = "` + strings.Repeat("j", 129) + `"
+  project_id = "proj_1"`), want: []string{"job_id =", "129 characters long", "at most 128", acceptedAgentJob}},
 		{name: "data agent_job project_id blank", config: badAgentJob(`  job_id = "job_1"
-  project_id = " "`), want: []string{"project_id =", "empty or blank"}},
+  project_id = " "`), want: []string{"project_id =", "empty or blank", acceptedProject}},
 		{name: "data agent_job timeouts.read negative", config: badAgentJob(`  job_id = "job_1"
   project_id = "proj_1"
   wait = true

@@ -3,17 +3,204 @@ package provider
 import (
 	"context"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/client"
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/duration"
 )
 
-// What the docsadmin_deployment and docsadmin_preview_deployment resources
-// share in Read and Update: the refresh of the recorded status, and when an
-// update calls the API at all.
+// The one lifecycle of docsadmin_deployment and docsadmin_preview_deployment:
+// a deployment of the project and a preview build of a branch are queued,
+// saved in state before any wait, followed, refreshed, taken over after an
+// interrupted create and forgotten on destroy alike. What tells them apart
+// is a deploymentKind (names and schema) and the methods of each model
+// (deploymentModel): what is started, how it is named, whether apply waits.
+
+// deploymentBase is what the model of either kind holds.
+type deploymentBase struct {
+	ID        types.String   `tfsdk:"id"`
+	ProjectID types.String   `tfsdk:"project_id"`
+	Triggers  types.Map      `tfsdk:"triggers"`
+	Timeouts  timeouts.Value `tfsdk:"timeouts"`
+	deploymentStatusModel
+}
+
+func (b *deploymentBase) base() *deploymentBase { return b }
+
+// deploymentModel is a kind's model: *T, with the shared part and what the
+// kind decides.
+type deploymentModel[T any] interface {
+	*T
+	base() *deploymentBase
+	// subject names the work in messages, such as "deployment 6743... of
+	// project proj_1".
+	subject(statusID string) string
+	// resumeKey identifies the work for the resume protocol.
+	resumeKey(d *providerData) string
+	// start queues the work; it reports the status id, or false with an
+	// error in diags.
+	start(ctx context.Context, d *providerData, diags *diag.Diagnostics) (statusID string, ok bool)
+	// waits reports whether apply waits for the work to end.
+	waits() bool
+	// offered is the recorded work, for the resume protocol; adopt keeps
+	// what the kind records of work taken over, beyond its status.
+	offered() offeredWork
+	adopt(work offeredWork)
+	// carry takes from the prior state what the plan leaves to apply,
+	// beyond the project.
+	carry(prior *T)
+	// gone words the warning of a refresh that finds the status gone.
+	gone(err error) (summary, detail string)
+}
+
+// deploymentKind names a kind of deployment in messages and describes its
+// schema.
+type deploymentKind struct {
+	typeName       string // after the provider's name: "_deployment"
+	description    string
+	attributes     func() map[string]schema.Attribute // id, project_id, triggers and the kind's own; the status's are added
+	createTimeout  string
+	updateTimeout  string
+	noStart        string // why nothing starts on an unconfigured provider: "no deployment can be queued"
+	noRead         string // the same for a refresh: "the deployment cannot be read"
+	unreadable     string // the summary of a failed refresh
+	cannotContinue string // the summary of work taken over that cannot be read again
+	again          string // what to do after a failure
+}
+
+var (
+	_ resource.ResourceWithConfigure      = (*deploymentResource)(nil)
+	_ resource.ResourceWithModifyPlan     = (*deploymentResource)(nil)
+	_ resource.ResourceWithValidateConfig = (*deploymentResource)(nil)
+	_ resource.ResourceWithModifyPlan     = (*previewDeploymentResource)(nil)
+	_ resource.ResourceWithValidateConfig = (*previewDeploymentResource)(nil)
+)
+
+// deploymentLifecycle is the resource of one kind.
+type deploymentLifecycle[T any, M deploymentModel[T]] struct {
+	data *providerData
+	kind deploymentKind
+}
+
+func (r *deploymentLifecycle[T, M]) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + r.kind.typeName
+}
+
+func (r *deploymentLifecycle[T, M]) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+	attrs := deploymentStatusResourceAttributes()
+	for name, attr := range r.kind.attributes() {
+		attrs[name] = attr
+	}
+	resp.Schema = schema.Schema{
+		MarkdownDescription: r.kind.description,
+		Attributes:          attrs,
+		Blocks: map[string]schema.Block{
+			"timeouts": timeouts.Block(ctx, timeouts.Opts{
+				Create:            true,
+				Update:            true,
+				CreateDescription: r.kind.createTimeout + " Default: `" + duration.Written(defaultDeploymentWait) + "`.",
+				UpdateDescription: r.kind.updateTimeout + " Default: `" + duration.Written(defaultDeploymentWait) + "`.",
+			}),
+		},
+	}
+}
+
+// ValidateConfig refuses zero and negative timeouts at plan time.
+func (r *deploymentLifecycle[T, M]) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
+	resp.Diagnostics.Append(validateTimeouts[timeouts.Value](ctx, req.Config)...)
+}
+
+func (r *deploymentLifecycle[T, M]) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
+	r.data = providerDataFrom(req.ProviderData, &resp.Diagnostics)
+}
+
+// Create queues the work and follows it; work that an interrupted create of
+// the same inputs left running is followed rather than queued a second time.
+func (r *deploymentLifecycle[T, M]) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	plan := M(new(T))
+	resp.Diagnostics.Append(req.Plan.Get(ctx, plan)...)
+	b := plan.base()
+	ctx, limit, ok := beginOperation(ctx, r.data, r.kind.noStart, b.Timeouts.Create, defaultDeploymentWait, &resp.Diagnostics)
+	if !ok {
+		return
+	}
+	projectID := r.data.project(b.ProjectID, &resp.Diagnostics)
+	if projectID == "" {
+		return
+	}
+	b.ProjectID = types.StringValue(projectID)
+	offered, resumed, err := r.data.resumeOffered(ctx, plan.resumeKey(r.data), func(id string) string { return capitalized(plan.subject(id)) },
+		r.data.deploymentOver, func(work offeredWork) {
+			b.kept(work)
+			b.ID = types.StringValue(work.ID)
+			plan.adopt(work)
+			resp.Diagnostics.Append(resp.State.Set(ctx, plan)...)
+		})
+	if err != nil {
+		resp.Diagnostics.AddError(r.kind.cannotContinue, sentence(err.Error()))
+		return
+	}
+	statusID := offered.ID
+	if resumed {
+		plan.adopt(offered)
+	} else if statusID, ok = plan.start(ctx, r.data, &resp.Diagnostics); !ok {
+		return
+	}
+	if r.follow(ctx, plan, statusID, timeoutCreate, limit, &resp.State, &resp.Diagnostics) {
+		resp.Diagnostics.Append(markCreateFinished(ctx, resp.Private)...)
+	}
+}
+
+// follow records the work in state and, when the kind waits, waits for it
+// and records how it ended. It reports whether nothing is left to wait for.
+func (r *deploymentLifecycle[T, M]) follow(ctx context.Context, m M, statusID string, name timeoutName, limit time.Duration,
+	state *tfsdk.State, diags *diag.Diagnostics) bool {
+	b := m.base()
+	save := func() diag.Diagnostics {
+		b.ID = types.StringValue(statusID)
+		return state.Set(ctx, m)
+	}
+	if !m.waits() {
+		b.started(statusID)
+		diags.Append(save()...)
+		return true
+	}
+	return r.data.followDeployment(ctx, deploymentFollow{
+		subject:  m.subject(statusID),
+		statusID: statusID,
+		timeout:  name,
+		limit:    limit,
+		status:   &b.deploymentStatusModel,
+		save:     save,
+		again:    r.kind.again,
+	}, diags)
+}
+
+// Read reads the recorded status again. A status the API no longer keeps
+// takes the resource out of state with the kind's warning, so that the next
+// apply starts again.
+func (r *deploymentLifecycle[T, M]) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	state := M(new(T))
+	resp.Diagnostics.Append(req.State.Get(ctx, state)...)
+	if resp.Diagnostics.HasError() || !requireConfigured(r.data, &resp.Diagnostics, r.kind.noRead) {
+		return
+	}
+	ctx = r.data.maskSecrets(ctx)
+	b := state.base()
+	if r.data.refreshDeployment(ctx, &b.deploymentStatusModel, r.kind.unreadable, state.gone, resp) {
+		b.ID = b.StatusID
+		resp.Diagnostics.Append(resp.State.Set(ctx, state)...)
+	}
+}
 
 // refreshDeployment reads the recorded status again into m. A status the
 // API no longer keeps takes the resource out of state with the warning gone
@@ -37,9 +224,86 @@ func (d *providerData) refreshDeployment(ctx context.Context, m *deploymentStatu
 	return true
 }
 
+// Update starts again when triggers changed or the last work is over, and
+// otherwise continues waiting for work an earlier apply left unfinished.
+func (r *deploymentLifecycle[T, M]) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	plan, state := M(new(T)), M(new(T))
+	resp.Diagnostics.Append(req.Plan.Get(ctx, plan)...)
+	resp.Diagnostics.Append(req.State.Get(ctx, state)...)
+	pb, sb := plan.base(), state.base()
+	ctx, limit, ok := beginDeploymentUpdate(ctx, r.data, r.kind.noStart, plan, pb.Status, pb.Timeouts, resp)
+	if !ok {
+		return
+	}
+	pb.ProjectID = sb.ProjectID
+	plan.carry(state)
+	statusID := sb.StatusID.ValueString()
+	if redeployNeeded(pb.Triggers, sb.Triggers, sb.deploymentStatusModel) {
+		if statusID, ok = plan.start(ctx, r.data, &resp.Diagnostics); !ok {
+			// The prior state stays: the next plan tries again.
+			return
+		}
+	} else {
+		tflog.Info(ctx, "continuing the work an earlier apply left unfinished", map[string]any{"status_id": statusID})
+	}
+	r.follow(ctx, plan, statusID, timeoutUpdate, limit, &resp.State, &resp.Diagnostics)
+}
+
+// Delete forgets the work: the API can undo neither a deployment nor a
+// preview. Work whose create did not see it end (a timeout, an interrupt:
+// see privateCreateFinished) is offered, unless it is over (failed, or
+// ended with a status the provider does not know), to a create of the same
+// inputs in this run: the replacement of the tainted resource follows it
+// instead of queuing another.
+func (r *deploymentLifecycle[T, M]) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	state := M(new(T))
+	resp.Diagnostics.Append(req.State.Get(ctx, state)...)
+	if resp.Diagnostics.HasError() || r.data == nil {
+		return
+	}
+	r.data.offerUnfinished(state.resumeKey(r.data), unfinishedWork{
+		work:     state.offered(),
+		over:     state.base().over(),
+		finished: createFinished(ctx, req.Private),
+	})
+}
+
+// ModifyPlan plans new work, in place, when triggers changed or the last
+// work is over, and, when the kind waits, the rest of the wait for work left
+// unfinished; otherwise the recorded status stays as it is.
+func (r *deploymentLifecycle[T, M]) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if req.State.Raw.IsNull() || req.Plan.Raw.IsNull() {
+		return
+	}
+	plan, state := M(new(T)), M(new(T))
+	resp.Diagnostics.Append(req.Plan.Get(ctx, plan)...)
+	resp.Diagnostics.Append(req.State.Get(ctx, state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	pb, sb := plan.base(), state.base()
+	pb.deploymentStatusModel, pb.ID = sb.deploymentStatusModel, sb.ID
+	switch {
+	case redeployNeeded(pb.Triggers, sb.Triggers, sb.deploymentStatusModel):
+		pb.unknown()
+		pb.ID = types.StringUnknown()
+	case !sb.status().Final() && plan.waits():
+		pb.unknown()
+		pb.StatusID = sb.StatusID
+	}
+	resp.Diagnostics.Append(resp.Plan.Set(ctx, plan)...)
+}
+
+// redeployNeeded tells whether new work is due: triggers changed (an empty
+// map being the same as none), or the recorded work is over (failed, or
+// ended with a status the provider does not know).
+func redeployNeeded(planned, prior types.Map, last deploymentStatusModel) bool {
+	return triggersChanged(planned, prior) || last.over()
+}
+
 // beginDeploymentUpdate starts an Update. ModifyPlan leaves the status
-// unknown only when a deployment is due or one left unfinished is still to
-// be awaited: any other change (timeouts, wait) is only recorded, by saving
+// unknown only when new work is due or work left unfinished is still to be
+// awaited: any other change (timeouts, wait) is only recorded, by saving
 // plan, the whole model. It returns the masked context and the limit of the
 // wait, or false when Update has nothing more to do.
 func beginDeploymentUpdate(ctx context.Context, data *providerData, consequence string, plan any, plannedStatus types.String,
@@ -63,4 +327,22 @@ func beginDeploymentUpdate(ctx context.Context, data *providerData, consequence 
 func (d *providerData) deploymentOver(ctx context.Context, statusID string) (bool, error) {
 	dep, err := d.client.GetDeployment(ctx, statusID)
 	return err == nil && (dep.Status == client.DeploymentFailure || dep.EndedUnknown()), err
+}
+
+// deploymentResumeKey identifies work by the API it runs on, what it
+// deploys (a project, or a project's branch) and its triggers.
+func (d *providerData) deploymentResumeKey(target string, triggers types.Map) string {
+	return fingerprint(struct {
+		Kind     string            `json:"k"`
+		BaseURL  string            `json:"b"`
+		Project  string            `json:"p"`
+		Triggers map[string]string `json:"t"`
+	}{"deployment", d.baseURL, target, triggerValues(triggers)})
+}
+
+// capitalized is text with its first letter in upper case, for a name that
+// begins a sentence.
+func capitalized(text string) string {
+	r, size := utf8.DecodeRuneInString(text)
+	return string(unicode.ToUpper(r)) + text[size:]
 }

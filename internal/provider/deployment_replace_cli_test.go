@@ -1,7 +1,6 @@
 package provider
 
 import (
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -18,9 +17,6 @@ import (
 // that did not see it end), and an apply without changes queues none.
 // terraform-plugin-testing has no -replace, hence tfrunner.
 func TestAccDeploymentResource_replaceDeploysAgain(t *testing.T) {
-	if os.Getenv("TF_ACC") == "" {
-		t.Skip("TF_ACC is not set: acceptance tests run the terraform CLI")
-	}
 	runner := acctest.CLIRunner(t)
 	mock := newDeployMock(t, mockapi.Config{DeploymentDuration: 300 * time.Millisecond})
 	dir := filepath.Join(t.TempDir(), "module")

@@ -369,7 +369,8 @@ func TestAccDeploymentResource_errors(t *testing.T) {
 
 func TestAccDeploymentDataSource_readsAStatus(t *testing.T) {
 	t.Parallel()
-	mock := newDeployMock(t, mockapi.Config{})
+	clock := &acctest.ShiftedClock{}
+	mock := newDeployMock(t, mockapi.Config{Now: clock.Now})
 	mock.PublishCommit(deployProject, "main", commitV1)
 	req, _ := http.NewRequest(http.MethodPost, mock.URL+"/v1/project/update/"+deployProject, nil)
 	req.Header.Set("Authorization", "Bearer "+mock.APIKey)
@@ -382,7 +383,7 @@ func TestAccDeploymentDataSource_readsAStatus(t *testing.T) {
 	}
 	_ = json.NewDecoder(resp.Body).Decode(&start)
 	_ = resp.Body.Close()
-	time.Sleep(700 * time.Millisecond) // past the deployment
+	clock.Advance(time.Hour) // past the deployment
 	const address = "data.docsadmin_deployment.docs"
 	checks := expectDeployed(address, commitV1, "main")
 	checks = append(checks[:len(checks)-2],
@@ -406,7 +407,7 @@ func TestAccDeploymentDataSource_readsAStatus(t *testing.T) {
 		Steps: []resource.TestStep{{
 			Config:      acctest.BlockConfig(mock, "", `data "docsadmin_deployment" "docs"`, `  status_id = "a/b"`),
 			PlanOnly:    true,
-			ExpectError: regexp.MustCompile(`(?s)Invalid deployment status id.*"a/b" contains a character`),
+			ExpectError: regexp.MustCompile(`(?s)Invalid deployment status id.*"a/b" is not a deployment status id`),
 		}},
 	})
 }

@@ -166,11 +166,6 @@ func stringList(items []string, present bool) types.List {
 	return list
 }
 
-// deploymentSubject names a deployment in messages.
-func deploymentSubject(kind, statusID string) string {
-	return fmt.Sprintf("%s %s", kind, statusID)
-}
-
 // waitForDeployment polls a deployment status until it is final, for at
 // most limit. It returns the last deployment read, also on error (nil when
 // none was), and the poller's error for waitFailure to word.

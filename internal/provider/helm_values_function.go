@@ -67,11 +67,11 @@ func (f *helmValuesFunction) Run(ctx context.Context, req function.RunRequest, r
 		return
 	}
 	if problem := bundleURLProblem(bundleURL); problem != "" {
-		resp.Error = function.NewArgumentFuncError(0, problem)
+		resp.Error = argumentError(0, problem)
 		return
 	}
 	if !version.IsNull() && strings.TrimSpace(version.ValueString()) == "" {
-		resp.Error = function.NewArgumentFuncError(1, "The version is empty or blank. Pass a version label such as \"v2\", or null to leave staticExport.version out")
+		resp.Error = argumentError(1, "The version is empty or blank. Pass a version label such as \"v2\", or null to leave staticExport.version out")
 		return
 	}
 
@@ -137,4 +137,11 @@ func linkForMessage(raw string) string {
 		return "an empty link"
 	}
 	return fmt.Sprintf("%q", bundlelink.Redact(raw))
+}
+
+// argumentError is a function's error about argument i. Terraform ends the
+// sentence itself ("Invalid value for ... parameter: <text>."), so the text
+// gets no period of its own.
+func argumentError(i int64, text string) *function.FuncError {
+	return function.NewArgumentFuncError(i, strings.TrimRight(text, ". "))
 }

@@ -59,13 +59,13 @@ func (f *podAnnotationsFunction) Run(ctx context.Context, req function.RunReques
 		return
 	}
 	if arg.IsNull() {
-		resp.Error = function.NewArgumentFuncError(0, "archive_sha256 is null. The export's archive_sha256 is null when verify_archive is false: "+
+		resp.Error = argumentError(0, "archive_sha256 is null. The export's archive_sha256 is null when verify_archive is false: "+
 			"set verify_archive = true so that the provider records the digest, or pass a digest computed elsewhere")
 		return
 	}
 	digest := arg.ValueString()
 	if problem := sha256Problem(digest); problem != "" {
-		resp.Error = function.NewArgumentFuncError(0, "archive_sha256: "+problem)
+		resp.Error = argumentError(0, "archive_sha256: "+problem)
 		return
 	}
 	// Lower case, so that a digest written either way gives one annotation

@@ -53,6 +53,9 @@ func TestPodAnnotationsFunction_runErrors(t *testing.T) {
 			if !strings.Contains(resp.Error.Text, "Accepted: 64 hexadecimal digits") {
 				t.Errorf("error %q does not say what is accepted", resp.Error.Text)
 			}
+			if strings.HasSuffix(resp.Error.Text, ".") {
+				t.Errorf("error %q ends in a period, to which Terraform adds its own", resp.Error.Text)
+			}
 			if len(resp.Error.Text) > 400 {
 				t.Errorf("error is %d characters long; a long argument must be cut: %q", len(resp.Error.Text), resp.Error.Text)
 			}

@@ -50,7 +50,7 @@ func (f *presignedURLExpiryFunction) Run(ctx context.Context, req function.RunRe
 	if err != nil {
 		// bundlelink's errors never contain the link; the echo is redacted.
 		// No final period: Terraform adds one.
-		resp.Error = function.NewArgumentFuncError(0, "Cannot tell when "+linkForMessage(link)+" expires: "+err.Error())
+		resp.Error = argumentError(0, "Cannot tell when "+linkForMessage(link)+" expires: "+err.Error())
 		return
 	}
 	resp.Error = function.ConcatFuncErrors(resp.Error, resp.Result.Set(ctx, expiry.UTC().Format(time.RFC3339)))

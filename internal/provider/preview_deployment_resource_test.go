@@ -87,7 +87,8 @@ func TestAccPreviewDeployment_buildsAndRebuilds(t *testing.T) {
 }
 
 func TestAccPreviewDeployment_withoutWaiting(t *testing.T) {
-	mock := newDeployMock(t, mockapi.Config{})
+	clock := &acctest.ShiftedClock{}
+	mock := newDeployMock(t, mockapi.Config{Now: clock.Now})
 	mock.PublishCommit(deployProject, previewBranch, commitV1)
 	parallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testFactories(Options{}),
@@ -103,7 +104,7 @@ func TestAccPreviewDeployment_withoutWaiting(t *testing.T) {
 			},
 			{
 				// Refresh reads the build's status; nothing is planned.
-				PreConfig:         func() { time.Sleep(800 * time.Millisecond) },
+				PreConfig:         func() { clock.Advance(time.Hour) }, // past the build
 				Config:            previewConfig(mock, "a", "  wait = false"),
 				ConfigPlanChecks:  resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
 				ConfigStateChecks: expectDeployed(previewAddress, commitV1, previewBranch),
@@ -126,7 +127,7 @@ func TestAccPreviewDeployment_errors(t *testing.T) {
 			name: "no preview entitlement",
 			cfg:  mockapi.Config{NoPreviewEntitlement: true},
 			want: `(?s)Cannot build the preview deployment.*branch\s+"feature/new-nav"\s+in\s+project\s+proj_1.*POST\s+/v1/project/preview/proj_1.*HTTP\s+403.*` +
-				`Preview\s+deployments\s+are\s+not\s+available\s+on\s+your\s+current\s+plan.*preview\s+deployments\s+entitlement`,
+				`Preview\s+deployments\s+are\s+not\s+available\s+on\s+your\s+current\s+plan\.\s+Preview\s+deployments\s+need.*preview\s+deployments\s+entitlement`,
 		},
 		{
 			name: "failed build",

@@ -122,7 +122,7 @@ func (p *docsadminProvider) Schema(_ context.Context, _ provider.SchemaRequest, 
 				MarkdownDescription: "Default project for agent jobs, deployments and previews, as shown on the dashboard's API keys page. " +
 					"Defaults to the `" + envProjectID + "` environment variable; the `project_id` of a resource, data source or action wins over both.",
 				Optional:   true,
-				Validators: []validator.String{notBlankValidator()},
+				Validators: []validator.String{projectIDValidator()},
 			},
 			"static_export_revision": schema.StringAttribute{
 				MarkdownDescription: "Which revision of the static export API to speak. The API has two, and an account may be moved from one to the other without notice: " +
@@ -186,7 +186,7 @@ func (p *docsadminProvider) Configure(ctx context.Context, req provider.Configur
 
 	apiKey, keyFromEnv := settingOrEnv(cfg.APIKey, envAPIKey)
 	baseURL, urlFromEnv := settingOrEnv(cfg.BaseURL, envBaseURL)
-	projectID, _ := settingOrEnv(cfg.ProjectID, envProjectID)
+	projectID, projectFromEnv := settingOrEnv(cfg.ProjectID, envProjectID)
 
 	if apiKey == "" {
 		resp.Diagnostics.AddAttributeError(path.Root("api_key"), "Missing API key",
@@ -206,6 +206,11 @@ func (p *docsadminProvider) Configure(ctx context.Context, req provider.Configur
 		}
 		if warning != "" {
 			resp.Diagnostics.AddAttributeWarning(path.Root("base_url"), "Unencrypted base URL in "+envBaseURL, warning)
+		}
+	}
+	if projectFromEnv && projectID != "" {
+		if problem := identifierProblem("project id", "proj_0123456789", projectID); problem != "" {
+			resp.Diagnostics.AddAttributeError(path.Root("project_id"), "Invalid project id in "+envProjectID, problem)
 		}
 	}
 	exportRevision := exportRevisionSetting(cfg.StaticExportRevision)

@@ -3,7 +3,6 @@ package provider
 import (
 	"bytes"
 	"fmt"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -23,9 +22,6 @@ import (
 // after it follows the same work. The mock holds one job, deployment,
 // preview build or export.
 func TestAccResume_outageAcrossApplies(t *testing.T) {
-	if os.Getenv("TF_ACC") == "" {
-		t.Skip("TF_ACC is not set: acceptance tests run the terraform CLI")
-	}
 	runner := acctest.CLIRunner(t)
 	pr := "https://github.com/example/docs/pull/46"
 	rows := []struct {

@@ -24,7 +24,7 @@ func projectIDAttribute(description string) schema.StringAttribute {
 		MarkdownDescription: description,
 		Optional:            true,
 		Computed:            true,
-		Validators:          []validator.String{identifierValidator("project id", "proj_0123456789")},
+		Validators:          []validator.String{projectIDValidator()},
 		PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown(), stringplanmodifier.RequiresReplace()},
 	}
 }
@@ -36,7 +36,7 @@ func completedJobIDAttribute(onChange string) schema.StringAttribute {
 		MarkdownDescription: "Identifier of a completed export job, such as `se_3f9a2c1b8e7d4a06`, for example " +
 			"`docsadmin_static_export.docs.job_id`. " + onChange,
 		Required:      true,
-		Validators:    []validator.String{notBlankValidator()},
+		Validators:    []validator.String{exportJobIDValidator()},
 		PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
 	}
 }

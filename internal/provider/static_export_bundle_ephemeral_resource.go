@@ -2,7 +2,6 @@ package provider
 
 import (
 	"context"
-	"encoding/json"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/ephemeral"
@@ -22,9 +21,6 @@ const (
 	// Terraform is asked to call Renew; shorter links get 10% of their
 	// remaining lifetime instead.
 	maxRenewMargin = 5 * time.Minute
-
-	// privateBundleLink holds what Renew needs to know about the opened link.
-	privateBundleLink = "bundle_link"
 )
 
 var (
@@ -77,7 +73,7 @@ func (e *staticExportBundleEphemeralResource) Schema(_ context.Context, _ epheme
 				MarkdownDescription: "Identifier of a completed export job, such as `se_3f9a2c1b8e7d4a06`, for example " +
 					"`docsadmin_static_export.docs.job_id`. A job that is `queued`, `running` or `failed`, or that the API does not know, is an error.",
 				Required:   true,
-				Validators: []validator.String{notBlankValidator()},
+				Validators: []validator.String{exportJobIDValidator()},
 			},
 			"bundle_url": schema.StringAttribute{
 				MarkdownDescription: "Presigned link to the export's archive (a gzip'd tar of static HTML, CSS, JavaScript and assets), generated for this run. " +
@@ -131,9 +127,7 @@ func (e *staticExportBundleEphemeralResource) Open(ctx context.Context, req ephe
 	tflog.Debug(ctx, "generated a bundle link for this run", map[string]any{"job_id": jobID, "expires_at": link.ExpiresAt})
 
 	resp.Diagnostics.Append(resp.Result.Set(ctx, &cfg)...)
-	if private, err := json.Marshal(link); err == nil {
-		resp.Diagnostics.Append(resp.Private.SetKey(ctx, privateBundleLink, private)...)
-	}
+	resp.Diagnostics.Append(setPrivateJSON(ctx, resp.Private, privateBundleLink, link)...)
 }
 
 // Renew is called by Terraform at RenewAt, shortly before the link expires,
@@ -146,10 +140,7 @@ func (e *staticExportBundleEphemeralResource) Renew(ctx context.Context, req eph
 		ctx = e.data.maskSecrets(ctx)
 	}
 	var link openedLink
-	if req.Private != nil {
-		raw, _ := req.Private.GetKey(ctx, privateBundleLink)
-		_ = json.Unmarshal(raw, &link)
-	}
+	getPrivateJSON(ctx, req.Private, privateBundleLink, &link)
 	tflog.Warn(ctx, "the static export bundle link opened for this run is about to expire; consumers that read it after expires_at get a dead link, and the next Terraform run opens a fresh one",
 		map[string]any{"job_id": link.JobID, "expires_at": link.ExpiresAt})
 }

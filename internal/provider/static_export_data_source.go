@@ -48,7 +48,7 @@ func (d *staticExportDataSource) Schema(_ context.Context, _ datasource.SchemaRe
 			"job_id": schema.StringAttribute{
 				MarkdownDescription: "Identifier of the export job, such as `se_3f9a2c1b8e7d4a06`.",
 				Required:            true,
-				Validators:          []validator.String{notBlankValidator()},
+				Validators:          []validator.String{exportJobIDValidator()},
 			},
 			"api_revision": schema.StringAttribute{
 				MarkdownDescription: "The revision of the static export API the job was found in: `domain` or `project` (see the provider's `static_export_revision`). " +

@@ -50,18 +50,14 @@ func setExportIdentity(ctx context.Context, identity *tfsdk.ResourceIdentity, m 
 // importTarget reads the export an import names, by the identifier
 // "<domain>/<job_id>" or by identity, and checks both parts the same way.
 func importTarget(ctx context.Context, req resource.ImportStateRequest) (domain, jobID string, diags diag.Diagnostics) {
-	summary, domainPart := "Invalid import identifier", "The domain part of the identifier"
+	summary, domainPart, jobPart := "Invalid import identifier", "The domain part of the identifier", "The job id part of the identifier"
 	if req.ID == "" && req.Identity != nil {
-		summary, domainPart = "Invalid import identity", "The identity's domain"
+		summary, domainPart, jobPart = "Invalid import identity", "The identity's domain", "The identity's job_id"
 		var identity staticExportIdentity
 		if diags.Append(req.Identity.Get(ctx, &identity)...); diags.HasError() {
 			return "", "", diags
 		}
 		domain, jobID = identity.Domain.ValueString(), identity.JobID.ValueString()
-		if jobID == "" || strings.Contains(jobID, "/") {
-			diags.AddError(summary, fmt.Sprintf("The identity's job_id %q is not an export job identifier, such as se_3f9a2c1b8e7d4a06.", jobID))
-			return "", "", diags
-		}
 	} else {
 		var found bool
 		domain, jobID, found = strings.Cut(req.ID, "/")
@@ -73,6 +69,9 @@ func importTarget(ctx context.Context, req resource.ImportStateRequest) (domain,
 	}
 	if problem := domainProblem(domain); problem != "" {
 		diags.AddError(summary, domainPart+" is not valid. "+problem)
+	}
+	if problem := identifierProblem("job id", exportJobIDExample, jobID); problem != "" {
+		diags.AddError(summary, jobPart+" is not valid. "+problem)
 	}
 	return domain, jobID, diags
 }

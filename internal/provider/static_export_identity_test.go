@@ -132,8 +132,8 @@ func TestAccStaticExport_importByInvalidIdentityFails(t *testing.T) {
 		{"domain with scheme", "https://docs.example.com", "se_3f9a2c1b8e7d4a06", `(?s)Invalid import identity.*domain is not valid.*contains a scheme`},
 		{"domain with path", "docs.example.com/guides", "se_3f9a2c1b8e7d4a06", `(?s)Invalid import identity.*contains a path`},
 		{"empty domain", "", "se_3f9a2c1b8e7d4a06", `(?s)Invalid import identity.*domain is empty`},
-		{"empty job id", "docs.example.com", "", `(?s)Invalid import identity.*job_id "" is not an export job identifier`},
-		{"job id with slash", "docs.example.com", "docs.example.com/se_3f9a2c1b8e7d4a06", `(?s)Invalid import identity.*is not an export job identifier`},
+		{"empty job id", "docs.example.com", "", `(?s)Invalid import identity.*job_id is not valid.*job id is empty or blank`},
+		{"job id with slash", "docs.example.com", "docs.example.com/se_3f9a2c1b8e7d4a06", `(?s)Invalid import identity.*job_id is not valid.*is not a job id`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -17,11 +17,6 @@ import (
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/client"
 )
 
-// privateBundleIssuedAt records when the link in state was generated, so the
-// default renewal window can be capped at half the link's lifetime and an
-// explicit one that outlasts it draws a warning.
-const privateBundleIssuedAt = "bundle_issued_at"
-
 type staticExportModel struct {
 	ID              types.String   `tfsdk:"id"`
 	Domain          types.String   `tfsdk:"domain"`
@@ -220,35 +215,6 @@ func (m *staticExportModel) copyArchiveFrom(s staticExportModel) {
 // verifies tells whether completed exports are downloaded and checked.
 func (m staticExportModel) verifies() bool {
 	return m.VerifyArchive.IsNull() || m.VerifyArchive.IsUnknown() || m.VerifyArchive.ValueBool()
-}
-
-// privateGetter is the read side of a resource's private state.
-type privateGetter interface {
-	GetKey(ctx context.Context, key string) ([]byte, diag.Diagnostics)
-}
-
-// privateSetter is the write side of a resource's private state.
-type privateSetter interface {
-	SetKey(ctx context.Context, key string, value []byte) diag.Diagnostics
-}
-
-func recordBundleIssued(ctx context.Context, private privateSetter, at time.Time) diag.Diagnostics {
-	return private.SetKey(ctx, privateBundleIssuedAt, []byte(`"`+at.UTC().Format(time.RFC3339)+`"`))
-}
-
-func bundleIssuedAt(ctx context.Context, private privateGetter) *time.Time {
-	if private == nil {
-		return nil
-	}
-	raw, _ := private.GetKey(ctx, privateBundleIssuedAt)
-	if len(raw) < 2 {
-		return nil
-	}
-	t, err := time.Parse(time.RFC3339, string(raw[1:len(raw)-1]))
-	if err != nil {
-		return nil
-	}
-	return &t
 }
 
 // renewalWindow is how long before expiry a link is renewed: renew_before as

@@ -374,7 +374,7 @@ func (r *staticExportResource) Update(ctx context.Context, req resource.UpdateRe
 	}
 	ctx = r.data.maskSecrets(ctx)
 	// The plan compared the configuration with the imported state.
-	resp.Diagnostics.Append(resp.Private.SetKey(ctx, privateImported, nil)...)
+	resp.Diagnostics.Append(forgetImported(ctx, resp.Private)...)
 
 	if !plan.BundleURL.IsUnknown() {
 		// Only settings changed (renew_before, timeouts).
@@ -520,7 +520,7 @@ func (r *staticExportResource) ImportState(ctx context.Context, req resource.Imp
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &model)...)
 	resp.Diagnostics.Append(setExportIdentity(ctx, resp.Identity, model)...)
-	resp.Diagnostics.Append(setPrivateJSON(ctx, resp.Private, privateImported, true)...)
+	resp.Diagnostics.Append(markImported(ctx, resp.Private)...)
 }
 
 // ModifyPlan plans a new export in place when triggers change or are not

@@ -300,7 +300,8 @@ func TestAccStaticExport_expiryFromPresignedQueryWhenAPIOmitsIt(t *testing.T) {
 }
 
 func TestAccStaticExport_import(t *testing.T) {
-	mock := acctest.NewMock(t, mockapi.Config{})
+	clock := &acctest.ShiftedClock{}
+	mock := acctest.NewMock(t, mockapi.Config{Now: clock.Now})
 	var failedJob string
 	parallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testFactories(Options{}),
@@ -323,7 +324,7 @@ func TestAccStaticExport_import(t *testing.T) {
 				ExpectError:   regexp.MustCompile(`not of the form <domain>/<job_id>`),
 			},
 			{
-				PreConfig:         func() { failedJob = failedExportOutsideTerraform(t, mock) },
+				PreConfig:         func() { failedJob = failedExportOutsideTerraform(t, mock, clock) },
 				ResourceName:      acctest.ExportAddress,
 				ImportState:       true,
 				ImportStateIdFunc: func(*terraform.State) (string, error) { return "broken.example.com/" + failedJob, nil },
@@ -495,12 +496,13 @@ func TestAccStaticExport_invalidInputsFailAtPlanTime(t *testing.T) {
 	}
 }
 
-// failedExportOutsideTerraform starts an export that fails, and lets it end.
-func failedExportOutsideTerraform(t *testing.T, mock *mockapi.Server) string {
+// failedExportOutsideTerraform starts an export that fails, and moves the
+// mock's clock past its end.
+func failedExportOutsideTerraform(t *testing.T, mock *mockapi.Server, clock *acctest.ShiftedClock) string {
 	t.Helper()
 	mock.SetExportBehavior("broken.example.com", mockapi.ExportBehavior{Fail: true, Duration: time.Millisecond})
 	jobID := startExportOutsideTerraform(t, mock, "broken.example.com")
-	time.Sleep(10 * time.Millisecond)
+	clock.Advance(time.Second)
 	return jobID
 }
 

@@ -1,7 +1,6 @@
 package provider
 
 import (
-	"context"
 	"fmt"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
@@ -28,10 +27,6 @@ import (
 // noTriggers is an import's triggers and renew_triggers: none, in the form
 // the plan gives unset triggers (unsetTriggers).
 var noTriggers = types.MapValueMust(types.StringType, map[string]attr.Value{})
-
-// privateImported marks a state written by an import that no apply has
-// updated yet.
-const privateImported = "imported"
 
 // triggersChange is what a plan does about the triggers.
 type triggersChange int
@@ -88,12 +83,4 @@ func planExportAgain(plan *staticExportModel, state staticExportModel, change tr
 		fmt.Sprintf("triggers are not known until apply, so whether export job %s is exported again is decided during apply, once they are: "+
 			"if they then differ from the current ones, a new export is started in place; if they are the same (for example the same commit "+
 			"deployed again), export job %s is kept and nothing is exported.", jobID, jobID))
-}
-
-// wasImported reports a state that an import wrote and no apply has
-// compared with the configuration yet.
-func wasImported(ctx context.Context, private privateGetter) bool {
-	var imported bool
-	getPrivateJSON(ctx, private, privateImported, &imported)
-	return imported
 }

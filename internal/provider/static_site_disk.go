@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"io"
 	"io/fs"
@@ -13,8 +12,6 @@ import (
 	"sort"
 	"strings"
 	"sync"
-
-	"github.com/hashicorp/terraform-plugin-framework/diag"
 
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/localfile"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/publish"
@@ -239,28 +236,6 @@ func (c *siteClaims) remember(site publish.Site, owner, jobID string) {
 		}
 	}
 	c.claims = append(c.claims, siteClaim{site: site, owner: owner, jobID: jobID})
-}
-
-func setPrivateJSON(ctx context.Context, private privateSetter, key string, v any) diag.Diagnostics {
-	if private == nil {
-		return nil
-	}
-	data, err := json.Marshal(v)
-	if err != nil {
-		var diags diag.Diagnostics
-		diags.AddError("Cannot record private state", err.Error())
-		return diags
-	}
-	return private.SetKey(ctx, key, data)
-}
-
-func getPrivateJSON(ctx context.Context, private privateGetter, key string, v any) {
-	if private == nil {
-		return
-	}
-	if raw, _ := private.GetKey(ctx, key); len(raw) > 0 {
-		_ = json.Unmarshal(raw, v)
-	}
 }
 
 func randomHex(n int) string {

@@ -59,7 +59,7 @@ func (d *staticSiteManifestDataSource) Schema(_ context.Context, _ datasource.Sc
 			"job_id": schema.StringAttribute{
 				MarkdownDescription: "Identifier of a completed export job, such as `se_3f9a2c1b8e7d4a06`.",
 				Required:            true,
-				Validators:          []validator.String{notBlankValidator()},
+				Validators:          []validator.String{exportJobIDValidator()},
 			},
 			"max_files": schema.Int64Attribute{
 				MarkdownDescription: fmt.Sprintf("Most files the site may hold, counted while the archive streams in: an archive with more is "+

@@ -114,7 +114,7 @@ func (r *staticSiteResource) Schema(ctx context.Context, _ resource.SchemaReques
 				MarkdownDescription: "Identifier of a completed export job, such as `se_3f9a2c1b8e7d4a06`, for example " +
 					"`docsadmin_static_export.docs.job_id`. Changing it publishes the new export's site in place: one switch of `directory`.",
 				Required:   true,
-				Validators: []validator.String{notBlankValidator()},
+				Validators: []validator.String{exportJobIDValidator()},
 			},
 			"directory": schema.StringAttribute{
 				MarkdownDescription: "The path the site is served from, such as `\"${path.module}/dist/site\"`; a relative path is relative to " +

@@ -12,6 +12,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/client"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/duration"
 )
 
@@ -147,16 +148,19 @@ func durationProblem(s string, minimum time.Duration) string {
 	return ""
 }
 
-// identifierProblem accepts an identifier that can stand as one segment of
-// a request path: the API's ids are opaque, so only what cannot be one is
-// refused. kind names it ("job id"), example shows one.
+// identifierProblem accepts an id of the one shape the client accepts in
+// answers (client.ValidID), so that an id refused there is refused here, at
+// plan time, before any request. kind names it ("job id"), example shows
+// one.
 func identifierProblem(kind, example, id string) string {
-	return firstProblem(fmt.Sprintf("Accepted: a %s as shown on the dashboard, such as %s, without spaces, slashes, '?', '#' or '%%'.", kind, example),
+	if client.ValidID(id) {
+		return ""
+	}
+	return firstProblem(fmt.Sprintf("Accepted: a %s as shown on the dashboard, such as %s: %s.", kind, example, client.IDShape),
 		rule{strings.TrimSpace(id) == "", fmt.Sprintf("The %s is empty or blank.", kind)},
-		rule{id == "." || id == "..", fmt.Sprintf("%q is not a %s.", id, kind)},
 		rule{strings.ContainsAny(id, " \t\r\n"), fmt.Sprintf("%q contains spaces.", id)},
-		rule{strings.ContainsAny(id, "/\\?#%"), fmt.Sprintf("%q contains a character that cannot appear in a %s.", id, kind)},
-		rule{len(id) > 256, fmt.Sprintf("The %s is %d characters long; it may have at most 256.", kind, len(id))},
+		rule{len(id) > client.MaxIDLength, fmt.Sprintf("The %s is %d characters long; it may have at most %d.", kind, len(id), client.MaxIDLength)},
+		rule{true, fmt.Sprintf("%q is not a %s.", id, kind)},
 	)
 }
 
@@ -207,8 +211,23 @@ func durationValidator(minimum time.Duration) validator.String {
 }
 
 func identifierValidator(kind, example string) validator.String {
-	return stringCheck{summary: "Invalid " + kind, description: "must be a " + kind + " without spaces or slashes",
+	return stringCheck{summary: "Invalid " + kind, description: "must be a " + kind + ": " + client.IDShape,
 		check: func(s string) string { return identifierProblem(kind, example, s) }}
+}
+
+// The ids a configuration names, each with an example from the dashboard.
+func exportJobIDValidator() validator.String {
+	return identifierValidator("job id", exportJobIDExample)
+}
+
+const exportJobIDExample = "se_3f9a2c1b8e7d4a06"
+
+func agentJobIDValidator() validator.String {
+	return identifierValidator("job id", "aj_3f9a2c1b8e7d4a06")
+}
+
+func projectIDValidator() validator.String {
+	return identifierValidator("project id", "proj_0123456789")
 }
 
 func notBlankValidator() validator.String {

@@ -87,7 +87,7 @@ func TestStageRefusesWhatItDidNotWrite(t *testing.T) {
 	parent := t.TempDir()
 	s, _ := Locate(filepath.Join(parent, "site"))
 	writeTree(t, s.Dir, "mine")
-	if _, err := s.Stage("site-a"); !errors.As(err, new(*ForeignError)) || !strings.Contains(err.Error(), "did not make") {
+	if _, err := s.Stage("site-a"); !errors.As(err, new(*ForeignError)) || !strings.Contains(err.Error(), "did not make, with 1 entry (index.html)") {
 		t.Errorf("Stage over a user's directory = %v", err)
 	}
 	if got := served(t, s); got != "mine" {

@@ -110,6 +110,13 @@ func (r *Runner) BuildMirror(ctx context.Context, version string) (Installation,
 	if err != nil {
 		return Installation{}, fmt.Errorf("pack the provider: %w", err)
 	}
+	return r.writeMirror(version, goos, goarch, archive)
+}
+
+// writeMirror lays archive, the release archive of version for goos and
+// goarch, out in home/mirror for every one of Addresses, and returns the
+// installation from that mirror.
+func (r *Runner) writeMirror(version, goos, goarch string, archive []byte) (Installation, error) {
 	dir := filepath.Join(r.home, "mirror")
 	for _, addr := range Addresses {
 		path := MirrorArchivePath(dir, addr, version, goos, goarch)

@@ -3,8 +3,6 @@ package tfrunner
 import (
 	"archive/tar"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -161,19 +159,11 @@ func (r *Runner) RevisionMirror(ctx context.Context, rev string) (Installation, 
 	if err != nil {
 		return Installation{}, err
 	}
-	dir := filepath.Join(r.home, "mirror")
-	for _, addr := range Addresses {
-		path := MirrorArchivePath(dir, addr, version, goos, goarch)
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			return Installation{}, err
-		}
-		if err := os.WriteFile(path, archive, 0o644); err != nil {
-			return Installation{}, err
-		}
+	inst, err := r.writeMirror(version, goos, goarch, archive)
+	if err != nil {
+		return Installation{}, err
 	}
-	sum := sha256.Sum256(archive)
-	inst := FilesystemMirror(dir, version, []string{"zh:" + hex.EncodeToString(sum[:])})
-	inst.summary = fmt.Sprintf("filesystem_mirror %s (version %s, built from revision %s)", dir, version, commit)
+	inst.summary = fmt.Sprintf("filesystem_mirror %s (version %s, built from revision %s)", inst.MirrorDir(), version, commit)
 	return inst, nil
 }
 

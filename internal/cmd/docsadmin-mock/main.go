@@ -13,11 +13,15 @@
 // serve the same files, and -api-revision chooses the static export routes
 // served: domain (a start with a domain, a bundle call), project (the
 // project-scoped revision: a start without a body, the link on the
-// completed job) or both:
+// completed job) or both. The revision can also be switched while the mock
+// runs, keeping every job, as when an account moves to the other revision
+// between two applies: a POST of its name to /mock/api-revision with the
+// API key (a GET reads it):
 //
 //	go run ./internal/cmd/docsadmin-mock -read-only-key dsa_mock_readonly -agent-job-outcome completed -agent-job-duration 30s
 //	go run ./internal/cmd/docsadmin-mock -deployment-outcome failure -no-preview-entitlement
 //	go run ./internal/cmd/docsadmin-mock -api-revision project
+//	curl -H "Authorization: Bearer $DOCSADMIN_API_KEY" -d project "$DOCSADMIN_BASE_URL/mock/api-revision"
 package main
 
 import (
@@ -122,7 +126,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	srv := mockapi.NewHandler(cfg)
 	logger := log.New(stderr, "", log.LstdFlags)
-	ts := httptest.NewUnstartedServer(logRequests(logger, srv))
+	ts := httptest.NewUnstartedServer(logRequests(logger, revisionControl(srv, logger, revisions, srv)))
 	_ = ts.Listener.Close()
 	ts.Listener = ln
 	ts.Config.ErrorLog = logger
@@ -204,3 +208,41 @@ func (w *statusWriter) Write(b []byte) (int, error) {
 // Unwrap lets http.ResponseController reach the connection (fault injection
 // hijacks it to simulate resets).
 func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// revisionControlPath is the mock's own route, beside the API's, that reads
+// (GET) and switches (POST, the revision's name as the body) the revision of
+// static export served.
+const revisionControlPath = "/mock/api-revision"
+
+// revisionControl serves revisionControlPath with the mock's write key and
+// passes every other request to next.
+func revisionControl(srv *mockapi.Server, logger *log.Logger, revisions []string, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != revisionControlPath {
+			next.ServeHTTP(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		if r.Header.Get("Authorization") != "Bearer "+srv.APIKey {
+			http.Error(w, "the mock's control routes need its API key with the write scope (Authorization: Bearer <key>)", http.StatusUnauthorized)
+			return
+		}
+		switch r.Method {
+		case http.MethodGet:
+		case http.MethodPost:
+			body, _ := io.ReadAll(io.LimitReader(r.Body, 64))
+			revision := mockapi.APIRevision(strings.TrimSpace(string(body)))
+			if revision == "" || !mockapi.ValidAPIRevision(revision) {
+				http.Error(w, fmt.Sprintf("%q is not a revision: want one of %s", body, strings.Join(revisions, ", ")), http.StatusBadRequest)
+				return
+			}
+			srv.SetAPIRevision(revision)
+			logger.Printf("static export revision switched to %s; jobs and links kept", revision)
+		default:
+			w.Header().Set("Allow", "GET, POST")
+			http.Error(w, "GET reads the revision, POST switches it", http.StatusMethodNotAllowed)
+			return
+		}
+		fmt.Fprintln(w, srv.APIRevision())
+	})
+}

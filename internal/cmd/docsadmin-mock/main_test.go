@@ -95,8 +95,11 @@ func TestRunServesAndStops(t *testing.T) {
 	if resp.StatusCode != http.StatusAccepted {
 		t.Fatalf("start: %d", resp.StatusCode)
 	}
-	time.Sleep(30 * time.Millisecond) // past the 10ms export
-	resp, b := post("/v1/static-export/jobs/" + job["jobId"].(string) + "/bundle")
+	var b map[string]any
+	waitFor(t, "the 10ms export's end", func() bool {
+		resp, b = post("/v1/static-export/jobs/" + job["jobId"].(string) + "/bundle")
+		return resp.StatusCode != http.StatusConflict
+	})
 	if resp.StatusCode != http.StatusOK {
 		t.Fatalf("bundle: %d %v", resp.StatusCode, b)
 	}
@@ -122,8 +125,10 @@ func TestRunServesAndStops(t *testing.T) {
 	}
 	first := download(link)
 	_, job = post("/v1/static-export/jobs")
-	time.Sleep(30 * time.Millisecond)
-	_, b = post("/v1/static-export/jobs/" + job["jobId"].(string) + "/bundle")
+	waitFor(t, "the second export's end", func() bool {
+		resp, b = post("/v1/static-export/jobs/" + job["jobId"].(string) + "/bundle")
+		return resp.StatusCode != http.StatusConflict
+	})
 	if !bytes.Equal(download(b["bundleUrl"].(string)), first) {
 		t.Fatal("-stable-pages not applied: a second export of the same site served other bytes")
 	}
@@ -165,27 +170,9 @@ func TestRunRefusesBadScopeAndAgentFlags(t *testing.T) {
 }
 
 func TestRunPlaysReadOnlyKeysAndFinishedAgentJobs(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	outR, outW := io.Pipe()
-	var stderr syncBuffer
 	const readOnly = "dsa_mock_monitoring_only"
-	done := make(chan error, 1)
-	go func() {
-		done <- run(ctx, []string{"-read-only-key", readOnly, "-agent-job-outcome", "completed", "-agent-job-duration", "50ms"}, outW, &stderr)
-		outW.Close()
-	}()
-	sc := bufio.NewScanner(outR)
-	env := map[string]string{}
-	for range 2 {
-		if !sc.Scan() {
-			t.Fatalf("missing output line: %v", sc.Err())
-		}
-		k, v, _ := strings.Cut(sc.Text(), "=")
-		env[k] = v
-	}
-	go func() { _, _ = io.Copy(io.Discard, outR) }()
-	base, key := env["DOCSADMIN_BASE_URL"], env["DOCSADMIN_API_KEY"]
+	mock := startCommand(t, "-read-only-key", readOnly, "-agent-job-outcome", "completed", "-agent-job-duration", "50ms")
+	base, key := mock.base, mock.key
 
 	do := func(key, method, path, body string) (int, map[string]any) {
 		t.Helper()
@@ -210,17 +197,15 @@ func TestRunPlaysReadOnlyKeysAndFinishedAgentJobs(t *testing.T) {
 		t.Fatalf("create: %d %v", status, job)
 	}
 	id := job["id"].(string)
-	time.Sleep(100 * time.Millisecond) // past the 50ms job
-	status, job = do(readOnly, "GET", "/v2/agent/proj_1/job/"+id, "")
+	waitFor(t, "the 50ms agent job's end", func() bool {
+		status, job = do(readOnly, "GET", "/v2/agent/proj_1/job/"+id, "")
+		return job["status"] != "active"
+	})
 	if pr, _ := job["prLink"].(string); status != http.StatusOK || job["status"] != "completed" || !strings.HasPrefix(pr, "https://") {
-		t.Fatalf("read with the read-only key after 100ms: %d %v", status, job)
+		t.Fatalf("read with the read-only key once the job ended: %d %v", status, job)
 	}
 
-	cancel()
-	if err := <-done; err != nil {
-		t.Fatalf("run: %v", err)
-	}
-	logs := stderr.String()
+	logs := mock.stop(t)
 	if !strings.Contains(logs, "POST /v2/agent/proj_1/job 403") || !strings.Contains(logs, "agent jobs end completed after 50ms") {
 		t.Fatalf("stderr does not show the 403 or the settings:\n%s", logs)
 	}
@@ -243,26 +228,8 @@ func TestRunPlaysDeploymentsAndPreviewEntitlement(t *testing.T) {
 		}
 	}
 
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	outR, outW := io.Pipe()
-	var stderr syncBuffer
-	done := make(chan error, 1)
-	go func() {
-		done <- run(ctx, []string{"-deployment-outcome", "failure", "-deployment-duration", "50ms", "-no-preview-entitlement"}, outW, &stderr)
-		outW.Close()
-	}()
-	sc := bufio.NewScanner(outR)
-	env := map[string]string{}
-	for range 2 {
-		if !sc.Scan() {
-			t.Fatalf("missing output line: %v", sc.Err())
-		}
-		k, v, _ := strings.Cut(sc.Text(), "=")
-		env[k] = v
-	}
-	go func() { _, _ = io.Copy(io.Discard, outR) }()
-	base, key := env["DOCSADMIN_BASE_URL"], env["DOCSADMIN_API_KEY"]
+	mock := startCommand(t, "-deployment-outcome", "failure", "-deployment-duration", "50ms", "-no-preview-entitlement")
+	base, key := mock.base, mock.key
 	do := func(method, path, body string) (int, map[string]any) {
 		t.Helper()
 		req, _ := http.NewRequest(method, base+path, strings.NewReader(body))
@@ -282,21 +249,19 @@ func TestRunPlaysDeploymentsAndPreviewEntitlement(t *testing.T) {
 	if status != http.StatusAccepted || id == "" {
 		t.Fatalf("update: %d %v", status, m)
 	}
-	time.Sleep(100 * time.Millisecond) // past the 50ms deployment
-	status, m = do("GET", "/v1/project/update-status/"+id, "")
+	waitFor(t, "the 50ms deployment's end", func() bool {
+		status, m = do("GET", "/v1/project/update-status/"+id, "")
+		return m["status"] != "queued" && m["status"] != "in_progress"
+	})
 	if status != http.StatusOK || m["status"] != "failure" {
-		t.Fatalf("status after 100ms: %d %v", status, m)
+		t.Fatalf("status once the deployment ended: %d %v", status, m)
 	}
 	status, m = do("POST", "/v1/project/preview/proj_1", `{"branch":"feature/x"}`)
 	if msg, _ := m["error"].(string); status != http.StatusForbidden || !strings.Contains(msg, "not available on your current plan") {
 		t.Fatalf("preview without the entitlement: %d %v", status, m)
 	}
 
-	cancel()
-	if err := <-done; err != nil {
-		t.Fatalf("run: %v", err)
-	}
-	if logs := stderr.String(); !strings.Contains(logs, "deployments end failure after 50ms") || !strings.Contains(logs, "previews answer 403") {
+	if logs := mock.stop(t); !strings.Contains(logs, "deployments end failure after 50ms") || !strings.Contains(logs, "previews answer 403") {
 		t.Fatalf("stderr does not show the deployment settings:\n%s", logs)
 	}
 }
@@ -368,5 +333,121 @@ func TestRunServesTheChosenAPIRevision(t *testing.T) {
 		if logs := stderr.String(); !strings.Contains(logs, want) {
 			t.Errorf("%q: stderr does not say %q:\n%s", tc.args, want, logs)
 		}
+	}
+}
+
+// command is the mock command, run in the test's process.
+type command struct {
+	base, key string
+	stderr    *syncBuffer
+	cancel    context.CancelFunc
+	done      chan error
+}
+
+// startCommand runs the command with args and reads the base URL and key it
+// prints.
+func startCommand(t *testing.T, args ...string) *command {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	outR, outW := io.Pipe()
+	c := &command{stderr: &syncBuffer{}, cancel: cancel, done: make(chan error, 1)}
+	go func() {
+		c.done <- run(ctx, args, outW, c.stderr)
+		outW.Close()
+	}()
+	sc := bufio.NewScanner(outR)
+	env := map[string]string{}
+	for range 2 {
+		if !sc.Scan() {
+			t.Fatalf("missing output line: %v", sc.Err())
+		}
+		k, v, _ := strings.Cut(sc.Text(), "=")
+		env[k] = v
+	}
+	go func() { _, _ = io.Copy(io.Discard, outR) }()
+	c.base, c.key = env["DOCSADMIN_BASE_URL"], env["DOCSADMIN_API_KEY"]
+	return c
+}
+
+// stop stops the command as Ctrl-C does, and returns what it logged.
+func (c *command) stop(t *testing.T) string {
+	t.Helper()
+	c.cancel()
+	if err := <-c.done; err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	return c.stderr.String()
+}
+
+// waitFor polls cond until it holds, and fails the test when it does not
+// within 10 seconds: the command runs on the real clock, so its jobs end
+// after real time, which a loaded machine stretches.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); !cond(); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s did not come within 10s", what)
+		}
+	}
+}
+
+// The revision switches while the mock runs, through its control route, and
+// the jobs stay: a job started on the domain revision is read on the project
+// revision's routes, whose start then answers while the domain's is gone.
+func TestRunSwitchesAPIRevisionWhileRunning(t *testing.T) {
+	mock := startCommand(t, "-api-revision", "domain", "-export-duration", "1h")
+	base, key := mock.base, mock.key
+	do := func(key, method, path, body string) (int, string) {
+		t.Helper()
+		req, _ := http.NewRequest(method, base+path, strings.NewReader(body))
+		req.Header.Set("Authorization", "Bearer "+key)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+
+	status, body := do(key, "POST", "/v1/static-export/jobs", `{"domain":"docs.example.com"}`)
+	var job struct {
+		JobID string `json:"jobId"`
+	}
+	if err := json.Unmarshal([]byte(body), &job); status != http.StatusAccepted || err != nil || job.JobID == "" {
+		t.Fatalf("start on the domain revision: %d %s", status, body)
+	}
+	if status, body := do(key, "GET", "/mock/api-revision", ""); status != http.StatusOK || strings.TrimSpace(body) != "domain" {
+		t.Fatalf("GET /mock/api-revision: %d %q, want domain", status, body)
+	}
+	for _, refused := range []struct {
+		key, body string
+		want      int
+	}{
+		{"wrong-key", "project", http.StatusUnauthorized},
+		{key, "projects", http.StatusBadRequest},
+		{key, "", http.StatusBadRequest},
+	} {
+		if status, body := do(refused.key, "POST", "/mock/api-revision", refused.body); status != refused.want {
+			t.Errorf("POST %q with key %q: %d %s, want %d", refused.body, refused.key, status, body, refused.want)
+		}
+	}
+	if status, body := do(key, "POST", "/mock/api-revision", "project\n"); status != http.StatusOK || strings.TrimSpace(body) != "project" {
+		t.Fatalf("switch to project: %d %q", status, body)
+	}
+
+	if status, body := do(key, "GET", "/v1/static-export/proj_1/jobs/"+job.JobID, ""); status != http.StatusOK || !strings.Contains(body, job.JobID) {
+		t.Errorf("the job started before the switch, read on the project revision: %d %s", status, body)
+	}
+	if status, body := do(key, "POST", "/v1/static-export/proj_1/jobs", ""); status != http.StatusAccepted {
+		t.Errorf("start on the project revision: %d %s", status, body)
+	}
+	if status, body := do(key, "POST", "/v1/static-export/jobs", `{"domain":"docs.example.com"}`); status != http.StatusNotFound && status != http.StatusMethodNotAllowed {
+		t.Errorf("the domain revision's start after the switch: %d %s, want an unknown path", status, body)
+	}
+
+	if logs := mock.stop(t); !strings.Contains(logs, "static export revision switched to project") || strings.Contains(logs, key) {
+		t.Errorf("stderr does not show the switch, or shows the key:\n%s", logs)
 	}
 }

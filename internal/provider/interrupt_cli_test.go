@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -27,10 +28,9 @@ import (
 // second export.
 
 const (
-	interruptDomain   = "docs.example.com"
-	interruptExport   = 10 * time.Second
-	interruptLatency  = 5 * time.Second // asserted; about 1s is expected
-	interruptSettling = 300 * time.Millisecond
+	interruptDomain  = "docs.example.com"
+	interruptExport  = 10 * time.Second
+	interruptLatency = 5 * time.Second // asserted; about 1s is expected
 )
 
 const interruptConfig = `terraform {
@@ -87,8 +87,11 @@ func TestAccInterrupt_applyStopsPromptlyAndResumesTheSameJob(t *testing.T) {
 	if !polling {
 		t.Fatalf("the provider never polled the export job (%s after start); terraform said:\n%s", time.Since(started).Round(time.Millisecond), firstOutput)
 	}
-	// Let it settle into its wait between polls, as a user's Ctrl-C would find it.
-	time.Sleep(interruptSettling)
+	// Once the first poll is answered the provider waits between polls, as a
+	// user's Ctrl-C would find it.
+	if !interruptWaitUntil(ctx, func() bool { return answered(mock, mockapi.EndpointGetExport) }, exited) {
+		t.Fatalf("the mock never answered the provider's poll; terraform said:\n%s", firstOutput)
+	}
 	sent := time.Now()
 	interrupt()
 	select {
@@ -149,6 +152,11 @@ func TestAccInterrupt_applyStopsPromptlyAndResumesTheSameJob(t *testing.T) {
 	if n := mock.BundlesGenerated(jobID); n != 1 {
 		t.Errorf("bundles generated for %s: %d, want 1", jobID, n)
 	}
+}
+
+// answered reports whether the mock answered a request to e.
+func answered(mock *mockapi.Server, e mockapi.Endpoint) bool {
+	return slices.ContainsFunc(mock.RequestLog(), func(r mockapi.LoggedRequest) bool { return r.Endpoint == e && r.Status != 0 })
 }
 
 // interruptWaitUntil polls cond until it holds, ctx ends or the process exits.
@@ -223,7 +231,7 @@ func TestAccInterrupt_verificationStopsAtOnce(t *testing.T) {
 	if !interruptWaitUntil(ctx, func() bool { return mock.Requests(mockapi.EndpointDownload) >= 1 }, exited) {
 		t.Fatalf("the provider never started the download; terraform said:\n%s", output)
 	}
-	time.Sleep(interruptSettling)
+	// The provider waits for the download's answer, which the fault holds.
 	sent := time.Now()
 	interrupt()
 	select {

@@ -1,4 +1,4 @@
-package provider
+package e2e
 
 import (
 	"fmt"
@@ -143,9 +143,10 @@ output "revision" {
 	rolledBack := reexported
 	rolledBack.chartVersion = "1.0.0"
 
-	parallelTest(t, resource.TestCase{
+	resource.ParallelTest(t, resource.TestCase{
+		IsUnitTest:               true,
 		TerraformVersionChecks:   []tfversion.TerraformVersionCheck{tfversion.SkipBelow(tfversion.Version1_8_0)},
-		ProtoV6ProviderFactories: testFactories(Options{Clock: clock}),
+		ProtoV6ProviderFactories: factories(clock),
 		Steps: []resource.TestStep{
 			{
 				Config:            config(first),

@@ -1,4 +1,4 @@
-package provider
+package e2e
 
 import (
 	"context"
@@ -19,9 +19,6 @@ import (
 // job fails, and the apply still succeeds with a warning that names the job,
 // leaving the resource in state.
 func TestAccAgentJobAction_triggerOnFailureContinue(t *testing.T) {
-	if os.Getenv("TF_ACC") == "" {
-		t.Skip("TF_ACC is not set: acceptance tests run the terraform CLI")
-	}
 	runner := acctest.CLIRunnerAtLeast(t, 16) // on_failure in action_trigger
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()

@@ -25,9 +25,6 @@ import (
 // raw escape; the summary is kept redacted and bounded, and the preview's
 // address is null with a warning naming preview_url.
 func TestAccSecrets_hostileAPIText(t *testing.T) {
-	if os.Getenv("TF_ACC") == "" {
-		t.Skip("TF_ACC is not set: acceptance tests run the terraform CLI")
-	}
 	runner := acctest.CLIRunner(t)
 	mock := newDeployMock(t, mockapi.Config{})
 	key := mock.APIKey

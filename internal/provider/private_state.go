@@ -1,0 +1,111 @@
+package provider
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+)
+
+// Private state: what a resource records that its schema does not show. Each
+// key is written and read here, as JSON, and nowhere else.
+
+// privateGetter is the read side of a resource's private state.
+type privateGetter interface {
+	GetKey(ctx context.Context, key string) ([]byte, diag.Diagnostics)
+}
+
+// privateSetter is the write side of a resource's private state.
+type privateSetter interface {
+	SetKey(ctx context.Context, key string, value []byte) diag.Diagnostics
+}
+
+const (
+	// privateCreateFinished marks a create that saw the deployment, build
+	// or job it started end (or had nothing to wait for). Delete offers
+	// what a create started to the replacement (resume.go) only without
+	// this mark: Terraform plans a tainted object, such as one whose create
+	// timed out, without its private state, while `terraform apply
+	// -replace` of an object whose create finished keeps it and so starts
+	// anew.
+	privateCreateFinished = "create_finished"
+	// privateBundleIssuedAt is when the link in state was issued, so that
+	// the default renewal window is capped at half the link's lifetime and
+	// an explicit one that outlasts it draws a warning.
+	privateBundleIssuedAt = "bundle_issued_at"
+	// privateImported marks a state written by an import that no apply has
+	// updated yet.
+	privateImported = "imported"
+	// privateBundleLink holds what the ephemeral resource's Renew needs to
+	// know about the link it opened.
+	privateBundleLink = "bundle_link"
+)
+
+func setPrivateJSON(ctx context.Context, private privateSetter, key string, v any) diag.Diagnostics {
+	if private == nil {
+		return nil
+	}
+	data, err := json.Marshal(v)
+	if err != nil {
+		var diags diag.Diagnostics
+		diags.AddError("Cannot record private state", err.Error())
+		return diags
+	}
+	return private.SetKey(ctx, key, data)
+}
+
+// getPrivateJSON reads key into v, and leaves v as it is when the key is
+// absent or unreadable.
+func getPrivateJSON(ctx context.Context, private privateGetter, key string, v any) {
+	if private == nil {
+		return
+	}
+	if raw, _ := private.GetKey(ctx, key); len(raw) > 0 {
+		_ = json.Unmarshal(raw, v)
+	}
+}
+
+// markCreateFinished records that the create saw its work end.
+func markCreateFinished(ctx context.Context, private privateSetter) diag.Diagnostics {
+	return setPrivateJSON(ctx, private, privateCreateFinished, true)
+}
+
+// createFinished reports a create that saw its work end.
+func createFinished(ctx context.Context, private privateGetter) bool {
+	var finished bool
+	getPrivateJSON(ctx, private, privateCreateFinished, &finished)
+	return finished
+}
+
+func recordBundleIssued(ctx context.Context, private privateSetter, at time.Time) diag.Diagnostics {
+	return setPrivateJSON(ctx, private, privateBundleIssuedAt, at.UTC().Format(time.RFC3339))
+}
+
+func bundleIssuedAt(ctx context.Context, private privateGetter) *time.Time {
+	var issued string
+	getPrivateJSON(ctx, private, privateBundleIssuedAt, &issued)
+	t, err := time.Parse(time.RFC3339, issued)
+	if err != nil {
+		return nil
+	}
+	return &t
+}
+
+// markImported records that an import wrote the state; forgetImported,
+// that an apply compared it with the configuration.
+func markImported(ctx context.Context, private privateSetter) diag.Diagnostics {
+	return setPrivateJSON(ctx, private, privateImported, true)
+}
+
+func forgetImported(ctx context.Context, private privateSetter) diag.Diagnostics {
+	return private.SetKey(ctx, privateImported, nil)
+}
+
+// wasImported reports a state that an import wrote and no apply has
+// compared with the configuration yet.
+func wasImported(ctx context.Context, private privateGetter) bool {
+	var imported bool
+	getPrivateJSON(ctx, private, privateImported, &imported)
+	return imported
+}
