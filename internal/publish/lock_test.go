@@ -99,7 +99,7 @@ func TestStageTakesOverAKilledFirstPublication(t *testing.T) {
 		t.Errorf("the store being made for another site was touched: %v", err)
 	}
 	writeTree(t, st.Tree, "new")
-	if _, err := st.Switch("se_2"); err != nil {
+	if _, err := st.Switch("se_2", nil); err != nil {
 		t.Fatal(err)
 	}
 	if got := served(t, s); got != "new" {
@@ -231,7 +231,7 @@ func TestStageAfterAProcessKilledMidPublication(t *testing.T) {
 		t.Errorf("TookOver = %q", st.TookOver)
 	}
 	writeTree(t, st.Tree, "new")
-	if _, err := st.Switch("se_1"); err != nil {
+	if _, err := st.Switch("se_1", nil); err != nil {
 		t.Fatal(err)
 	}
 	if got := served(t, s); got != "new" {

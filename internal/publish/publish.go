@@ -46,6 +46,7 @@ const (
 	storeSuffix = ".docsadmin"
 	markerName  = "site.json"
 	releasesDir = "releases"
+	recordsDir  = "manifests"
 	stagingDir  = "staging"
 	nameMax     = 255 // NAME_MAX on Linux and macOS
 	markerMax   = 64 << 10
@@ -653,11 +654,14 @@ func (s Site) leftNewStore(tmp string) bool {
 }
 
 // Switch moves the complete tree (from Stage) into the releases and points
-// Dir at it in one rename. The release that was current stays as the
-// previous one; every older release is removed. It returns the new
-// release's name, and then releases the lock: the Staged is spent. When it
-// returns no name nothing was switched, and Abandon undoes the Stage.
-func (st *Staged) Switch(jobID string) (name string, err error) {
+// Dir at it in one rename. Each of records is written durably beforehand as
+// the release's record of that suffix (see Record): a switched release
+// always has its records. The release that was current stays as the
+// previous one; every older release is removed, with its records. It
+// returns the new release's name, and then releases the lock: the Staged is
+// spent. When it returns no name nothing was switched, and Abandon undoes
+// the Stage.
+func (st *Staged) Switch(jobID string, records map[string][]byte) (name string, err error) {
 	if st.lock == nil {
 		return "", errors.New("the staged tree was already switched in or abandoned")
 	}
@@ -688,6 +692,11 @@ func (st *Staged) Switch(jobID string) (name string, err error) {
 	if err := os.Rename(st.Tree, s.Release(release)); err != nil {
 		return "", err
 	}
+	if err := s.writeRecords(release, records); err != nil {
+		_ = os.RemoveAll(s.Release(release))
+		s.removeRecords(release)
+		return "", fmt.Errorf("recording the new tree: %w", err)
+	}
 	link := filepath.Join(s.Store, linkTempPrefix+randomName())
 	if err := os.Symlink(s.linkTarget(release), link); err != nil {
 		_ = os.RemoveAll(s.Release(release))
@@ -696,6 +705,7 @@ func (st *Staged) Switch(jobID string) (name string, err error) {
 	if err := replaceLink(link, s.Dir); err != nil {
 		_ = os.Remove(link)
 		_ = os.RemoveAll(s.Release(release))
+		s.removeRecords(release)
 		return "", fmt.Errorf("switching %s to the new tree: %w", s.Dir, err)
 	}
 	localfile.SyncDir(filepath.Dir(s.Dir))
@@ -711,7 +721,8 @@ func (st *Staged) Switch(jobID string) (name string, err error) {
 	return release, s.prune(m.Current, m.Previous)
 }
 
-// prune removes every release but keep.
+// prune removes every release but keep, and every record of a release
+// it does not keep.
 func (s Site) prune(keep ...string) error {
 	entries, err := os.ReadDir(filepath.Join(s.Store, releasesDir))
 	if err != nil {
@@ -723,7 +734,88 @@ func (s Site) prune(keep ...string) error {
 			errs = append(errs, os.RemoveAll(s.Release(e.Name())))
 		}
 	}
+	records, err := os.ReadDir(filepath.Join(s.Store, recordsDir))
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		errs = append(errs, err)
+	}
+	for _, e := range records {
+		release, _, _ := strings.Cut(e.Name(), ".")
+		if !contains(keep, release) {
+			errs = append(errs, os.Remove(filepath.Join(s.Store, recordsDir, e.Name())))
+		}
+	}
 	return errors.Join(errs...)
+}
+
+// Record is the path of the record of the release name with suffix (such
+// as ".json"), which Switch wrote beside the release.
+func (s Site) Record(release, suffix string) string {
+	return filepath.Join(s.Store, recordsDir, release+suffix)
+}
+
+// ReadRecord reads the record of the release with suffix: a regular file
+// of at most limit bytes, never through a link.
+func (s Site) ReadRecord(release, suffix string, limit int64) ([]byte, error) {
+	if release == "" || strings.ContainsAny(release+suffix, `/\`) || strings.Contains(release, ".") || !strings.HasPrefix(suffix, ".") {
+		return nil, fmt.Errorf("no record %q of release %q", suffix, release)
+	}
+	return readRegular(s.Record(release, suffix), limit)
+}
+
+// writeRecords writes each record of release durably: a temporary file,
+// synced, renamed into place, the directory synced.
+func (s Site) writeRecords(release string, records map[string][]byte) error {
+	if len(records) == 0 {
+		return nil
+	}
+	dir := filepath.Join(s.Store, recordsDir)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	for suffix, data := range records {
+		if !strings.HasPrefix(suffix, ".") || strings.ContainsAny(suffix, `/\`) {
+			return fmt.Errorf("a record's suffix must start with a dot and name no directory: %q", suffix)
+		}
+		if err := writeDurably(s.Record(release, suffix), data); err != nil {
+			return err
+		}
+	}
+	localfile.SyncDir(dir)
+	return nil
+}
+
+// removeRecords removes the records of a release that was not switched in.
+func (s Site) removeRecords(release string) {
+	entries, _ := os.ReadDir(filepath.Join(s.Store, recordsDir))
+	for _, e := range entries {
+		if name, _, _ := strings.Cut(e.Name(), "."); name == release {
+			_ = os.Remove(filepath.Join(s.Store, recordsDir, e.Name()))
+		}
+	}
+}
+
+// writeDurably writes data at p through a synced temporary file beside it.
+func writeDurably(p string, data []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(p), "."+filepath.Base(p)+"-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), p)
 }
 
 func contains(list []string, s string) bool {
