@@ -8,6 +8,7 @@ package site
 import (
 	"encoding/base64"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"maps"
 	"path"
@@ -397,3 +398,28 @@ func (m *Manifest) Routes() map[string]string {
 	}
 	return routes
 }
+
+// fileJSON is a file's entry in a manifest's JSON object.
+type fileJSON struct {
+	Size         int64  `json:"size"`
+	SHA256       string `json:"sha256"`
+	MD5          string `json:"md5"`
+	MD5Base64    string `json:"md5_base64"`
+	ContentType  string `json:"content_type"`
+	CacheControl string `json:"cache_control"`
+}
+
+// EncodeFiles is files as one JSON object mapping each file's path to its
+// size, sha256, md5, md5_base64, content_type and cache_control (the shape
+// of the files attribute of docsadmin_static_site_manifest), keys in order:
+// the same files always give the same bytes.
+func EncodeFiles(files map[string]File) ([]byte, error) {
+	out := make(map[string]fileJSON, len(files))
+	for p, f := range files {
+		out[p] = fileJSON{Size: f.Size, SHA256: f.SHA256, MD5: f.MD5, MD5Base64: f.MD5Base64, ContentType: f.ContentType, CacheControl: f.CacheControl}
+	}
+	return json.Marshal(out)
+}
+
+// JSON is the manifest's files as EncodeFiles writes them.
+func (m *Manifest) JSON() ([]byte, error) { return EncodeFiles(m.files) }

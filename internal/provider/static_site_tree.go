@@ -1,0 +1,354 @@
+package provider
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"sort"
+
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/publish"
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/site"
+)
+
+// A release's per-file records live in its store beside it, never in state
+// (publish.Switch writes them before the switch): the manifest, which
+// manifest_file names for sync tools, and the stat data a refresh compares
+// first, as git's index does. State keeps the manifest's SHA-256 only, so
+// that a record changed on disk is a drift, not a new truth.
+const (
+	manifestRecord = ".json"
+	statRecord     = ".stat.json"
+	// statRecordVersion changes with the stat record's shape or meaning.
+	statRecordVersion = 1
+	// recordBytesPerFile bounds what is read of a record, per file of the
+	// site: far more than a file's entry takes, far less than memory.
+	recordBytesPerFile = 8 << 10
+	recordBytesBase    = 1 << 20
+)
+
+// fileStat is what a refresh compares of a file before reading it: with
+// its size, enough to tell a file rewritten or replaced (the change time
+// moves on every write, and with a time set back by hand too).
+type fileStat struct {
+	Mtime, Ctime int64 // nanoseconds since 1970
+	Ino          uint64
+}
+
+// siteStatRecord is the stat data of a release's files, taken once its tree
+// was written. Time is a moment on the file system's own clock after the
+// last file was written: a file whose mtime or ctime is not strictly
+// before it may have been written again within the clock's step, with the
+// same size and times, and is read.
+type siteStatRecord struct {
+	Version  int                      `json:"version"`
+	Manifest string                   `json:"manifest_sha256"`
+	Time     int64                    `json:"time_ns"`
+	Files    map[string]siteStatEntry `json:"files"`
+}
+
+type siteStatEntry struct {
+	Size   int64  `json:"s"`
+	SHA256 string `json:"h"`
+	Mtime  int64  `json:"m,omitempty"`
+	Ctime  int64  `json:"c,omitempty"`
+	Ino    uint64 `json:"i,omitempty"`
+}
+
+// siteWant is what the records say of one file.
+type siteWant struct {
+	size    int64
+	sha256  string
+	stat    fileStat
+	hasStat bool
+	seen    bool
+}
+
+// siteRecords are the records of a release being published.
+type siteRecords struct {
+	manifest       []byte
+	manifestSHA256 string
+	stat           []byte
+}
+
+func (r siteRecords) forSwitch() map[string][]byte {
+	return map[string][]byte{manifestRecord: r.manifest, statRecord: r.stat}
+}
+
+func sha256Hex(data []byte) string {
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:])
+}
+
+// recordLimit bounds the records of a site of fileCount files.
+func recordLimit(fileCount int64) int64 {
+	return recordBytesBase + max(fileCount, 0)*recordBytesPerFile
+}
+
+// newSiteRecords encodes the manifest of the tree at dir, written and
+// verified, and the stat data of its files. Every file of the tree must be
+// the manifest's, and every file of the manifest in the tree.
+func newSiteRecords(ctx context.Context, dir string, m *site.Manifest) (siteRecords, error) {
+	manifest, err := m.JSON()
+	if err != nil {
+		return siteRecords{}, err
+	}
+	files := m.Files()
+	rec := siteStatRecord{Version: statRecordVersion, Manifest: sha256Hex(manifest), Files: make(map[string]siteStatEntry, len(files))}
+	err = walkSiteTree(ctx, dir, func(rel string, _ *os.Root, _ string, info fs.FileInfo) error {
+		f, ok := files[rel]
+		if !ok || !info.Mode().IsRegular() || info.Size() != f.Size {
+			return fmt.Errorf("%s in the unpacked tree is not the archive's file", quoteSiteName(rel))
+		}
+		e := siteStatEntry{Size: f.Size, SHA256: f.SHA256}
+		if st, ok := statOf(info); ok {
+			e.Mtime, e.Ctime, e.Ino = st.Mtime, st.Ctime, st.Ino
+		}
+		rec.Files[rel] = e
+		return nil
+	})
+	if err != nil {
+		return siteRecords{}, err
+	}
+	if len(rec.Files) != len(files) {
+		return siteRecords{}, fmt.Errorf("the unpacked tree holds %d of the archive's %d files", len(rec.Files), len(files))
+	}
+	if rec.Time, err = fileSystemNow(dir); err != nil {
+		return siteRecords{}, err
+	}
+	stat, err := json.Marshal(rec)
+	if err != nil {
+		return siteRecords{}, err
+	}
+	return siteRecords{manifest: manifest, manifestSHA256: rec.Manifest, stat: stat}, nil
+}
+
+// fileSystemNow is the file system's clock at dir now: the time of a
+// directory made there and removed at once, which is what a write of a file
+// after this moment cannot be earlier than. 0 where the system gives no
+// stat data: every file is then read.
+func fileSystemNow(dir string) (int64, error) {
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return 0, err
+	}
+	defer root.Close()
+	name := ".docsadmin-clock-" + randomHex(6)
+	if err := root.Mkdir(name, 0o700); err != nil {
+		return 0, err
+	}
+	info, err := root.Lstat(name)
+	if rmErr := root.Remove(name); err == nil {
+		err = rmErr
+	}
+	if err != nil {
+		return 0, err
+	}
+	st, ok := statOf(info)
+	if !ok {
+		return 0, nil
+	}
+	return min(st.Mtime, st.Ctime), nil
+}
+
+// walkSiteTree visits every entry of the tree at dir that is not a
+// directory, through an os.Root opened on each directory: no name found on
+// disk leads out of the tree, no link is followed and nothing is opened but
+// directories. fn gets the entry's slash-separated path, the root of its
+// directory and its name there, and what Lstat says of it.
+func walkSiteTree(ctx context.Context, dir string, fn func(rel string, parent *os.Root, name string, info fs.FileInfo) error) error {
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return err
+	}
+	defer root.Close()
+	return walkSiteDir(ctx, root, "", fn)
+}
+
+func walkSiteDir(ctx context.Context, r *os.Root, prefix string, fn func(string, *os.Root, string, fs.FileInfo) error) error {
+	d, err := r.Open(".")
+	if err != nil {
+		return err
+	}
+	entries, err := d.ReadDir(-1)
+	d.Close()
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		rel := path.Join(prefix, e.Name())
+		if e.IsDir() {
+			sub, err := r.OpenRoot(e.Name())
+			if err != nil {
+				return err
+			}
+			err = walkSiteDir(ctx, sub, rel, fn)
+			sub.Close()
+			if err != nil {
+				return err
+			}
+			continue
+		}
+		info, err := r.Lstat(e.Name())
+		if err != nil {
+			return err
+		}
+		if err := fn(rel, r, e.Name(), info); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// siteFileSHA256 hashes the regular file name of r that Lstat described as
+// info; a file replaced since (another inode, a link, a special file) is
+// errReplaced.
+func siteFileSHA256(r *os.Root, name string, info fs.FileInfo) (string, error) {
+	f, err := r.OpenFile(name, os.O_RDONLY|openNonblock, 0)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	opened, err := f.Stat()
+	if err != nil {
+		return "", err
+	}
+	if !opened.Mode().IsRegular() || !os.SameFile(opened, info) {
+		return "", errReplaced
+	}
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+var errReplaced = errors.New("replaced while it was read")
+
+// siteWantFromRecords reads what the records of release say of its files,
+// checked against manifestSHA256 (the manifest's SHA-256 in state, "" when
+// unknown). The stat record is used when it is of that manifest; without
+// it, every file is read. A manifest that is missing or differs is a
+// problem, said in words.
+func siteWantFromRecords(s publish.Site, release, manifestSHA256 string, fileCount int64) (want map[string]siteWant, racyFrom int64, problem string, err error) {
+	limit := recordLimit(fileCount)
+	manifestPath := s.Record(release, manifestRecord)
+	manifest, err := s.ReadRecord(release, manifestRecord, limit)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, 0, fmt.Sprintf("the record of the files of %s, %s, is missing, so the tree cannot be checked", s.Dir, manifestPath), nil
+	case err != nil:
+		return nil, 0, "", err
+	}
+	digest := sha256Hex(manifest)
+	if manifestSHA256 != "" && digest != manifestSHA256 {
+		return nil, 0, fmt.Sprintf("%s (manifest_file) is not the manifest this site published (SHA-256 %s, want %s)", manifestPath, digest, manifestSHA256), nil
+	}
+	if stat, err := s.ReadRecord(release, statRecord, limit); err == nil {
+		var rec siteStatRecord
+		if json.Unmarshal(stat, &rec) == nil && rec.Version == statRecordVersion && rec.Manifest == digest && rec.Files != nil {
+			want = make(map[string]siteWant, len(rec.Files))
+			for p, e := range rec.Files {
+				want[p] = siteWant{size: e.Size, sha256: e.SHA256, stat: fileStat{Mtime: e.Mtime, Ctime: e.Ctime, Ino: e.Ino}, hasStat: rec.Time != 0}
+			}
+			return want, rec.Time, "", nil
+		}
+	}
+	var files map[string]struct {
+		Size   int64  `json:"size"`
+		SHA256 string `json:"sha256"`
+	}
+	if err := json.Unmarshal(manifest, &files); err != nil {
+		return nil, 0, fmt.Sprintf("%s (manifest_file) cannot be read: %s", manifestPath, err), nil
+	}
+	want = make(map[string]siteWant, len(files))
+	for p, f := range files {
+		want[p] = siteWant{size: f.Size, sha256: f.SHA256}
+	}
+	return want, 0, "", nil
+}
+
+// compareSiteTree compares the release at root with want. A file whose
+// size, times and inode are those recorded, and whose times are before
+// racyFrom, is the file published and is not read; every other file of the
+// right size is hashed. Only regular files are opened, never a FIFO or a
+// device; directories are not compared, since hosts serve files.
+func compareSiteTree(ctx context.Context, root string, want map[string]siteWant, racyFrom int64) (d siteDrift, read int, err error) {
+	err = walkSiteTree(ctx, root, func(rel string, parent *os.Root, name string, info fs.FileInfo) error {
+		w, ok := want[rel]
+		if !ok {
+			d.add(&d.extra, &d.extraN, rel)
+			return nil
+		}
+		w.seen = true
+		want[rel] = w
+		switch {
+		case !info.Mode().IsRegular():
+			d.add(&d.changed, &d.changedN, rel+" (no longer a regular file)")
+		case info.Size() != w.size:
+			d.add(&d.changed, &d.changedN, rel)
+		case w.unchanged(info, racyFrom):
+		default:
+			read++
+			digest, err := siteFileSHA256(parent, name, info)
+			switch {
+			case errors.Is(err, errReplaced):
+				d.add(&d.changed, &d.changedN, rel+" (replaced while it was read)")
+			case err != nil:
+				return err
+			case digest != w.sha256:
+				d.add(&d.changed, &d.changedN, rel)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return d, read, err
+	}
+	var missing []string
+	for p, w := range want {
+		if !w.seen {
+			missing = append(missing, p)
+		}
+	}
+	sort.Strings(missing)
+	for _, p := range missing {
+		d.add(&d.missing, &d.missingN, p)
+	}
+	return d, read, nil
+}
+
+// unchanged says whether a file of the recorded size is known unchanged
+// without reading it: its stat data is the recorded one, and neither of
+// its times reaches the record's time (else it may have been written again
+// within the clock's step).
+func (w siteWant) unchanged(info fs.FileInfo, racyFrom int64) bool {
+	if !w.hasStat {
+		return false
+	}
+	st, ok := statOf(info)
+	return ok && st == w.stat && st.Mtime < racyFrom && st.Ctime < racyFrom
+}
+
+// checkRelease compares the release of the site with its records, held to
+// the manifest state names.
+func checkRelease(ctx context.Context, s publish.Site, release string, state siteScalars) (siteDrift, error) {
+	want, racyFrom, problem, err := siteWantFromRecords(s, release, state.ManifestSHA256.ValueString(), state.FileCount.ValueInt64())
+	if err != nil || problem != "" {
+		return siteDrift{whole: problem}, err
+	}
+	d, read, err := compareSiteTree(ctx, s.Release(release), want, racyFrom)
+	tflog.Debug(ctx, "checked the static site's release", map[string]any{"release": release, "files": len(want), "read": read, "stat_data": racyFrom != 0})
+	return d, err
+}
