@@ -16,7 +16,6 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
-	"reflect"
 	"regexp"
 	"strconv"
 	"strings"
@@ -479,7 +478,9 @@ data "docsadmin_static_site_manifest" "site" {
 						if err != nil {
 							return err
 						}
-						if !reflect.DeepEqual(files, dataValues["files"]) {
+						got, _ := json.Marshal(files)
+						want, _ := json.Marshal(dataValues["files"])
+						if !bytes.Equal(got, want) {
 							return fmt.Errorf("manifest_file lists %d files, the data source %d, or they differ", len(files), len(keys(dataValues["files"].(map[string]any))))
 						}
 						return nil
@@ -612,4 +613,52 @@ func TestAccStaticSite_badInputFailsAtPlanTime(t *testing.T) {
 		}, want: []string{"job_id", "empty or blank"}},
 	}
 	acctest.RunSubtests(t, cases, func(tc badInput) string { return tc.name }, runBadInput)
+}
+
+// A change of max_files alone records it: the site published meets it, so
+// nothing is downloaded or switched. A value below the site's files is
+// refused at plan, naming both.
+func TestAccStaticSite_maxFilesChangePublishesNothing(t *testing.T) {
+	mock := acctest.NewMock(t, mockapi.Config{})
+	dir := filepath.Join(t.TempDir(), "site")
+	traffic := &linkTraffic{mock: mock}
+	var release string
+	parallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testFactories(Options{}),
+		Steps: []resource.TestStep{
+			{
+				Config: siteConfig(mock, dir, ""),
+				Check: resource.ComposeTestCheckFunc(
+					resource.TestCheckResourceAttr(siteAddress, "max_files", fmt.Sprint(defaultSiteMaxFiles)),
+					captureAttr(siteAddress, "release_directory", &release),
+				),
+			},
+			{
+				PreConfig: traffic.reset,
+				Config:    siteConfigMaxFiles(mock, dir, 500),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{
+						plancheck.ExpectResourceAction(siteAddress, plancheck.ResourceActionUpdate),
+						plancheck.ExpectKnownValue(siteAddress, tfjsonpath.New("manifest_file"), knownvalue.StringRegexp(regexp.MustCompile(`\.json$`))),
+						plancheck.ExpectKnownValue(siteAddress, tfjsonpath.New("release_directory"), knownvalue.NotNull()),
+					},
+					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+				Check: resource.ComposeTestCheckFunc(
+					traffic.expect(0, 0, 0),
+					resource.TestCheckResourceAttr(siteAddress, "max_files", "500"),
+					func(*terraform.State) error {
+						if got, _ := filepath.EvalSymlinks(dir); got != release {
+							return fmt.Errorf("%s serves %s, want the release published before, %s", dir, got, release)
+						}
+						return nil
+					},
+				),
+			},
+			{
+				Config:      siteConfigMaxFiles(mock, dir, 10),
+				ExpectError: regexp.MustCompile(`(?s)Invalid max_files.*max_files = 10 is below the \d+ files of the site`),
+			},
+		},
+	})
 }
