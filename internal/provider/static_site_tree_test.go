@@ -134,7 +134,7 @@ func TestSiteRefreshReadsRacyFiles(t *testing.T) {
 		racyFrom    int64
 		read, found int
 	}{
-		{racyFrom: now.Ctime, read: 1, found: 1},         // written in the record's clock step: read
+		{racyFrom: now.Ctime, read: 1, found: 1},           // written in the record's clock step: read
 		{racyFrom: max(now.Ctime, now.Mtime) + 1, read: 0}, // not racy: trusted, the change unseen
 	} {
 		want, _, problem, err := siteWantFromRecords(s, release, digest, 3)
