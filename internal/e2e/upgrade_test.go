@@ -175,7 +175,7 @@ func checkUpgradedSite(t *testing.T, state *tfjson.State) {
 		if err := json.Unmarshal(data, &files); err != nil || fmt.Sprint(len(files)) != fmt.Sprint(v["file_count"]) {
 			t.Errorf("%s: manifest_file lists %d files (%v), file_count = %v", r.Address, len(files), err, v["file_count"])
 		}
-		if v["tree_intact"] != true || v["max_files"] != float64(100_000) {
+		if v["tree_intact"] != true || fmt.Sprint(v["max_files"]) != "100000" {
 			t.Errorf("%s after the upgrade: tree_intact = %v, max_files = %v", r.Address, v["tree_intact"], v["max_files"])
 		}
 		return
