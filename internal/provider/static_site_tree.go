@@ -9,9 +9,13 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path"
+	"slices"
 	"sort"
+	"strconv"
+	"strings"
 
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
@@ -26,9 +30,10 @@ import (
 // that a record changed on disk is a drift, not a new truth.
 const (
 	manifestRecord = ".json"
-	statRecord     = ".stat.json"
-	// statRecordVersion changes with the stat record's shape or meaning.
-	statRecordVersion = 1
+	statRecord     = ".stat"
+	// statRecordHeader starts a stat record, and changes with its shape or
+	// meaning.
+	statRecordHeader = "docsadmin-site-stat 1"
 	// recordBytesPerFile bounds what is read of a record, per file of the
 	// site: far more than a file's entry takes, far less than memory.
 	recordBytesPerFile = 8 << 10
@@ -43,24 +48,77 @@ type fileStat struct {
 	Ino          uint64
 }
 
-// siteStatRecord is the stat data of a release's files, taken once its tree
-// was written. Time is a moment on the file system's own clock after the
-// last file was written: a file whose mtime or ctime is not strictly
-// before it may have been written again within the clock's step, with the
-// same size and times, and is read.
-type siteStatRecord struct {
-	Version  int                      `json:"version"`
-	Manifest string                   `json:"manifest_sha256"`
-	Time     int64                    `json:"time_ns"`
-	Files    map[string]siteStatEntry `json:"files"`
+// The stat record holds the stat data of a release's files, taken once its
+// tree was written, in lines a refresh parses without a JSON decoder (one
+// line per file, at every plan):
+//
+//	docsadmin-site-stat 1
+//	manifest <the manifest's SHA-256>
+//	time <nanoseconds>
+//	<size> <mtime> <ctime> <inode> <SHA-256> <path>
+//
+// time is a moment on the file system's own clock after the last file was
+// written: a file whose mtime or ctime is not strictly before it may have
+// been written again within the clock's step, with the same size and
+// times, and is read. Paths hold no newline (site.NameProblem refuses
+// control characters), and come last, so they may hold spaces.
+
+// encodeStatRecord writes the stat record of a release's files.
+func encodeStatRecord(manifestSHA256 string, time int64, files map[string]siteWant) []byte {
+	var b strings.Builder
+	b.Grow(64 + len(files)*160)
+	fmt.Fprintf(&b, "%s\nmanifest %s\ntime %d\n", statRecordHeader, manifestSHA256, time)
+	for _, p := range slices.Sorted(maps.Keys(files)) {
+		w := files[p]
+		fmt.Fprintf(&b, "%d %d %d %d %s %s\n", w.size, w.stat.Mtime, w.stat.Ctime, w.stat.Ino, w.sha256, p)
+	}
+	return []byte(b.String())
 }
 
-type siteStatEntry struct {
-	Size   int64  `json:"s"`
-	SHA256 string `json:"h"`
-	Mtime  int64  `json:"m,omitempty"`
-	Ctime  int64  `json:"c,omitempty"`
-	Ino    uint64 `json:"i,omitempty"`
+// parseStatRecord reads a stat record written for the manifest of SHA-256
+// manifestSHA256; false when it is another's or malformed.
+func parseStatRecord(data []byte, manifestSHA256 string) (want map[string]siteWant, racyFrom int64, ok bool) {
+	text := string(data)
+	line := func() string {
+		l, rest, found := strings.Cut(text, "\n")
+		if !found {
+			return "\x00" // a record ends with a newline
+		}
+		text = rest
+		return l
+	}
+	if line() != statRecordHeader || line() != "manifest "+manifestSHA256 {
+		return nil, 0, false
+	}
+	racyFrom, err := strconv.ParseInt(strings.TrimPrefix(line(), "time "), 10, 64)
+	if err != nil || racyFrom <= 0 {
+		return nil, 0, false
+	}
+	want = make(map[string]siteWant, strings.Count(text, "\n"))
+	for text != "" {
+		fields := strings.SplitN(line(), " ", 6)
+		if len(fields) != 6 {
+			return nil, 0, false
+		}
+		var w siteWant
+		var ino uint64
+		w.size, err = strconv.ParseInt(fields[0], 10, 64)
+		if err == nil {
+			w.stat.Mtime, err = strconv.ParseInt(fields[1], 10, 64)
+		}
+		if err == nil {
+			w.stat.Ctime, err = strconv.ParseInt(fields[2], 10, 64)
+		}
+		if err == nil {
+			ino, err = strconv.ParseUint(fields[3], 10, 64)
+		}
+		if err != nil || len(fields[4]) != sha256.Size*2 {
+			return nil, 0, false
+		}
+		w.stat.Ino, w.sha256, w.hasStat = ino, fields[4], true
+		want[fields[5]] = w
+	}
+	return want, racyFrom, true
 }
 
 // siteWant is what the records say of one file.
@@ -80,7 +138,11 @@ type siteRecords struct {
 }
 
 func (r siteRecords) forSwitch() map[string][]byte {
-	return map[string][]byte{manifestRecord: r.manifest, statRecord: r.stat}
+	records := map[string][]byte{manifestRecord: r.manifest}
+	if r.stat != nil {
+		records[statRecord] = r.stat
+	}
+	return records
 }
 
 func sha256Hex(data []byte) string {
@@ -102,33 +164,32 @@ func newSiteRecords(ctx context.Context, dir string, m *site.Manifest) (siteReco
 		return siteRecords{}, err
 	}
 	files := m.Files()
-	rec := siteStatRecord{Version: statRecordVersion, Manifest: sha256Hex(manifest), Files: make(map[string]siteStatEntry, len(files))}
+	recorded := make(map[string]siteWant, len(files))
 	err = walkSiteTree(ctx, dir, func(rel string, _ *os.Root, _ string, info fs.FileInfo) error {
 		f, ok := files[rel]
 		if !ok || !info.Mode().IsRegular() || info.Size() != f.Size {
 			return fmt.Errorf("%s in the unpacked tree is not the archive's file", quoteSiteName(rel))
 		}
-		e := siteStatEntry{Size: f.Size, SHA256: f.SHA256}
-		if st, ok := statOf(info); ok {
-			e.Mtime, e.Ctime, e.Ino = st.Mtime, st.Ctime, st.Ino
-		}
-		rec.Files[rel] = e
+		st, _ := statOf(info)
+		recorded[rel] = siteWant{size: f.Size, sha256: f.SHA256, stat: st}
 		return nil
 	})
 	if err != nil {
 		return siteRecords{}, err
 	}
-	if len(rec.Files) != len(files) {
-		return siteRecords{}, fmt.Errorf("the unpacked tree holds %d of the archive's %d files", len(rec.Files), len(files))
+	if len(recorded) != len(files) {
+		return siteRecords{}, fmt.Errorf("the unpacked tree holds %d of the archive's %d files", len(recorded), len(files))
 	}
-	if rec.Time, err = fileSystemNow(dir); err != nil {
-		return siteRecords{}, err
-	}
-	stat, err := json.Marshal(rec)
+	now, err := fileSystemNow(dir)
 	if err != nil {
 		return siteRecords{}, err
 	}
-	return siteRecords{manifest: manifest, manifestSHA256: rec.Manifest, stat: stat}, nil
+	digest := sha256Hex(manifest)
+	rec := siteRecords{manifest: manifest, manifestSHA256: digest}
+	if now != 0 { // else no stat data: every file is read
+		rec.stat = encodeStatRecord(digest, now, recorded)
+	}
+	return rec, nil
 }
 
 // fileSystemNow is the file system's clock at dir now: the time of a
@@ -256,13 +317,8 @@ func siteWantFromRecords(s publish.Site, release, manifestSHA256 string, fileCou
 		return nil, 0, fmt.Sprintf("%s (manifest_file) is not the manifest this site published (SHA-256 %s, want %s)", manifestPath, digest, manifestSHA256), nil
 	}
 	if stat, err := s.ReadRecord(release, statRecord, limit); err == nil {
-		var rec siteStatRecord
-		if json.Unmarshal(stat, &rec) == nil && rec.Version == statRecordVersion && rec.Manifest == digest && rec.Files != nil {
-			want = make(map[string]siteWant, len(rec.Files))
-			for p, e := range rec.Files {
-				want[p] = siteWant{size: e.Size, sha256: e.SHA256, stat: fileStat{Mtime: e.Mtime, Ctime: e.Ctime, Ino: e.Ino}, hasStat: rec.Time != 0}
-			}
-			return want, rec.Time, "", nil
+		if want, racyFrom, ok := parseStatRecord(stat, digest); ok {
+			return want, racyFrom, "", nil
 		}
 	}
 	var files map[string]struct {

@@ -212,3 +212,35 @@ func TestSiteRefreshFollowsNoLink(t *testing.T) {
 		t.Errorf("a link in place of a file: %v\n%s", err, d.String(s.Dir, "se_1"))
 	}
 }
+
+// The stat record reads back as written, path spaces included, and one of
+// another manifest, or damaged, is not used.
+func TestStatRecordRoundTrip(t *testing.T) {
+	t.Parallel()
+	digest := strings.Repeat("ab", 32)
+	files := map[string]siteWant{
+		"index.html":         {size: 12, sha256: strings.Repeat("1", 64), stat: fileStat{Mtime: 5, Ctime: 6, Ino: 7}},
+		"guides/a page.html": {size: 0, sha256: strings.Repeat("2", 64), stat: fileStat{Mtime: 8, Ctime: 9, Ino: 1 << 63}},
+	}
+	data := encodeStatRecord(digest, 42, files)
+	got, racyFrom, ok := parseStatRecord(data, digest)
+	if !ok || racyFrom != 42 || len(got) != len(files) {
+		t.Fatalf("parse: ok %v, time %d, %d files", ok, racyFrom, len(got))
+	}
+	for p, w := range files {
+		w.hasStat = true
+		if got[p] != w {
+			t.Errorf("%q: %+v, want %+v", p, got[p], w)
+		}
+	}
+	for name, bad := range map[string][]byte{
+		"another manifest": encodeStatRecord(strings.Repeat("cd", 32), 42, files),
+		"cut short":        data[:len(data)-3],
+		"no time":          encodeStatRecord(digest, 0, files),
+		"a short digest":   []byte(statRecordHeader + "\nmanifest " + digest + "\ntime 1\n1 2 3 4 abc index.html\n"),
+	} {
+		if _, _, ok := parseStatRecord(bad, digest); ok {
+			t.Errorf("%s: parsed", name)
+		}
+	}
+}
