@@ -87,7 +87,6 @@ type benchAPI struct {
 	*httptest.Server
 	mu     sync.Mutex
 	sites  map[string]generatedSite // by job id
-	links  int
 	served servedBytes
 }
 
@@ -106,12 +105,6 @@ func (a *benchAPI) add(g generatedSite) string {
 	id := fmt.Sprintf("se_bench%08d", g.pages)
 	a.sites[id] = g
 	return id
-}
-
-func (a *benchAPI) linkRequests() int {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return a.links
 }
 
 func (a *benchAPI) serve(w http.ResponseWriter, r *http.Request) {
@@ -133,9 +126,6 @@ func (a *benchAPI) serve(w http.ResponseWriter, r *http.Request) {
 	id, bundle := strings.CutSuffix(rest, "/bundle")
 	a.mu.Lock()
 	g, found := a.sites[id]
-	if found && bundle && r.Method == http.MethodPost && r.Header.Get("Authorization") == "Bearer "+benchWriteKey {
-		a.links++
-	}
 	a.mu.Unlock()
 	switch {
 	case r.Method == http.MethodPost && r.Header.Get("Authorization") == "Bearer "+benchReadKey:
