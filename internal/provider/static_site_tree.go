@@ -9,10 +9,8 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"maps"
 	"os"
 	"path"
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -63,16 +61,25 @@ type fileStat struct {
 // times, and is read. Paths hold no newline (site.NameProblem refuses
 // control characters), and come last, so they may hold spaces.
 
-// encodeStatRecord writes the stat record of a release's files.
-func encodeStatRecord(manifestSHA256 string, time int64, files map[string]siteWant) []byte {
-	var b strings.Builder
-	b.Grow(64 + len(files)*160)
-	fmt.Fprintf(&b, "%s\nmanifest %s\ntime %d\n", statRecordHeader, manifestSHA256, time)
-	for _, p := range slices.Sorted(maps.Keys(files)) {
-		w := files[p]
-		fmt.Fprintf(&b, "%d %d %d %d %s %s\n", w.size, w.stat.Mtime, w.stat.Ctime, w.stat.Ino, w.sha256, p)
-	}
-	return []byte(b.String())
+// appendStatHeader starts a stat record.
+func appendStatHeader(b []byte, manifestSHA256 string, time int64) []byte {
+	return fmt.Appendf(b, "%s\nmanifest %s\ntime %d\n", statRecordHeader, manifestSHA256, time)
+}
+
+// appendStatLine records the file at p.
+func appendStatLine(b []byte, p string, w siteWant) []byte {
+	b = strconv.AppendInt(b, w.size, 10)
+	b = append(b, ' ')
+	b = strconv.AppendInt(b, w.stat.Mtime, 10)
+	b = append(b, ' ')
+	b = strconv.AppendInt(b, w.stat.Ctime, 10)
+	b = append(b, ' ')
+	b = strconv.AppendUint(b, w.stat.Ino, 10)
+	b = append(b, ' ')
+	b = append(b, w.sha256...)
+	b = append(b, ' ')
+	b = append(b, p...)
+	return append(b, '\n')
 }
 
 // parseStatRecord reads a stat record written for the manifest of SHA-256
@@ -157,37 +164,40 @@ func recordLimit(fileCount int64) int64 {
 
 // newSiteRecords encodes the manifest of the tree at dir, written and
 // verified, and the stat data of its files. Every file of the tree must be
-// the manifest's, and every file of the manifest in the tree.
+// the manifest's, and every file of the manifest in the tree. The record's
+// time is taken before the files' stat data: a file written after it has
+// its times there or later, so it is racy or its stat data differs.
 func newSiteRecords(ctx context.Context, dir string, m *site.Manifest) (siteRecords, error) {
 	manifest, err := m.JSON()
 	if err != nil {
 		return siteRecords{}, err
 	}
-	files := m.Files()
-	recorded := make(map[string]siteWant, len(files))
+	digest := sha256Hex(manifest)
+	now, err := fileSystemNow(dir)
+	if err != nil {
+		return siteRecords{}, err
+	}
+	stat := appendStatHeader(make([]byte, 0, 128+m.Len()*192), digest, now)
+	n := 0
 	err = walkSiteTree(ctx, dir, func(rel string, _ *os.Root, _ string, info fs.FileInfo) error {
-		f, ok := files[rel]
+		f, ok := m.File(rel)
 		if !ok || !info.Mode().IsRegular() || info.Size() != f.Size {
 			return fmt.Errorf("%s in the unpacked tree is not the archive's file", quoteSiteName(rel))
 		}
 		st, _ := statOf(info)
-		recorded[rel] = siteWant{size: f.Size, sha256: f.SHA256, stat: st}
+		stat = appendStatLine(stat, rel, siteWant{size: f.Size, sha256: f.SHA256, stat: st})
+		n++
 		return nil
 	})
 	if err != nil {
 		return siteRecords{}, err
 	}
-	if len(recorded) != len(files) {
-		return siteRecords{}, fmt.Errorf("the unpacked tree holds %d of the archive's %d files", len(recorded), len(files))
+	if n != m.Len() {
+		return siteRecords{}, fmt.Errorf("the unpacked tree holds %d of the archive's %d files", n, m.Len())
 	}
-	now, err := fileSystemNow(dir)
-	if err != nil {
-		return siteRecords{}, err
-	}
-	digest := sha256Hex(manifest)
 	rec := siteRecords{manifest: manifest, manifestSHA256: digest}
 	if now != 0 { // else no stat data: every file is read
-		rec.stat = encodeStatRecord(digest, now, recorded)
+		rec.stat = stat
 	}
 	return rec, nil
 }
@@ -261,7 +271,9 @@ func walkSiteDir(ctx context.Context, r *os.Root, prefix string, fn func(string,
 			}
 			continue
 		}
-		info, err := r.Lstat(e.Name())
+		// Read through r, its entries carry what lstatat said of them,
+		// relative to the directory's handle.
+		info, err := e.Info()
 		if err != nil {
 			return err
 		}

@@ -213,6 +213,14 @@ func TestSiteRefreshFollowsNoLink(t *testing.T) {
 	}
 }
 
+func encodeStatRecord(manifestSHA256 string, time int64, files map[string]siteWant) []byte {
+	b := appendStatHeader(nil, manifestSHA256, time)
+	for p, w := range files {
+		b = appendStatLine(b, p, w)
+	}
+	return b
+}
+
 // The stat record reads back as written, path spaces included, and one of
 // another manifest, or damaged, is not used.
 func TestStatRecordRoundTrip(t *testing.T) {
