@@ -2,6 +2,9 @@ package e2e
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -56,6 +59,10 @@ type upgradeCase struct {
 	// hadIdentity says whether the earlier build records a resource
 	// identity (Terraform 1.12+); this build records one either way.
 	hadIdentity bool
+	// noDownload says that the upgrade downloads no archive.
+	noDownload bool
+	// check, when set, checks the state after the upgrade's apply.
+	check func(t *testing.T, state *tfjson.State)
 }
 
 var upgradeCases = []upgradeCase{
@@ -115,6 +122,65 @@ resource "docsadmin_static_export_file" "copy" {
 		domains:     []string{"docs.example.com"},
 		hadIdentity: true,
 	},
+	{
+		rev: "173be61",
+		what: "the last revision before docsadmin_static_site's schema version 1: every file in files and every route in " +
+			"routes, max_files 8000 by default (the state upgrader drops both maps and records the manifest beside the release)",
+		config: upgradeRequiredProviders + `
+resource "docsadmin_static_export" "site" {
+  domain = "docs.example.com"
+}
+
+resource "docsadmin_static_site" "site" {
+  job_id          = docsadmin_static_export.site.job_id
+  directory       = "${path.module}/dist/site"
+  expected_sha256 = docsadmin_static_export.site.archive_sha256
+}
+`,
+		domains: []string{"docs.example.com"},
+		// The default of max_files, which the published site meets, is
+		// recorded: no download.
+		mayUpdate:   []string{"docsadmin_static_site.site"},
+		hadIdentity: true,
+		noDownload:  true,
+		check:       checkUpgradedSite,
+	},
+}
+
+// checkUpgradedSite holds the upgraded site's state to schema version 1:
+// no per-file attribute, and a manifest_file beside the release whose
+// SHA-256 is manifest_sha256 and which lists file_count files.
+func checkUpgradedSite(t *testing.T, state *tfjson.State) {
+	t.Helper()
+	for _, r := range state.Values.RootModule.Resources {
+		if r.Type != "docsadmin_static_site" {
+			continue
+		}
+		v := r.AttributeValues
+		for _, gone := range []string{"files", "routes"} {
+			if _, ok := v[gone]; ok {
+				t.Errorf("%s still holds %s after the upgrade", r.Address, gone)
+			}
+		}
+		name, _ := v["manifest_file"].(string)
+		data, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatalf("%s: manifest_file = %q: %v", r.Address, name, err)
+		}
+		sum := sha256.Sum256(data)
+		if got := hex.EncodeToString(sum[:]); got != v["manifest_sha256"] {
+			t.Errorf("%s: manifest_file has SHA-256 %s, manifest_sha256 = %v", r.Address, got, v["manifest_sha256"])
+		}
+		var files map[string]any
+		if err := json.Unmarshal(data, &files); err != nil || fmt.Sprint(len(files)) != fmt.Sprint(v["file_count"]) {
+			t.Errorf("%s: manifest_file lists %d files (%v), file_count = %v", r.Address, len(files), err, v["file_count"])
+		}
+		if v["tree_intact"] != true || fmt.Sprint(v["max_files"]) != "100000" {
+			t.Errorf("%s after the upgrade: tree_intact = %v, max_files = %v", r.Address, v["tree_intact"], v["max_files"])
+		}
+		return
+	}
+	t.Error("no docsadmin_static_site in state after the upgrade")
 }
 
 // upgradeAgentJobConfig is an export and an agent job that waits for its
@@ -224,6 +290,7 @@ func testUpgrade(t *testing.T, c upgradeCase, currentInst tfrunner.Installation,
 		}
 	}
 	checkIdentities(t, "revision "+c.rev, before, identities && c.hadIdentity)
+	downloads := mock.Downloads()
 
 	// This tree's build: init -upgrade moves the lock file to it, as a user
 	// upgrades to a new release.
@@ -308,6 +375,12 @@ func testUpgrade(t *testing.T, c upgradeCase, currentInst tfrunner.Installation,
 		t.Fatal(err)
 	}
 	checkIdentities(t, "this tree's build", after, identities)
+	if c.noDownload && mock.Downloads() != downloads {
+		t.Errorf("the upgrade downloaded %d archives, want none", mock.Downloads()-downloads)
+	}
+	if c.check != nil {
+		c.check(t, after)
+	}
 	for _, domain := range c.domains {
 		if n := mock.ExportsStarted(domain); n != 1 {
 			t.Errorf("the API has started %d exports of %s in all, want 1", n, domain)

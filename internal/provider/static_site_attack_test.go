@@ -73,7 +73,7 @@ func TestCompareSiteTreeIsNotLedOutOrBlocked(t *testing.T) {
 		go func() {
 			defer close(done)
 			for range 2000 {
-				_, _ = compareSiteTree(ctx, release, want)
+				_, _, _ = compareSiteTree(ctx, release, want, 0)
 			}
 		}()
 		select {
@@ -99,7 +99,7 @@ func TestCompareSiteTreeIsNotLedOutOrBlocked(t *testing.T) {
 		stop := exchangeLoop(t, filepath.Join(release, "a"), link)
 		defer stop()
 		for range 2000 {
-			drift, _ := compareSiteTree(ctx, release, want)
+			drift, _, _ := compareSiteTree(ctx, release, want, 0)
 			if names := strings.Join(drift.extra, " "); strings.Contains(names, "id_secret") {
 				stop()
 				t.Fatalf("the walk followed a link swapped in for a directory and names %s", names)

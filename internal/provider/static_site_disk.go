@@ -1,15 +1,12 @@
 package provider
 
 import (
-	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"sync"
 
@@ -18,14 +15,19 @@ import (
 )
 
 const (
-	// defaultSiteMaxFiles keeps an unchanged plan of a site within 15 s
-	// and the provider under 300 MiB on a 2-core runner (the performance
-	// guide has the figures).
-	defaultSiteMaxFiles = 8_000
-	maxSiteMaxFiles     = 1_000_000
-	// siteMemoryPerFileKiB is the provider's memory per file of files at
-	// plan, as measured (performance guide).
-	siteMemoryPerFileKiB = 20
+	// defaultSiteMaxFiles keeps an unchanged plan of a site within seconds
+	// and the provider under 250 MiB on a 2-core runner: state holds no
+	// file, and a refresh reads the stat record and the tree's metadata
+	// (the performance guide has the figures).
+	defaultSiteMaxFiles = 100_000
+	// defaultManifestMaxFiles keeps the plans of uploads planned from the
+	// manifest data source's files within seconds: every file is a value
+	// of the plan.
+	defaultManifestMaxFiles = 8_000
+	maxSiteMaxFiles         = 1_000_000
+	// manifestMemoryPerFileKiB is the provider's memory per file of the
+	// data source's files at plan, as measured (performance guide).
+	manifestMemoryPerFileKiB = 20
 	// driftShown is how many files of each kind a drift report names.
 	driftShown = 5
 )
@@ -88,83 +90,6 @@ func quoteSiteName(name string) string {
 		q = q[:117] + "...\""
 	}
 	return q
-}
-
-// compareSiteTree compares the tree at root with want: sizes first, so
-// that a common change costs no hashing, then the SHA-256 of every file.
-// Only regular files are opened, never a FIFO or a device; directories
-// are not compared, since hosts serve files.
-func compareSiteTree(ctx context.Context, root string, want map[string]siteWant) (siteDrift, error) {
-	var d siteDrift
-	seen := make(map[string]bool, len(want))
-	var toHash []string
-	err := filepath.WalkDir(root, func(p string, e fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		if e.IsDir() {
-			return nil
-		}
-		rel, _ := filepath.Rel(root, p)
-		rel = filepath.ToSlash(rel)
-		w, ok := want[rel]
-		switch {
-		case !ok:
-			d.add(&d.extra, &d.extraN, rel)
-			return nil
-		case !e.Type().IsRegular():
-			d.add(&d.changed, &d.changedN, rel+" (no longer a regular file)")
-		default:
-			info, err := e.Info()
-			if err != nil {
-				return err
-			}
-			if info.Size() != w.size {
-				d.add(&d.changed, &d.changedN, rel)
-			} else {
-				toHash = append(toHash, rel)
-			}
-		}
-		seen[rel] = true
-		return nil
-	})
-	if err != nil {
-		return d, err
-	}
-	for _, rel := range toHash {
-		if err := ctx.Err(); err != nil {
-			return d, err
-		}
-		digest, err := regularFileSHA256(filepath.Join(root, filepath.FromSlash(rel)))
-		if err != nil {
-			return d, err
-		}
-		if digest != want[rel].sha256 {
-			d.add(&d.changed, &d.changedN, rel)
-		}
-	}
-	if len(seen) < len(want) {
-		missing := make([]string, 0, len(want)-len(seen))
-		for p := range want {
-			if !seen[p] {
-				missing = append(missing, p)
-			}
-		}
-		sort.Strings(missing)
-		for _, p := range missing {
-			d.add(&d.missing, &d.missingN, p)
-		}
-	}
-	return d, nil
-}
-
-// regularFileSHA256 hashes a regular file, refusing anything else.
-func regularFileSHA256(name string) (string, error) {
-	sum, _, err := localfile.SHA256(name)
-	return sum, err
 }
 
 // siteClaims are the served paths the sites of one provider instance (one

@@ -31,8 +31,8 @@ var siteFileAttrTypes = map[string]attr.Type{
 
 var siteFileType = types.ObjectType{AttrTypes: siteFileAttrTypes}
 
-// The descriptions of the manifest's attributes, shared by the resource and
-// the data source.
+// The descriptions of the data source's files and routes, the shape of the
+// resource's manifest_file (site.EncodeFiles).
 var (
 	siteFilesDescription = "Every regular file of the site, by its path relative to the site's root (such as `guides/getting-started.html`): " +
 		"`size` in bytes, `sha256` and `md5` (lower-case hex: `content_md5` of `azurerm_storage_blob` takes it), `md5_base64` (as the " +
@@ -63,7 +63,7 @@ func contentTypeTable() string {
 	return strings.Join(parts, "; ") + "; anything else `" + site.DefaultContentType + "`"
 }
 
-// siteManifestModel is what the resource and the data source say of a site.
+// siteManifestModel is what the data source says of a site.
 type siteManifestModel struct {
 	ArchiveSHA256 types.String
 	FileCount     types.Int64

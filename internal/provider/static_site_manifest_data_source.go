@@ -63,7 +63,8 @@ func (d *staticSiteManifestDataSource) Schema(_ context.Context, _ datasource.Sc
 			},
 			"max_files": schema.Int64Attribute{
 				MarkdownDescription: fmt.Sprintf("Most files the site may hold, counted while the archive streams in: an archive with more is "+
-					"refused. Every file is an entry of `files`, which the plans of the uploads read. Default: `%d`.", defaultSiteMaxFiles),
+					"refused. Every file is an entry of `files`, which the plans of the uploads read (about %d KiB of the provider's memory "+
+					"per file at every plan). Default: `%d`.", manifestMemoryPerFileKiB, defaultManifestMaxFiles),
 				Optional:   true,
 				Validators: []validator.Int64{int64validator.Between(1, maxSiteMaxFiles)},
 			},
@@ -124,7 +125,7 @@ func (d *staticSiteManifestDataSource) Read(ctx context.Context, req datasource.
 	defer cancel()
 
 	jobID := cfg.JobID.ValueString()
-	maxFiles := int64(defaultSiteMaxFiles)
+	maxFiles := int64(defaultManifestMaxFiles)
 	if !cfg.MaxFiles.IsNull() {
 		maxFiles = cfg.MaxFiles.ValueInt64()
 	}

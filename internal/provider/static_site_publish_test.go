@@ -310,18 +310,19 @@ func TestAccStaticSite_refusesNamesAndFileCounts(t *testing.T) {
 	// rows, each with its own mock and directory, run in parallel with one
 	// another).
 	for _, c := range []struct {
-		name string
-		kind mockapi.ArchiveKind
-		want string
+		name     string
+		kind     mockapi.ArchiveKind
+		want     string
+		maxFiles int
 	}{
-		{"many files", mockapi.ArchiveManyFiles, `more\s+than\s+max_files\s+=\s+8000\s+files`},
-		{"dotfiles", mockapi.ArchiveDotfiles, `\.git/config.*starts\s+with\s+a\s+dot`},
-		{"dot route", mockapi.ArchiveDotRoute, `"\.\.\.html".*starts\s+with\s+a\s+dot`},
-		{"case collision", mockapi.ArchiveCaseCollision, `"Changelog\.html".*same\s+name\s+as\s+"changelog\.html"`},
-		{"dot directory", mockapi.ArchiveDotDir, `"\.git".*starts\s+with\s+a\s+dot`},
-		{"backslash directory", mockapi.ArchiveBackslashDir, `"a\\\\b".*backslash`},
-		{"fold collision", mockapi.ArchiveFoldCollision, `"ς\.html".*same\s+name\s+as\s+"σ\.html"`},
-		{"file and directory collision", mockapi.ArchiveFileDirCollision, `"Manual/x\.html".*directory\s+"Manual"\s+is\s+the\s+same\s+name\s+as\s+the\s+file\s+"manual"`},
+		{"many files", mockapi.ArchiveManyFiles, `more\s+than\s+max_files\s+=\s+8000\s+files`, 8000},
+		{"dotfiles", mockapi.ArchiveDotfiles, `\.git/config.*starts\s+with\s+a\s+dot`, 0},
+		{"dot route", mockapi.ArchiveDotRoute, `"\.\.\.html".*starts\s+with\s+a\s+dot`, 0},
+		{"case collision", mockapi.ArchiveCaseCollision, `"Changelog\.html".*same\s+name\s+as\s+"changelog\.html"`, 0},
+		{"dot directory", mockapi.ArchiveDotDir, `"\.git".*starts\s+with\s+a\s+dot`, 0},
+		{"backslash directory", mockapi.ArchiveBackslashDir, `"a\\\\b".*backslash`, 0},
+		{"fold collision", mockapi.ArchiveFoldCollision, `"ς\.html".*same\s+name\s+as\s+"σ\.html"`, 0},
+		{"file and directory collision", mockapi.ArchiveFileDirCollision, `"Manual/x\.html".*directory\s+"Manual"\s+is\s+the\s+same\s+name\s+as\s+the\s+file\s+"manual"`, 0},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
@@ -338,7 +339,7 @@ func TestAccStaticSite_refusesNamesAndFileCounts(t *testing.T) {
 							start = time.Now()
 							mock.SetArchive(jobID, c.kind)
 						},
-						Config:      siteConfig(mock, filepath.Join(parent, "site"), ""),
+						Config:      siteConfigMaxFiles(mock, filepath.Join(parent, "site"), c.maxFiles),
 						ExpectError: regexp.MustCompile(`(?s)` + c.want),
 					},
 				},
@@ -394,11 +395,7 @@ func TestSiteDriftNamesTheFiles(t *testing.T) {
 	for i := range 8 {
 		name := fmt.Sprintf("page%d.html", i)
 		write(name, "same")
-		digest, err := regularFileSHA256(filepath.Join(root, name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		want[name] = siteWant{size: 4, sha256: digest}
+		want[name] = siteWant{size: 4, sha256: acctest.SHA256Hex([]byte("same"))}
 	}
 	want["gone.html"] = siteWant{size: 1, sha256: strings.Repeat("0", 64)}
 	write("page0.html", "diff") // same size, another digest
@@ -410,7 +407,7 @@ func TestSiteDriftNamesTheFiles(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	drift, err := compareSiteTree(ctx, root, want)
+	drift, _, err := compareSiteTree(ctx, root, want, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,7 +17,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64default"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64planmodifier"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/mapplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
@@ -33,6 +32,7 @@ var (
 	_ resource.ResourceWithConfigure      = (*staticSiteResource)(nil)
 	_ resource.ResourceWithValidateConfig = (*staticSiteResource)(nil)
 	_ resource.ResourceWithModifyPlan     = (*staticSiteResource)(nil)
+	_ resource.ResourceWithUpgradeState   = (*staticSiteResource)(nil)
 )
 
 // NewStaticSiteResource is the docsadmin_static_site resource.
@@ -41,9 +41,10 @@ func NewStaticSiteResource() resource.Resource { return &staticSiteResource{} }
 // staticSiteResource publishes an export's site at a directory for static
 // hosts that serve files: each export is unpacked and verified into a
 // release of its own, and the directory, a symbolic link, switches to it in
-// one step (internal/publish). The manifest stays in state, known at plan
-// on a runner whose disk is empty; a damaged or missing tree plans an
-// in-place restore.
+// one step (internal/publish). State holds no file: the manifest and the
+// stat data a refresh compares are records in the store beside each
+// release (static_site_tree.go), and state their count, size and the
+// manifest's SHA-256; a damaged or missing tree plans an in-place restore.
 type staticSiteResource struct {
 	data *providerData
 }
@@ -57,19 +58,18 @@ type staticSiteModel struct {
 	ArchiveSHA256    types.String   `tfsdk:"archive_sha256"`
 	FileCount        types.Int64    `tfsdk:"file_count"`
 	SizeBytes        types.Int64    `tfsdk:"size_bytes"`
-	Files            types.Map      `tfsdk:"files"`
-	Routes           types.Map      `tfsdk:"routes"`
+	ManifestFile     types.String   `tfsdk:"manifest_file"`
+	ManifestSHA256   types.String   `tfsdk:"manifest_sha256"`
 	ReleaseDirectory types.String   `tfsdk:"release_directory"`
 	TreeIntact       types.Bool     `tfsdk:"tree_intact"`
 	Timeouts         timeouts.Value `tfsdk:"timeouts"`
 }
 
-func (m *staticSiteModel) setManifest(s siteManifestModel) {
-	m.ArchiveSHA256 = s.ArchiveSHA256
-	m.FileCount = s.FileCount
-	m.SizeBytes = s.SizeBytes
-	m.Files = s.Files
-	m.Routes = s.Routes
+// keepPublication carries what state says of the site published over to
+// the plan, when nothing is published again.
+func (m *staticSiteModel) keepPublication(state staticSiteModel) {
+	m.ArchiveSHA256, m.FileCount, m.SizeBytes = state.ArchiveSHA256, state.FileCount, state.SizeBytes
+	m.ManifestFile, m.ManifestSHA256, m.ReleaseDirectory = state.ManifestFile, state.ManifestSHA256, state.ReleaseDirectory
 }
 
 func (r *staticSiteResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
@@ -96,10 +96,13 @@ func (r *staticSiteResource) Schema(ctx context.Context, _ resource.SchemaReques
 			"anything of the plan runs. Two sites whose directories are the same or nested, however written, are refused. When a " +
 			"user's entry replaces the link later, plans warn and change nothing, and destroy removes the provider's store and " +
 			"leaves the entry.\n\n" +
-			"`files` lists every file with its digests, content type and cache policy, and `routes` the extensionless URL of every page, " +
-			"both recorded in state so that they are known at plan time, also on a fresh runner. Refresh checks the release on disk without " +
-			"any request: when files are missing, changed or added, the plan says which, and the apply publishes a fresh copy of the same " +
-			"archive (one download, no new export). Import is not supported: the manifest comes from the download that writes the tree.",
+			"State holds no file, whatever the site's size: `manifest_file` is a JSON file beside the release that lists every file with its " +
+			"digests, content type and cache policy, for a sync step, and `docsadmin_static_site_manifest` gives the same files as a map " +
+			"for `for_each`. Refresh checks the release on disk without any request, against stat data recorded at publication, as git's " +
+			"index does: a file whose size, times and inode are unchanged is not read, any other is hashed. When files are missing, " +
+			"changed or added, the plan says which, and the apply publishes a fresh copy of the same archive (one download, no new " +
+			"export). Import is not supported: the manifest comes from the download that writes the tree.",
+		Version: 1,
 		Attributes: map[string]schema.Attribute{
 			"id": schema.StringAttribute{
 				MarkdownDescription: "Identifies this site's publication at `directory`, as recorded in `.<name>.docsadmin/site.json`. It stays " +
@@ -134,9 +137,10 @@ func (r *staticSiteResource) Schema(ctx context.Context, _ resource.SchemaReques
 			},
 			"max_files": schema.Int64Attribute{
 				MarkdownDescription: fmt.Sprintf("Most files the site may hold, counted while the archive streams in: an archive with more is "+
-					"refused before it is published. Every file is an entry of `files` in state, which every plan reads (about %d KiB of "+
-					"memory per file): the default keeps an unchanged plan within seconds. For larger sites, raise it or use the manifest-free "+
-					"sync step. Default: `%d`.", siteMemoryPerFileKiB, defaultSiteMaxFiles),
+					"refused before it is published. State holds no file, so the default keeps an unchanged plan within seconds of a small "+
+					"site's (the performance guide has the figures); the bound on unpacked bytes, `max_unpacked_bytes`, applies too. "+
+					"Changing it publishes nothing when the site fits; a value below `file_count` is refused at plan. At most `%d`. "+
+					"Default: `%d`.", maxSiteMaxFiles, defaultSiteMaxFiles),
 				Optional:   true,
 				Computed:   true,
 				Default:    int64default.StaticInt64(defaultSiteMaxFiles),
@@ -149,21 +153,19 @@ func (r *staticSiteResource) Schema(ctx context.Context, _ resource.SchemaReques
 			},
 			"file_count": keptInt("Number of files in the site (hard links in the archive count as the copies they are unpacked as)."),
 			"size_bytes": keptInt("Sum of the files' sizes, in bytes."),
-			// A map of objects, which for_each takes as it is. The framework
-			// visits each of its values on every read, plan and apply: in
-			// time that grows linearly only with its TRACE logs off
-			// (LimitFrameworkLogs).
-			"files": schema.MapAttribute{
-				MarkdownDescription: siteFilesDescription,
-				ElementType:         siteFileType,
-				Computed:            true,
-				PlanModifiers:       []planmodifier.Map{mapplanmodifier.UseStateForUnknown()},
+			"manifest_file": schema.StringAttribute{
+				MarkdownDescription: "Absolute path of the release's manifest, a JSON object that maps each file's path to its `size`, " +
+					"`sha256`, `md5`, `md5_base64`, `content_type` and `cache_control`: the shape of the `files` of " +
+					"`docsadmin_static_site_manifest`, described there. Written before `directory` switches to the release, kept as long " +
+					"as the release is, never changed: give it to the sync step with `release_directory`. It changes with every switch.",
+				Computed:      true,
+				PlanModifiers: keep(),
 			},
-			"routes": schema.MapAttribute{
-				MarkdownDescription: siteRoutesDescription,
-				ElementType:         types.StringType,
-				Computed:            true,
-				PlanModifiers:       []planmodifier.Map{mapplanmodifier.UseStateForUnknown()},
+			"manifest_sha256": schema.StringAttribute{
+				MarkdownDescription: "Lower-case hex SHA-256 of `manifest_file`'s content. The same archive gives the same manifest; refresh " +
+					"checks the file against it, so a manifest changed on disk is restored like a changed file of the site.",
+				Computed:      true,
+				PlanModifiers: keep(),
 			},
 			"release_directory": schema.StringAttribute{
 				MarkdownDescription: "Absolute path of the release `directory` points to now. It changes with every switch: serve `directory`, " +
@@ -172,9 +174,9 @@ func (r *staticSiteResource) Schema(ctx context.Context, _ resource.SchemaReques
 				PlanModifiers: keep(),
 			},
 			"tree_intact": schema.BoolAttribute{
-				MarkdownDescription: "Whether the last refresh found the site on disk exactly as `files` lists it: `directory` is the provider's " +
-					"link, and its release holds every file with its size and SHA-256, and no other file. False on a fresh runner or after " +
-					"a change on disk; a plan then publishes a fresh copy in place and plans `true`.",
+				MarkdownDescription: "Whether the last refresh found the site on disk exactly as `manifest_file` lists it: `directory` is the " +
+					"provider's link, its manifest is the one published, and its release holds every file with its size and SHA-256, and no " +
+					"other file. False on a fresh runner or after a change on disk; a plan then publishes a fresh copy in place and plans `true`.",
 				Computed: true,
 			},
 		},
@@ -198,12 +200,12 @@ func (r *staticSiteResource) Configure(_ context.Context, req resource.Configure
 	r.data = providerDataFrom(req.ProviderData, &resp.Diagnostics)
 }
 
-// siteScalars are a site's attributes other than its manifest, read one by
-// one: converting files, thousands of objects, costs a plan more than
-// everything else it does, so ModifyPlan and Read never convert it whole.
+// siteScalars are the attributes ModifyPlan and Read need, read one by
+// one.
 type siteScalars struct {
 	ID, JobID, Directory, ExpectedSHA256 types.String
-	MaxFiles                             types.Int64
+	MaxFiles, FileCount                  types.Int64
+	ManifestSHA256                       types.String
 	TreeIntact                           types.Bool
 }
 
@@ -219,6 +221,8 @@ func readSiteScalars(ctx context.Context, g attributeGetter) (siteScalars, diag.
 	diags.Append(g.GetAttribute(ctx, path.Root("directory"), &s.Directory)...)
 	diags.Append(g.GetAttribute(ctx, path.Root("expected_sha256"), &s.ExpectedSHA256)...)
 	diags.Append(g.GetAttribute(ctx, path.Root("max_files"), &s.MaxFiles)...)
+	diags.Append(g.GetAttribute(ctx, path.Root("file_count"), &s.FileCount)...)
+	diags.Append(g.GetAttribute(ctx, path.Root("manifest_sha256"), &s.ManifestSHA256)...)
 	diags.Append(g.GetAttribute(ctx, path.Root("tree_intact"), &s.TreeIntact)...)
 	return s, diags
 }
@@ -262,7 +266,14 @@ func (r *staticSiteResource) ModifyPlan(ctx context.Context, req resource.Modify
 		return
 	}
 	r.rememberSite(state)
-	newExport := !plan.JobID.Equal(state.JobID) || !plan.ExpectedSHA256.Equal(state.ExpectedSHA256) || !plan.MaxFiles.Equal(state.MaxFiles)
+	newExport := republishes(plan.JobID, plan.ExpectedSHA256, state.JobID, state.ExpectedSHA256)
+	if !newExport && fewerMaxFiles(plan, state) {
+		resp.Diagnostics.AddAttributeError(path.Root("max_files"), "Invalid max_files", fmt.Sprintf(
+			"max_files = %d is below the %d files of the site published at %s (export job %s). Accepted: at least %d, or a new "+
+				"job_id whose site fits.", plan.MaxFiles.ValueInt64(), state.FileCount.ValueInt64(), plan.Directory.ValueString(),
+			state.JobID.ValueString(), state.FileCount.ValueInt64()))
+		return
+	}
 	if !newExport && state.TreeIntact.ValueBool() {
 		set("tree_intact", types.BoolValue(true))
 		return
@@ -279,15 +290,30 @@ func (r *staticSiteResource) ModifyPlan(ctx context.Context, req resource.Modify
 	}
 	set("tree_intact", types.BoolValue(true))
 	set("release_directory", types.StringUnknown())
+	set("manifest_file", types.StringUnknown())
 	if newExport {
 		// Another export (or other checks of it): its files are known
 		// once it is downloaded.
 		set("archive_sha256", plannedDigest(plan.ExpectedSHA256))
 		set("file_count", types.Int64Unknown())
 		set("size_bytes", types.Int64Unknown())
-		set("files", types.MapUnknown(siteFileType))
-		set("routes", types.MapUnknown(types.StringType))
+		set("manifest_sha256", types.StringUnknown())
 	}
+}
+
+// republishes says whether the plan publishes another export, or the same
+// one with other checks, rather than keeping the site published. A change
+// of max_files alone only records it: the site published meets it, or the
+// plan is refused (fewerMaxFiles).
+func republishes(planJobID, planExpected, stateJobID, stateExpected types.String) bool {
+	return !planJobID.Equal(stateJobID) || !planExpected.Equal(stateExpected)
+}
+
+// fewerMaxFiles says whether the planned max_files is below the files of
+// the site published.
+func fewerMaxFiles(plan, state siteScalars) bool {
+	return !plan.MaxFiles.IsUnknown() && !state.FileCount.IsNull() && !state.FileCount.IsUnknown() &&
+		plan.MaxFiles.ValueInt64() < state.FileCount.ValueInt64()
 }
 
 // plannedDigest is the archive's SHA-256 as a plan knows it: the expected
@@ -434,12 +460,17 @@ func (r *staticSiteResource) publish(ctx context.Context, plan *staticSiteModel,
 		diags.AddError(summary, r.data.siteDownloadProblem(jobID, link.BundleURL, "unpacking into "+site.Dir+" from", limit, timeout, err))
 		return false
 	}
-	manifest, d := collector.model(sum)
-	diags.Append(d...)
-	if d.HasError() {
+	// What the names' checks held is not needed any more: a site of
+	// 100,000 files publishes in less memory without it.
+	manifest := collector.manifest
+	manifest.Complete()
+	records, err := newSiteRecords(ctx, staged.Tree, manifest)
+	if err != nil {
+		diags.AddError(summary, fmt.Sprintf("Recording the files of export job %s unpacked into %s failed; nothing was published: %s", jobID, site.Dir, err))
 		return false
 	}
-	release, err := staged.Switch(jobID, nil)
+	fileCount, sizeBytes := manifest.Len(), manifest.Size()
+	release, err := staged.Switch(jobID, records.forSwitch())
 	if err != nil && release == "" {
 		diags.AddAttributeError(path.Root("directory"), summary, publishProblem(site, jobID, err))
 		return false
@@ -452,24 +483,26 @@ func (r *staticSiteResource) publish(ctx context.Context, plan *staticSiteModel,
 			site.Dir, site.Store, err))
 	}
 	published = true
-	plan.setManifest(manifest)
+	plan.ArchiveSHA256 = types.StringValue(sum.SHA256)
+	plan.FileCount = types.Int64Value(int64(fileCount))
+	plan.SizeBytes = types.Int64Value(sizeBytes)
+	plan.ManifestFile = types.StringValue(site.Record(release, manifestRecord))
+	plan.ManifestSHA256 = types.StringValue(records.manifestSHA256)
 	plan.ReleaseDirectory = types.StringValue(site.Release(release))
 	plan.TreeIntact = types.BoolValue(true)
 	tflog.Info(ctx, "published the export's site", map[string]any{
-		"job_id": jobID, "directory": site.Dir, "release": release, "sha256": sum.SHA256, "files": manifest.FileCount.ValueInt64(),
+		"job_id": jobID, "directory": site.Dir, "release": release, "sha256": sum.SHA256, "files": fileCount,
 	})
 	return true
 }
 
-// Read checks the site on disk against the manifest in state, without any
+// Read checks the site on disk against its release's records, without any
 // request, and records the verdict in tree_intact; a difference is shown as
-// a warning that names the files. It never removes the resource: the
-// manifest stays known for plans on a runner without the site.
+// a warning that names the files. It never removes the resource: a runner
+// without the site plans a restore.
 func (r *staticSiteResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
 	state, diags := readSiteScalars(ctx, req.State)
 	resp.Diagnostics.Append(diags...)
-	var files types.Map
-	resp.Diagnostics.Append(req.State.GetAttribute(ctx, path.Root("files"), &files)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -479,11 +512,6 @@ func (r *staticSiteResource) Read(ctx context.Context, req resource.ReadRequest,
 		return
 	}
 	r.rememberSite(state)
-	want, err := siteWantFrom(files)
-	if err != nil {
-		resp.Diagnostics.AddError("Cannot read the static site's manifest", err.Error())
-		return
-	}
 	// What is found on disk is warned of, never an error: the plan that
 	// Terraform makes before a destroy refreshes first.
 	notIntact := func() {
@@ -512,10 +540,12 @@ func (r *staticSiteResource) Read(ctx context.Context, req resource.ReadRequest,
 		drift.whole = fmt.Sprintf("%s does not exist on this machine (a fresh runner, or it was removed)", site.Dir)
 	default:
 		resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("release_directory"), types.StringValue(site.Release(found.Current)))...)
-		drift, err = compareSiteTree(ctx, site.Release(found.Current), want)
+		resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("manifest_file"), types.StringValue(site.Record(found.Current, manifestRecord)))...)
+		drift, err = checkRelease(ctx, site, found.Current, state)
 		if err != nil {
-			resp.Diagnostics.AddError("Cannot check the static site on disk",
+			resp.Diagnostics.AddAttributeWarning(path.Root("directory"), "Cannot check the static site on disk",
 				fmt.Sprintf("Reading %s to compare it with the site of export job %s failed: %s", site.Dir, state.JobID.ValueString(), err))
+			notIntact()
 			return
 		}
 	}
@@ -536,10 +566,9 @@ func (r *staticSiteResource) Update(ctx context.Context, req resource.UpdateRequ
 		return
 	}
 	plan.ID = state.ID
-	newExport := !plan.JobID.Equal(state.JobID) || !plan.ExpectedSHA256.Equal(state.ExpectedSHA256) || !plan.MaxFiles.Equal(state.MaxFiles)
+	newExport := republishes(plan.JobID, plan.ExpectedSHA256, state.JobID, state.ExpectedSHA256)
 	if !newExport && state.TreeIntact.ValueBool() {
-		plan.setManifest(siteManifestModel{ArchiveSHA256: state.ArchiveSHA256, FileCount: state.FileCount, SizeBytes: state.SizeBytes, Files: state.Files, Routes: state.Routes})
-		plan.ReleaseDirectory = state.ReleaseDirectory
+		plan.keepPublication(state)
 		plan.TreeIntact = types.BoolValue(true)
 		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 		return
@@ -558,12 +587,10 @@ func (r *staticSiteResource) Update(ctx context.Context, req resource.UpdateRequ
 	if !r.publish(ctx, &plan, expected, timeoutUpdate, limit, summary, &resp.Diagnostics) {
 		return
 	}
-	if !newExport {
-		if !plan.Files.Equal(state.Files) {
-			// The same archive gives the same files: only a change of the
-			// provider's tables could tell them otherwise.
-			tflog.Warn(ctx, "the restored site's manifest differs from the one in state", map[string]any{"job_id": state.JobID.ValueString()})
-		}
+	if !newExport && !plan.ManifestSHA256.Equal(state.ManifestSHA256) {
+		// The same archive gives the same manifest: only a change of the
+		// provider's tables could tell it otherwise.
+		tflog.Warn(ctx, "the restored site's manifest differs from the one in state", map[string]any{"job_id": state.JobID.ValueString()})
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 }
@@ -623,34 +650,6 @@ func newSiteOwner() string {
 	return "site-" + randomHex(8)
 }
 
-// siteWant is what the manifest in state says of one file.
-type siteWant struct {
-	size   int64
-	sha256 string
-}
-
-// siteWantFrom reads the sizes and digests of the files in state.
-func siteWantFrom(files types.Map) (map[string]siteWant, error) {
-	want := map[string]siteWant{}
-	if files.IsNull() || files.IsUnknown() {
-		return want, nil
-	}
-	for p, v := range files.Elements() {
-		obj, ok := v.(types.Object)
-		if !ok {
-			return nil, fmt.Errorf("files[%q] is not an object", p)
-		}
-		attrs := obj.Attributes()
-		size, okSize := attrs["size"].(types.Int64)
-		digest, okDigest := attrs["sha256"].(types.String)
-		if !okSize || !okDigest {
-			return nil, fmt.Errorf("files[%q] has no size or sha256", p)
-		}
-		want[p] = siteWant{size: size.ValueInt64(), sha256: digest.ValueString()}
-	}
-	return want, nil
-}
-
 const siteDirectoryAccepted = "Accepted: a path of the site's own that does not exist yet, such as \"${path.module}/dist/site\", " +
 	"or one this provider published; the provider makes it a symbolic link to the current release."
 
@@ -707,6 +706,6 @@ func publishProblem(site publish.Site, jobID string, err error) string {
 type maxFilesError struct{ limit int }
 
 func (e *maxFilesError) Error() string {
-	return fmt.Sprintf("the archive holds more than max_files = %d files; nothing was published. Raise max_files (each file costs about "+
-		"%d KiB of memory at every plan), or publish large sites with the sync step", e.limit, siteMemoryPerFileKiB)
+	return fmt.Sprintf("the archive holds more than max_files = %d files; nothing was published. Raise max_files (up to %d) "+
+		"if the site is meant to be this large", e.limit, maxSiteMaxFiles)
 }

@@ -8,6 +8,7 @@ import (
 	"crypto/md5"
 	"encoding/base64"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -47,15 +48,22 @@ resource "docsadmin_static_site" "site" {
 %s`, dir, extra)
 }
 
-// uploads stands for one upload per file of the site, as an object store's
-// resources would be planned.
-const uploads = `
-resource "terraform_data" "upload" {
-  for_each = docsadmin_static_site.site.files
+// siteConfigMaxFiles is siteConfig with max_files set, when not 0.
+func siteConfigMaxFiles(mock *mockapi.Server, dir string, maxFiles int) string {
+	config := siteConfig(mock, dir, "")
+	if maxFiles == 0 {
+		return config
+	}
+	return strings.Replace(config, "  directory ", fmt.Sprintf("  max_files       = %d\n  directory ", maxFiles), 1)
+}
+
+// syncStep stands for the sync step of a site, run once per export from
+// the release and its manifest, as the sync example runs it.
+const syncStep = `
+resource "terraform_data" "sync" {
+  triggers_replace = [docsadmin_static_site.site.archive_sha256]
   input = {
-    key          = each.key
-    sha256       = each.value.sha256
-    content_type = each.value.content_type
+    manifest = docsadmin_static_site.site.manifest_sha256
   }
 }
 `
@@ -159,8 +167,9 @@ func text(v any) string {
 }
 
 // siteMatchesArchive checks that the tree on disk is the served archive's
-// files byte for byte (when dir is set), and that the manifest and routes in
-// state describe each file exactly (address is a resource or a data source).
+// files byte for byte (when dir is set), and that the manifest describes
+// each file exactly: a data source's files and routes, or the resource's
+// manifest_file, whose SHA-256 is manifest_sha256.
 func siteMatchesArchive(mock *mockapi.Server, address, dir string) stateCheck {
 	return func(s *tfjson.State) error {
 		values, err := valuesOf(s, address)
@@ -188,6 +197,11 @@ func siteMatchesArchive(mock *mockapi.Server, address, dir string) stateCheck {
 			return fmt.Errorf("archive_sha256 = %s, the link serves %s", values["archive_sha256"], acctest.SHA256Hex(served))
 		}
 		files, _ := values["files"].(map[string]any)
+		if values["manifest_file"] != nil {
+			if files, err = manifestFileOf(values); err != nil {
+				return err
+			}
+		}
 		if len(files) != len(want) || text(values["file_count"]) != fmt.Sprint(len(want)) {
 			return fmt.Errorf("files holds %d and file_count = %s, the archive holds %d files", len(files), text(values["file_count"]), len(want))
 		}
@@ -218,11 +232,32 @@ func siteMatchesArchive(mock *mockapi.Server, address, dir string) stateCheck {
 		if text(values["size_bytes"]) != fmt.Sprint(total) {
 			return fmt.Errorf("size_bytes = %s, the files hold %d bytes", text(values["size_bytes"]), total)
 		}
-		if got, _ := values["routes"].(map[string]any); !maps.Equal(got, routes) {
+		if got, _ := values["routes"].(map[string]any); values["manifest_file"] == nil && !maps.Equal(got, routes) {
 			return fmt.Errorf("routes = %v, want %v", got, routes)
 		}
 		return nil
 	}
+}
+
+// manifestFileOf reads the resource's manifest_file, checked against its
+// manifest_sha256.
+func manifestFileOf(values map[string]any) (map[string]any, error) {
+	name := text(values["manifest_file"])
+	if !filepath.IsAbs(name) {
+		return nil, fmt.Errorf("manifest_file = %q is not absolute", name)
+	}
+	data, err := os.ReadFile(name)
+	if err != nil {
+		return nil, err
+	}
+	if got := acctest.SHA256Hex(data); got != text(values["manifest_sha256"]) {
+		return nil, fmt.Errorf("manifest_file has SHA-256 %s, manifest_sha256 = %s", got, text(values["manifest_sha256"]))
+	}
+	var files map[string]any
+	if err := json.Unmarshal(data, &files); err != nil {
+		return nil, fmt.Errorf("manifest_file: %w", err)
+	}
+	return files, nil
 }
 
 func keys[V any](m map[string]V) []string {
@@ -276,11 +311,11 @@ func TestAccStaticSite_lifecycle(t *testing.T) {
 		PreApply: []plancheck.PlanCheck{
 			plancheck.ExpectResourceAction(siteAddress, plancheck.ResourceActionUpdate),
 			plancheck.ExpectResourceAction(acctest.ExportAddress, plancheck.ResourceActionNoop),
-			plancheck.ExpectResourceAction(`terraform_data.upload["index.html"]`, plancheck.ResourceActionNoop),
-			plancheck.ExpectResourceAction(`terraform_data.upload["sitemap.xml"]`, plancheck.ResourceActionNoop),
+			// The same archive: the sync step has nothing to do.
+			plancheck.ExpectResourceAction("terraform_data.sync", plancheck.ResourceActionNoop),
 			plancheck.ExpectKnownValue(siteAddress, tfjsonpath.New("tree_intact"), knownvalue.Bool(true)),
-			plancheck.ExpectKnownValue(siteAddress, tfjsonpath.New("files").AtMapKey("index.html").AtMapKey("content_type"),
-				knownvalue.StringExact("text/html; charset=utf-8")),
+			plancheck.ExpectKnownValue(siteAddress, tfjsonpath.New("manifest_sha256"), knownvalue.StringRegexp(hexDigest)),
+			plancheck.ExpectUnknownValue(siteAddress, tfjsonpath.New("manifest_file")),
 		},
 		PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
 	}
@@ -290,7 +325,7 @@ func TestAccStaticSite_lifecycle(t *testing.T) {
 		siteMatchesArchive(mock, siteAddress, dir),
 		always(onlySite(dir)),
 	}
-	withUploads := siteConfig(mock, dir, uploads)
+	withSync := siteConfig(mock, dir, syncStep)
 
 	parallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testFactories(Options{}),
@@ -313,24 +348,12 @@ func TestAccStaticSite_lifecycle(t *testing.T) {
 						// expected_sha256 is known: so is the archive's digest.
 						plancheck.ExpectKnownValue(siteAddress, tfjsonpath.New("archive_sha256"), knownvalue.StringRegexp(hexDigest)),
 						plancheck.ExpectKnownValue(siteAddress, tfjsonpath.New("tree_intact"), knownvalue.Bool(true)),
-						plancheck.ExpectUnknownValue(siteAddress, tfjsonpath.New("files")),
+						plancheck.ExpectUnknownValue(siteAddress, tfjsonpath.New("manifest_file")),
+						plancheck.ExpectUnknownValue(siteAddress, tfjsonpath.New("manifest_sha256")),
 					},
 				},
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue(siteAddress, tfjsonpath.New("tree_intact"), knownvalue.Bool(true)),
-					statecheck.ExpectKnownValue(siteAddress, tfjsonpath.New("routes"), knownvalue.MapPartial(map[string]knownvalue.Check{
-						"":                       knownvalue.StringExact("index.html"),
-						"guides/getting-started": knownvalue.StringExact("guides/getting-started.html"),
-						"guides/configuration":   knownvalue.StringExact("guides/configuration.html"),
-						"api/reference":          knownvalue.StringExact("api/reference/index.html"),
-						"changelog":              knownvalue.StringExact("changelog.html"),
-					})),
-					statecheck.ExpectKnownValue(siteAddress, tfjsonpath.New("files").AtMapKey("favicon.ico"), knownvalue.ObjectPartial(map[string]knownvalue.Check{
-						"content_type":  knownvalue.StringExact("image/x-icon"),
-						"cache_control": knownvalue.StringExact("public, max-age=3600"),
-					})),
-					statecheck.ExpectKnownValue(siteAddress, tfjsonpath.New("files").AtMapKey("index.html").AtMapKey("cache_control"),
-						knownvalue.StringExact("public, max-age=300, must-revalidate")),
 					siteMatchesArchive(mock, siteAddress, dir),
 				},
 				Check: resource.ComposeTestCheckFunc(
@@ -340,13 +363,12 @@ func TestAccStaticSite_lifecycle(t *testing.T) {
 				),
 			},
 			{
-				// The files are known: uploads plan over them in the same
-				// configuration; nothing is downloaded.
-				Config: withUploads,
+				// The sync step reads the manifest; nothing is downloaded.
+				Config: withSync,
 				ConfigPlanChecks: resource.ConfigPlanChecks{
 					PreApply: []plancheck.PlanCheck{
 						plancheck.ExpectResourceAction(siteAddress, plancheck.ResourceActionNoop),
-						plancheck.ExpectResourceAction(`terraform_data.upload["guides/getting-started.html"]`, plancheck.ResourceActionCreate),
+						plancheck.ExpectResourceAction("terraform_data.sync", plancheck.ResourceActionCreate),
 					},
 					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
 				},
@@ -355,7 +377,7 @@ func TestAccStaticSite_lifecycle(t *testing.T) {
 			{
 				// A file deleted on disk: restored in place, one download, no export.
 				PreConfig: func() { removeOrFail(t, filepath.Join(dir, "guides", "getting-started.html")) },
-				Config:    withUploads,
+				Config:    withSync,
 				ConfigPlanChecks: resource.ConfigPlanChecks{
 					PreApply: restoredInPlace.PreApply,
 					PostApplyPostRefresh: append([]plancheck.PlanCheck{
@@ -365,9 +387,14 @@ func TestAccStaticSite_lifecycle(t *testing.T) {
 				ConfigStateChecks: restored,
 			},
 			{
-				// A file changed on disk, same size.
+				// A file changed on disk, same size, its modification time
+				// set back: its change time tells.
 				PreConfig: func() {
 					name := filepath.Join(dir, "index.html")
+					info, err := os.Stat(name)
+					if err != nil {
+						t.Fatal(err)
+					}
 					body, err := os.ReadFile(name)
 					if err != nil {
 						t.Fatal(err)
@@ -376,8 +403,11 @@ func TestAccStaticSite_lifecycle(t *testing.T) {
 					if err := os.WriteFile(name, body, 0o644); err != nil {
 						t.Fatal(err)
 					}
+					if err := os.Chtimes(name, info.ModTime(), info.ModTime()); err != nil {
+						t.Fatal(err)
+					}
 				},
-				Config:            withUploads,
+				Config:            withSync,
 				ConfigPlanChecks:  restoredInPlace,
 				ConfigStateChecks: restored,
 			},
@@ -388,25 +418,23 @@ func TestAccStaticSite_lifecycle(t *testing.T) {
 						t.Fatal(err)
 					}
 				},
-				Config:            withUploads,
+				Config:            withSync,
 				ConfigPlanChecks:  restoredInPlace,
 				ConfigStateChecks: restored,
 			},
 			{
 				// A fresh runner: state kept, the whole directory gone. The
-				// plan updates the site only, the uploads plan unchanged.
+				// plan updates the site only, the sync step unchanged.
 				PreConfig: func() {
 					if err := os.RemoveAll(filepath.Dir(dir)); err != nil {
 						t.Fatal(err)
 					}
 				},
-				Config:            withUploads,
+				Config:            withSync,
 				ConfigPlanChecks:  restoredInPlace,
 				ConfigStateChecks: restored,
 			},
 			{
-				// Without the uploads again, as the legacy state that
-				// CheckDestroy reads cannot hold for_each instances.
 				Config: siteConfig(mock, dir, ""),
 			},
 		},
@@ -420,8 +448,8 @@ func removeOrFail(t *testing.T, name string) {
 	}
 }
 
-// The data source lists the same files and routes as the resource, without
-// writing anything.
+// The data source lists the same files as the resource's manifest_file,
+// without writing anything.
 func TestAccStaticSite_manifestDataSourceMatchesTheResource(t *testing.T) {
 	mock := acctest.NewMock(t, mockapi.Config{})
 	dir := filepath.Join(t.TempDir(), "site")
@@ -437,8 +465,26 @@ data "docsadmin_static_site_manifest" "site" {
 			{
 				Config: config,
 				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.CompareValuePairs(siteAddress, tfjsonpath.New("files"), data, tfjsonpath.New("files"), compareEqual{}),
-					statecheck.CompareValuePairs(siteAddress, tfjsonpath.New("routes"), data, tfjsonpath.New("routes"), compareEqual{}),
+					stateCheck(func(s *tfjson.State) error {
+						siteValues, err := valuesOf(s, siteAddress)
+						if err != nil {
+							return err
+						}
+						dataValues, err := valuesOf(s, data)
+						if err != nil {
+							return err
+						}
+						files, err := manifestFileOf(siteValues)
+						if err != nil {
+							return err
+						}
+						got, _ := json.Marshal(files)
+						want, _ := json.Marshal(dataValues["files"])
+						if !bytes.Equal(got, want) {
+							return fmt.Errorf("manifest_file lists %d files, the data source %d, or they differ", len(files), len(keys(dataValues["files"].(map[string]any))))
+						}
+						return nil
+					}),
 					statecheck.CompareValuePairs(siteAddress, tfjsonpath.New("archive_sha256"), data, tfjsonpath.New("archive_sha256"), compareEqual{}),
 					statecheck.CompareValuePairs(siteAddress, tfjsonpath.New("size_bytes"), data, tfjsonpath.New("size_bytes"), compareEqual{}),
 					statecheck.CompareValuePairs(siteAddress, tfjsonpath.New("file_count"), data, tfjsonpath.New("file_count"), compareEqual{}),
@@ -567,4 +613,52 @@ func TestAccStaticSite_badInputFailsAtPlanTime(t *testing.T) {
 		}, want: []string{"job_id", "empty or blank"}},
 	}
 	acctest.RunSubtests(t, cases, func(tc badInput) string { return tc.name }, runBadInput)
+}
+
+// A change of max_files alone records it: the site published meets it, so
+// nothing is downloaded or switched. A value below the site's files is
+// refused at plan, naming both.
+func TestAccStaticSite_maxFilesChangePublishesNothing(t *testing.T) {
+	mock := acctest.NewMock(t, mockapi.Config{})
+	dir := filepath.Join(t.TempDir(), "site")
+	traffic := &linkTraffic{mock: mock}
+	var release string
+	parallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testFactories(Options{}),
+		Steps: []resource.TestStep{
+			{
+				Config: siteConfig(mock, dir, ""),
+				Check: resource.ComposeTestCheckFunc(
+					resource.TestCheckResourceAttr(siteAddress, "max_files", fmt.Sprint(defaultSiteMaxFiles)),
+					captureAttr(siteAddress, "release_directory", &release),
+				),
+			},
+			{
+				PreConfig: traffic.reset,
+				Config:    siteConfigMaxFiles(mock, dir, 500),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{
+						plancheck.ExpectResourceAction(siteAddress, plancheck.ResourceActionUpdate),
+						plancheck.ExpectKnownValue(siteAddress, tfjsonpath.New("manifest_file"), knownvalue.StringRegexp(regexp.MustCompile(`\.json$`))),
+						plancheck.ExpectKnownValue(siteAddress, tfjsonpath.New("release_directory"), knownvalue.NotNull()),
+					},
+					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+				Check: resource.ComposeTestCheckFunc(
+					traffic.expect(0, 0, 0),
+					resource.TestCheckResourceAttr(siteAddress, "max_files", "500"),
+					func(*terraform.State) error {
+						if got, _ := filepath.EvalSymlinks(dir); got != release {
+							return fmt.Errorf("%s serves %s, want the release published before, %s", dir, got, release)
+						}
+						return nil
+					},
+				),
+			},
+			{
+				Config:      siteConfigMaxFiles(mock, dir, 10),
+				ExpectError: regexp.MustCompile(`(?s)Invalid max_files.*max_files = 10 is below the \d+ files of the site`),
+			},
+		},
+	})
 }

@@ -252,3 +252,69 @@ func TestConcurrentStageClaimsOnce(t *testing.T) {
 		}
 	}
 }
+
+// Each switched release has its records; a record goes with its release,
+// and a record that is not a regular file is not read.
+func TestSwitchWritesRecordsThatGoWithTheirRelease(t *testing.T) {
+	s, err := Locate(filepath.Join(t.TempDir(), "site"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	publishWith := func(index string) string {
+		t.Helper()
+		staged, err := s.Stage("site-a")
+		if err != nil {
+			t.Fatal(err)
+		}
+		writeTree(t, staged.Tree, index)
+		name, err := staged.Switch("se_1", map[string][]byte{".json": []byte(`{"index.html":"` + index + `"}`), ".stat.json": []byte(index)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return name
+	}
+	first := publishWith("one")
+	got, err := s.ReadRecord(first, ".json", 1<<10)
+	if err != nil || string(got) != `{"index.html":"one"}` {
+		t.Fatalf("ReadRecord = %q, %v", got, err)
+	}
+	if _, err := s.ReadRecord(first, ".json", 5); err == nil {
+		t.Error("ReadRecord read a record larger than its limit")
+	}
+	if _, err := s.ReadRecord(first, "/../site.json", 1<<10); err == nil {
+		t.Error("ReadRecord read a path that is no record")
+	}
+	second := publishWith("two")
+	third := publishWith("three")
+	for _, tc := range []struct {
+		release string
+		kept    bool
+	}{{first, false}, {second, true}, {third, true}} {
+		for _, suffix := range []string{".json", ".stat.json"} {
+			_, err := os.Lstat(s.Record(tc.release, suffix))
+			if tc.kept != (err == nil) {
+				t.Errorf("record %s of release %s: kept %v, Lstat says %v", suffix, tc.release, tc.kept, err)
+			}
+		}
+	}
+	// A link in a record's place is not followed.
+	outside := filepath.Join(t.TempDir(), "outside.json")
+	if err := os.WriteFile(outside, []byte("{}"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(s.Record(second, ".json")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, s.Record(second, ".json")); err != nil {
+		t.Fatal(err)
+	}
+	if data, err := s.ReadRecord(second, ".json", 1<<10); err == nil {
+		t.Errorf("ReadRecord followed a link: %q", data)
+	}
+	if w, err := s.Withdraw("site-a"); !w.Removed || err != nil {
+		t.Fatalf("Withdraw = %+v, %v", w, err)
+	}
+	if _, err := os.Lstat(s.Record(third, ".json")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a record outlived Withdraw: %v", err)
+	}
+}

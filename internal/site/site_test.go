@@ -1,8 +1,10 @@
 package site
 
 import (
+	"bytes"
 	"crypto/md5"
 	"crypto/sha256"
+	"encoding/json"
 	"maps"
 	"strings"
 	"testing"
@@ -343,5 +345,31 @@ func TestDirNameProblem(t *testing.T) {
 	m := NewManifest()
 	if err := m.AddDir(".git/hooks"); err == nil || !strings.Contains(err.Error(), `".git/hooks"`) {
 		t.Errorf("AddDir(.git/hooks) = %v", err)
+	}
+}
+
+// EncodeFiles writes what json.Marshal writes of the map, byte for byte, so
+// that any JSON reader, jq included, reads the manifest file alike.
+func TestEncodeFilesIsTheMapsJSON(t *testing.T) {
+	m := NewManifest()
+	for _, p := range []string{"index.html", "guides/<b>&.html", "é/ü.css", "b.js", "a.txt"} {
+		if err := m.Add(p, int64(len(p)), sha256.Sum256([]byte(p)), md5.Sum([]byte(p))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := m.JSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]fileJSON{}
+	for p, f := range m.Files() {
+		want[p] = fileJSON{Size: f.Size, SHA256: f.SHA256, MD5: f.MD5, MD5Base64: f.MD5Base64, ContentType: f.ContentType, CacheControl: f.CacheControl}
+	}
+	wantJSON, err := json.Marshal(want)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, wantJSON) {
+		t.Errorf("EncodeFiles:\n%s\njson.Marshal of the map:\n%s", got, wantJSON)
 	}
 }

@@ -301,23 +301,11 @@ func (v *siteVersion) index(t *testing.T, routes map[string]string) {
 	}
 }
 
-// writeManifest writes the manifest as the example's local_file does:
-// jsonencode(docsadmin_static_site.docs.files).
+// writeManifest writes the manifest as docsadmin_static_site writes its
+// manifest_file, which the example gives the sync step.
 func (v *siteVersion) writeManifest(t *testing.T, name string) string {
 	t.Helper()
-	type file struct {
-		Size         int64  `json:"size"`
-		SHA256       string `json:"sha256"`
-		MD5          string `json:"md5"`
-		MD5Base64    string `json:"md5_base64"`
-		ContentType  string `json:"content_type"`
-		CacheControl string `json:"cache_control"`
-	}
-	out := map[string]file{}
-	for p, f := range v.files {
-		out[p] = file{f.Size, f.SHA256, f.MD5, f.MD5Base64, f.ContentType, f.CacheControl}
-	}
-	body, err := json.Marshal(out)
+	body, err := site.EncodeFiles(v.files)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -409,7 +409,7 @@ func checkSwitchDisk(t *testing.T, dir, store string, out switchOutputs, previou
 		t.Fatal(err)
 	}
 	for _, e := range entries {
-		if !slices.Contains([]string{"releases", "site.json", "lock"}, e.Name()) {
+		if !slices.Contains([]string{"releases", "manifests", "site.json", "lock"}, e.Name()) {
 			t.Errorf("the store %s holds %s after the apply, besides its releases, site.json and lock", store, e.Name())
 		}
 	}

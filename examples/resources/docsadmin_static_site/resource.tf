@@ -21,11 +21,15 @@ resource "docsadmin_static_site" "docs" {
 
 # Serve or sync the directory itself: web servers resolve the link on each
 # request. A sync that reads the tree for a while (aws s3 sync, rsync)
-# reads release_directory, which never changes under it.
+# reads release_directory, which never changes under it, and takes each
+# file's type, cache policy and MD5 from manifest_file (a JSON object by
+# path, written beside the release). State holds no file, whatever the
+# site's size.
 output "site" {
   value = {
     directory = docsadmin_static_site.docs.directory
     release   = docsadmin_static_site.docs.release_directory
+    manifest  = docsadmin_static_site.docs.manifest_file
     files     = docsadmin_static_site.docs.file_count
   }
 }

@@ -8,15 +8,19 @@
 // against the server's.
 //
 //	go run ./internal/cmd/verifybench [-size 1GiB] [-seed 1] [-save] [-provider] [-strict]
-//	go run ./internal/cmd/verifybench -unpack [-pages 3995] [-provider]
+//	go run ./internal/cmd/verifybench -unpack [-pages 3995] [-provider [-files 12,8000,20000,100000]]
 //
 // With -unpack it measures archive.FetchUnpack instead (verify, digest every
 // file, unpack) on a site of many small pages (3,995 pages by default: with
-// their RSC payloads and the rest, 8,000 files, the default max_files),
-// beside curl | tar -xz on the same archive, and with -provider applies one
-// docsadmin_static_site of it and reports the size of terraform.tfstate, an
-// unchanged plan's time and the provider's peak RSS, and what a second
-// stage's unchanged plan requests and downloads.
+// their RSC payloads and the rest, 8,000 files, the default max_files of
+// docsadmin_static_site_manifest), beside curl | tar -xz on the same
+// archive. With -provider it then measures what a second stage's plans of
+// that site request and download, and applies one docsadmin_static_site of
+// each size of -files (12, 8,000, 20,000 and 100,000 files by default), each
+// planned unchanged: the apply's time, the provider's peak RSS, the size of
+// terraform.tfstate and the unchanged plan's time, side by side with the
+// 12-file site's (one page, the smallest sitegen makes) and with the figures of the schema that kept every file in
+// state.
 //
 // With -provider it also applies one export through Terraform with the real
 // provider against the mock, serving an archive of the same size, and reports
@@ -66,6 +70,7 @@ type options struct {
 	strict   bool
 	unpack   bool
 	pages    int
+	files    []int
 }
 
 func main() {
@@ -89,7 +94,12 @@ func parseFlags(args []string) (options, error) {
 	fs.BoolVar(&o.strict, "strict", false, "exit with status 1 when the target is missed")
 	fs.BoolVar(&o.unpack, "unpack", false, "instead, unpack a generated site of -pages small pages with archive.FetchUnpack beside curl | tar -xz; with -provider, also apply one docsadmin_static_site of it and report the state's size")
 	fs.IntVar(&o.pages, "pages", 3995, "pages of the site -unpack generates (each an HTML file and an RSC payload; 3,995 make 8,000 files, the default max_files)")
+	files := fs.String("files", "12,8000,20000,100000", "with -unpack -provider, the sizes in files of the docsadmin_static_site measured side by side, the smallest first")
 	if err := fs.Parse(args); err != nil {
+		return o, err
+	}
+	var err error
+	if o.files, err = parseFileCounts(*files); err != nil {
 		return o, err
 	}
 	n, err := parseSize(size)

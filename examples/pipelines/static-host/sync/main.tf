@@ -2,14 +2,15 @@
 # downloads, verifies and unpacks the archive, then one step syncs the
 # verified tree to the bucket (sync-s3.sh): assets first, then new pages,
 # then the pages that may link to them, then deletions, stale pages before
-# their assets. Terraform tracks the export and the tree, not each object,
-# so plans stay small and a new export needs no second stage.
+# their assets. Terraform tracks the export and the tree, not each object:
+# the files' digests, types and cache policies are in the manifest file the
+# provider writes beside the release, not in state, so plans stay small
+# whatever the site's size and a new export needs no second stage.
 terraform {
   required_version = ">= 1.10"
   required_providers {
     docsadmin = { source = "docsadmin/docsadmin", version = "~> 0.1" }
     aws       = { source = "hashicorp/aws", version = "~> 6.0" }
-    local     = { source = "hashicorp/local", version = "~> 2.5" }
   }
 }
 
@@ -55,26 +56,20 @@ resource "docsadmin_static_site" "docs" {
   expected_sha256 = docsadmin_static_export.docs.archive_sha256
 }
 
-# The manifest, for the sync step: each file's Content-Type and
-# Cache-Control, which the sync sets exactly rather than guessing from the
-# file name.
-resource "local_file" "manifest" {
-  filename = "${path.module}/dist/manifest.json"
-  content  = jsonencode(docsadmin_static_site.docs.files)
-}
-
-# Once per export (and again when the tree had to be restored): the step
-# uploads only what differs, so running it again is cheap.
+# Once per export: the step uploads only what differs, so running it again
+# is cheap. A restore of a damaged tree publishes the same files, with the
+# same manifest, and does not sync again.
 resource "terraform_data" "sync" {
-  triggers_replace = [docsadmin_static_site.docs.archive_sha256, local_file.manifest.content_sha256]
+  triggers_replace = [docsadmin_static_site.docs.archive_sha256, docsadmin_static_site.docs.manifest_sha256]
 
   provisioner "local-exec" {
     command = "${path.module}/sync-s3.sh"
-    # The release, not the link: the sync reads a tree that no later
-    # publication can switch under it.
+    # The release and its manifest, not the link: the sync reads a tree
+    # that no later publication can switch under it. The manifest maps each
+    # file to its md5, content_type and cache_control.
     environment = {
       SITE     = docsadmin_static_site.docs.release_directory
-      MANIFEST = local_file.manifest.filename
+      MANIFEST = docsadmin_static_site.docs.manifest_file
       BUCKET   = data.aws_s3_bucket.site.id
     }
   }

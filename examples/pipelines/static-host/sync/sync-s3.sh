@@ -1,8 +1,9 @@
 #!/bin/sh
 # Syncs a verified, unpacked export ($SITE: its directory, or a symbolic link
 # to it as docsadmin_static_site publishes it) to s3://$BUCKET without ever
-# publishing half of it. The manifest ($MANIFEST, the files attribute of
-# docsadmin_static_site) gives each file's MD5, Content-Type and
+# publishing half of it. The manifest ($MANIFEST: the manifest_file of
+# docsadmin_static_site, a JSON object by path, as the files of
+# docsadmin_static_site_manifest) gives each file's MD5, Content-Type and
 # Cache-Control. A file is uploaded when the bucket lacks it or holds it with
 # another ETag (an ETag that is no MD5, from a multipart or KMS upload,
 # always differs: such files upload again), in three passes:

@@ -1,0 +1,254 @@
+package provider
+
+import (
+	"crypto/md5"
+	"crypto/sha256"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/publish"
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/site"
+)
+
+// publishFiles publishes files as a release of a site of its own, with
+// the records the provider writes, waiting settle between the last write
+// and the stat data (so that no file is racy when settle is long enough).
+func publishFiles(t *testing.T, files map[string]string, settle time.Duration) (publish.Site, string, string) {
+	t.Helper()
+	s, err := publish.Locate(filepath.Join(t.TempDir(), "site"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	staged, err := s.Stage("site-test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := site.NewManifest()
+	for name, body := range files {
+		p := filepath.Join(staged.Tree, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := m.Add(name, int64(len(body)), sha256.Sum256([]byte(body)), md5.Sum([]byte(body))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	time.Sleep(settle)
+	records, err := newSiteRecords(t.Context(), staged.Tree, m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	release, err := staged.Switch("se_1", records.forSwitch())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, release, records.manifestSHA256
+}
+
+func manyPages(n int) map[string]string {
+	files := map[string]string{}
+	for i := range n {
+		files[fmt.Sprintf("guides/page-%03d.html", i)] = fmt.Sprintf("<p>page %03d</p>", i)
+	}
+	return files
+}
+
+// An unchanged release whose stat data is not racy is recognised without
+// reading a file; a file rewritten with the same size and its modification
+// time set back is read (its change time moved) and named.
+func TestSiteRefreshReadsOnlyFilesWhoseStatDataChanged(t *testing.T) {
+	t.Parallel()
+	if runtime.GOOS == "windows" {
+		t.Skip("no change time: every file is read there, which the other tests cover")
+	}
+	files := manyPages(50)
+	s, release, digest := publishFiles(t, files, 50*time.Millisecond)
+	check := func() (siteDrift, int) {
+		t.Helper()
+		want, racyFrom, problem, err := siteWantFromRecords(s, release, digest, int64(len(files)))
+		if err != nil || problem != "" {
+			t.Fatalf("records: %q, %v", problem, err)
+		}
+		if racyFrom == 0 {
+			t.Fatal("the stat record has no time: every file would be read")
+		}
+		d, read, err := compareSiteTree(t.Context(), s.Release(release), want, racyFrom)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d, read
+	}
+	if d, read := check(); !d.none() || read != 0 {
+		t.Fatalf("an unchanged release: drift %v, %d files read, want none and 0", d.String(s.Dir, "se_1"), read)
+	}
+	name := filepath.Join(s.Release(release), "guides", "page-007.html")
+	info, err := os.Stat(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(name, []byte("<p>page XXX</p>"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(name, info.ModTime(), info.ModTime()); err != nil {
+		t.Fatal(err)
+	}
+	d, read := check()
+	if read != 1 || d.changedN != 1 || !strings.Contains(d.String(s.Dir, "se_1"), `"guides/page-007.html"`) {
+		t.Errorf("a file rewritten with its size and time: %d files read, drift:\n%s", read, d.String(s.Dir, "se_1"))
+	}
+}
+
+// A file whose stat data is the recorded one but whose times are not
+// strictly before the record's time may have been written again within
+// the clock's step: it is read, and a change is found. With the record's
+// time after them, the same file would pass unread, which is why the
+// rule is needed.
+func TestSiteRefreshReadsRacyFiles(t *testing.T) {
+	t.Parallel()
+	if runtime.GOOS == "windows" {
+		t.Skip("no change time: every file is read there")
+	}
+	files := manyPages(3)
+	s, release, digest := publishFiles(t, files, 0)
+	name := filepath.Join(s.Release(release), "guides", "page-001.html")
+	if err := os.WriteFile(name, []byte("<p>page XXX</p>"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	info, err := os.Lstat(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	now, ok := statOf(info)
+	if !ok {
+		t.Fatal("no stat data")
+	}
+	for _, c := range []struct {
+		racyFrom    int64
+		read, found int
+	}{
+		{racyFrom: now.Ctime, read: 1, found: 1},           // written in the record's clock step: read
+		{racyFrom: max(now.Ctime, now.Mtime) + 1, read: 0}, // not racy: trusted, the change unseen
+	} {
+		want, _, problem, err := siteWantFromRecords(s, release, digest, 3)
+		if err != nil || problem != "" {
+			t.Fatal(problem, err)
+		}
+		// As if the record had been taken after the rewrite, within one
+		// step of the clock.
+		w := want["guides/page-001.html"]
+		w.stat, w.hasStat = now, true
+		want["guides/page-001.html"] = w
+		d, read, err := compareSiteTree(t.Context(), s.Release(release), want, c.racyFrom)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if read < c.read || (c.read == 0 && read != 0) || d.changedN != c.found {
+			t.Errorf("racyFrom %d (file times %d, %d): %d read, %d changed; want %d read, %d changed",
+				c.racyFrom, now.Mtime, now.Ctime, read, d.changedN, c.read, c.found)
+		}
+	}
+}
+
+// A release whose manifest was changed on disk, or whose records are gone,
+// is not compared as intact: the refresh says what it found. Without the
+// stat record, every file is read.
+func TestSiteRefreshHoldsTheRecordsToState(t *testing.T) {
+	t.Parallel()
+	files := manyPages(4)
+	s, release, digest := publishFiles(t, files, 0)
+	if err := os.Remove(s.Record(release, statRecord)); err != nil {
+		t.Fatal(err)
+	}
+	want, racyFrom, problem, err := siteWantFromRecords(s, release, digest, 4)
+	if err != nil || problem != "" || racyFrom != 0 || len(want) != 4 {
+		t.Fatalf("without the stat record: %d files, racyFrom %d, %q, %v", len(want), racyFrom, problem, err)
+	}
+	d, read, err := compareSiteTree(t.Context(), s.Release(release), want, racyFrom)
+	if err != nil || !d.none() || read != 4 {
+		t.Errorf("without the stat record: %d read, drift %v, %v; want every file read and none", read, d.String(s.Dir, "se_1"), err)
+	}
+	manifest := s.Record(release, manifestRecord)
+	if err := os.WriteFile(manifest, []byte(`{}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, problem, _ := siteWantFromRecords(s, release, digest, 4); !strings.Contains(problem, "is not the manifest this site published") {
+		t.Errorf("a changed manifest_file: %q", problem)
+	}
+	if err := os.Remove(manifest); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, problem, _ := siteWantFromRecords(s, release, digest, 4); !strings.Contains(problem, "is missing") {
+		t.Errorf("a missing manifest_file: %q", problem)
+	}
+}
+
+// A link in the release is not followed, even to a file of the release.
+func TestSiteRefreshFollowsNoLink(t *testing.T) {
+	t.Parallel()
+	files := manyPages(2)
+	s, release, digest := publishFiles(t, files, 0)
+	tree := s.Release(release)
+	name := filepath.Join(tree, "guides", "page-000.html")
+	if err := os.Remove(name); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("page-001.html", name); err != nil {
+		t.Fatal(err)
+	}
+	want, racyFrom, _, err := siteWantFromRecords(s, release, digest, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, _, err := compareSiteTree(t.Context(), tree, want, racyFrom)
+	if err != nil || !strings.Contains(d.String(s.Dir, "se_1"), `"guides/page-000.html (no longer a regular file)"`) {
+		t.Errorf("a link in place of a file: %v\n%s", err, d.String(s.Dir, "se_1"))
+	}
+}
+
+func encodeStatRecord(manifestSHA256 string, time int64, files map[string]siteWant) []byte {
+	b := appendStatHeader(nil, manifestSHA256, time)
+	for p, w := range files {
+		b = appendStatLine(b, p, w)
+	}
+	return b
+}
+
+// The stat record reads back as written, path spaces included, and one of
+// another manifest, or damaged, is not used.
+func TestStatRecordRoundTrip(t *testing.T) {
+	t.Parallel()
+	digest := strings.Repeat("ab", 32)
+	files := map[string]siteWant{
+		"index.html":         {size: 12, sha256: strings.Repeat("1", 64), stat: fileStat{Mtime: 5, Ctime: 6, Ino: 7}},
+		"guides/a page.html": {size: 0, sha256: strings.Repeat("2", 64), stat: fileStat{Mtime: 8, Ctime: 9, Ino: 1 << 63}},
+	}
+	data := encodeStatRecord(digest, 42, files)
+	got, racyFrom, ok := parseStatRecord(data, digest)
+	if !ok || racyFrom != 42 || len(got) != len(files) {
+		t.Fatalf("parse: ok %v, time %d, %d files", ok, racyFrom, len(got))
+	}
+	for p, w := range files {
+		w.hasStat = true
+		if got[p] != w {
+			t.Errorf("%q: %+v, want %+v", p, got[p], w)
+		}
+	}
+	for name, bad := range map[string][]byte{
+		"another manifest": encodeStatRecord(strings.Repeat("cd", 32), 42, files),
+		"cut short":        data[:len(data)-3],
+		"no time":          encodeStatRecord(digest, 0, files),
+		"a short digest":   []byte(statRecordHeader + "\nmanifest " + digest + "\ntime 1\n1 2 3 4 abc index.html\n"),
+	} {
+		if _, _, ok := parseStatRecord(bad, digest); ok {
+			t.Errorf("%s: parsed", name)
+		}
+	}
+}
