@@ -124,8 +124,7 @@ func (d *providerData) agentJobCallError(diags *diag.Diagnostics, run agentJobRu
 		detail = fmt.Sprintf("The API refused %s: %s. It accepts at most %d agent job creations per project per hour, "+
 			"and may limit messages too. %s; nothing was started.", subject, err, agentJobCreationsPerHour, d.tryAgain(err))
 	case run.jobID != "" && client.IsNotFound(err):
-		detail = fmt.Sprintf("There is no agent job %s in project %s: %s. Check job_id and project_id (shown on the dashboard's API keys page), "+
-			"or remove job_id to start a new job.", run.jobID, run.projectID, err)
+		detail = gone(subject, err) + " Check job_id and project_id (shown on the dashboard's API keys page), or remove job_id to start a new job."
 	case client.MayHaveActed(err):
 		detail = fmt.Sprintf("Sending the prompt for %s failed in a way that does not tell whether the API acted on it: %s. "+
 			"Look on the dashboard before %s, or a second job may start.", subject, withHint(err), run.rerun)

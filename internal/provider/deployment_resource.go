@@ -148,9 +148,7 @@ func (r *deploymentResource) Read(ctx context.Context, req resource.ReadRequest,
 	}
 	ctx = r.data.maskSecrets(ctx)
 	gone := func(err error) (string, string) {
-		return "Deployment status no longer exists",
-			fmt.Sprintf("Deployment %s of project %s was not found (%s). It is removed from state; the next apply deploys again.",
-				state.StatusID.ValueString(), state.ProjectID.ValueString(), err)
+		return goneFromState(fmt.Sprintf("deployment %s of project %s", state.StatusID.ValueString(), state.ProjectID.ValueString()), "the next apply deploys again.", err)
 	}
 	if r.data.refreshDeployment(ctx, &state.deploymentStatusModel, "Cannot read the deployment", gone, resp) {
 		state.ID = state.StatusID

@@ -402,7 +402,7 @@ func faultRows() []faultRow {
 			export: mockapi.ExportBehavior{Duration: 10 * time.Second},
 			during: faultAfterFirstPoll(func(m *mockapi.Server) { m.DeleteExportJob(faultJobID(m)) }),
 			wantErr: []string{
-				"the API has no export job {job}", "It disappeared while being awaited", "GET /v1/static-export/jobs/{job}", "HTTP 404",
+				"The API says there is no export job {job}", "It disappeared while being awaited", "GET /v1/static-export/jobs/{job}", "HTTP 404",
 				"static export job {job} not found", "terraform apply again",
 			},
 		},

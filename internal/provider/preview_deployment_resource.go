@@ -218,9 +218,7 @@ func (r *previewDeploymentResource) Read(ctx context.Context, req resource.ReadR
 	}
 	ctx = r.data.maskSecrets(ctx)
 	gone := func(err error) (string, string) {
-		return "Preview build status no longer exists",
-			fmt.Sprintf("The status %s of the preview of branch %q was not found (%s). It is removed from state; the next apply rebuilds the preview.",
-				state.StatusID.ValueString(), state.Branch.ValueString(), err)
+		return goneFromState(fmt.Sprintf("status %s of the preview of branch %q", state.StatusID.ValueString(), state.Branch.ValueString()), "the next apply rebuilds the preview.", err)
 	}
 	if r.data.refreshDeployment(ctx, &state.deploymentStatusModel, "Cannot read the preview deployment", gone, resp) {
 		resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)

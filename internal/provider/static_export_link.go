@@ -127,7 +127,7 @@ func bundleErrorSummary(err error) string {
 
 func bundleJobReadError(jobID string, err error) string {
 	if client.IsNotFound(err) {
-		return fmt.Sprintf("There is no export job %s: %s. Check the id; the API may also have stopped retaining an old job, in which case start a new export.", jobID, err)
+		return gone("export job "+jobID, err) + " Check the id; the API may also have stopped retaining an old job, in which case start a new export."
 	}
 	return fmt.Sprintf("Reading export job %s failed: %s", jobID, withHint(err))
 }
