@@ -111,14 +111,16 @@ func (d *providerData) startFailure(domain string, name timeoutName, limit time.
 			domain, quota, quota.retryAt, name)
 	}
 	if client.MayHaveActed(err) {
-		return fmt.Sprintf("Starting an export of %s failed after the request was sent: %s. The API may have started the export; "+
-			"the request was not repeated so that no second export is started. Run terraform apply again to start a new one.", domain, err)
+		return fmt.Sprintf("Starting an export of %s failed after the request was sent: %s. The API may have started the export: "+
+			"an answer such as a gateway's 502, 503 or 504 does not tell whether the request reached it, so "+
+			"the request was not repeated and no second export is started. Look for the export on the dashboard; "+
+			"run terraform apply again to start a new one.", domain, err)
 	}
 	text := fmt.Sprintf("Starting an export of %s failed: %s", domain, withHint(err))
 	if client.Classify(err).Kind == client.KindNoSuchPath || client.IsRevisionUnavailable(err) {
 		text += ". " + d.revisionHint()
 	}
-	return text
+	return sentence(text) + " The API did not act on the request: no export was started."
 }
 
 // revisionHint says which revisions of the static export API were tried
