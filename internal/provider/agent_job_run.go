@@ -11,6 +11,7 @@ import (
 
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/client"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/duration"
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/redact"
 )
 
 // agentJobRun is one prompt sent to an agent job, by the action or by the
@@ -56,7 +57,7 @@ func (d *providerData) runAgentJob(ctx context.Context, run agentJobRun, diags *
 			"project_id":    run.projectID,
 			"job_id":        run.jobID,
 			"prompt_length": utf8.RuneCountInString(run.prompt),
-			"prompt_start":  promptStart(run.prompt),
+			"prompt_start":  redact.PromptStart(run.prompt),
 		})
 		callCtx, cancel := context.WithTimeout(ctx, agentJobCallLimit)
 		var err error

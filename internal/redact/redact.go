@@ -160,6 +160,20 @@ func (s *Sanitizer) AddPrompt(prompt string) {
 	}
 }
 
+// PromptStart is what a log may show of a prompt, so that a user can tell
+// which one was sent: its first characters, fewer bytes than a run that
+// counts as the prompt (promptRun) and never more than half of it, and an
+// ellipsis.
+func PromptStart(prompt string) string {
+	runes := []rune(prompt)
+	n, size := 0, 0
+	for n < len(runes)/2 && size+utf8.RuneLen(runes[n]) < promptRun {
+		size += utf8.RuneLen(runes[n])
+		n++
+	}
+	return string(runes[:n]) + "…"
+}
+
 // IsSecretPrompt reports a prompt long enough to be a secret: hiding a
 // word of a few letters would garble every text that contains it, so
 // prompts shorter than MinPromptRunes are neither redacted nor masked.

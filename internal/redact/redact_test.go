@@ -260,9 +260,9 @@ func TestPromptRunsArePhrasesNotWords(t *testing.T) {
 	for text, hidden := range map[string]bool{
 		"the build failed in internationalization.mdx": false, // a word of 20 letters alone
 		"and internationalization":                     false, // with a letter of its neighbour
-		"commit: Add internationalization":            true,  // a phrase of the prompt
-		"see the onboarding guide":                    true,
-		"onboarding":                                  false,
+		"commit: Add internationalization":             true,  // a phrase of the prompt
+		"see the onboarding guide":                     true,
+		"onboarding":                                   false,
 	} {
 		got := s.Line(text, 0)
 		if (got != text) != hidden {
