@@ -91,6 +91,7 @@ func (r *deploymentResource) Create(ctx context.Context, req resource.CreateRequ
 		return
 	}
 	plan.ProjectID = types.StringValue(projectID)
+	resp.Diagnostics.Append(recordPlace(ctx, resp.Private, r.data.here(""))...)
 
 	// A deployment that an interrupted create of the same inputs left
 	// running is followed rather than queued a second time.

@@ -115,6 +115,7 @@ func (r *previewDeploymentResource) Create(ctx context.Context, req resource.Cre
 		return
 	}
 	plan.ProjectID = types.StringValue(projectID)
+	resp.Diagnostics.Append(recordPlace(ctx, resp.Private, r.data.here(""))...)
 	// A build that an interrupted create of the same inputs left running is
 	// followed rather than queued a second time.
 	offered, ok, err := r.data.resumeOffered(ctx, r.previewResumeKey(plan),
