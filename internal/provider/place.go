@@ -3,6 +3,7 @@ package provider
 import (
 	"context"
 	"fmt"
+	"net"
 	"net/url"
 	"strings"
 
@@ -86,7 +87,7 @@ func canonicalBaseURL(raw string) string {
 	}
 	scheme, host := strings.ToLower(u.Scheme), strings.ToLower(u.Hostname())
 	if port := u.Port(); port != "" && !(scheme == "https" && port == "443") && !(scheme == "http" && port == "80") {
-		host += ":" + port
+		host = net.JoinHostPort(host, port)
 	}
 	return scheme + "://" + host + strings.TrimRight(u.EscapedPath(), "/")
 }

@@ -339,7 +339,7 @@ func (r *staticExportResource) Read(ctx context.Context, req resource.ReadReques
 	jobID := state.JobID.ValueString()
 	recorded := recordedPlace(ctx, req.Private)
 	if r.data.elsewhere(recorded) {
-		resp.Diagnostics.AddWarning(r.data.placeWarning("Export job "+jobID+" of "+state.Domain.ValueString(), *recorded, false))
+		resp.Diagnostics.AddWarning(r.data.placeWarning(state.named(), *recorded, false))
 		return
 	}
 	r.data.knowExport(state, recorded)
@@ -353,7 +353,7 @@ func (r *staticExportResource) Read(ctx context.Context, req resource.ReadReques
 		resp.Diagnostics.AddError("Cannot read the static export job", withHint(err))
 		return
 	}
-	r.data.notePlace(ctx, "Export job "+jobID+" of "+state.Domain.ValueString(), recorded, r.data.exportPlace(jobID), resp.Private, &resp.Diagnostics)
+	r.data.notePlace(ctx, state.named(), recorded, r.data.exportPlace(jobID), resp.Private, &resp.Diagnostics)
 	state.setJob(job, r.data)
 	// Refresh never generates a link; it only tells whether the one in state
 	// is due for renewal, which the next plan acts on.
@@ -428,7 +428,7 @@ func (r *staticExportResource) Update(ctx context.Context, req resource.UpdateRe
 		plan.copyJobFrom(state)
 		plan.copyLinkFrom(state)
 		plan.copyArchiveFrom(state)
-		resp.Diagnostics.AddWarning(r.data.placeWarning("Export job "+jobID+" of "+state.Domain.ValueString(), *recorded, false))
+		resp.Diagnostics.AddWarning(r.data.placeWarning(state.named(), *recorded, false))
 		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 		return
 	}
