@@ -65,7 +65,7 @@ func TestTriggerDeploymentRetries(t *testing.T) {
 		deployments int
 	}{
 		{"429 is retried", mockapi.Fault{Status: 429, Header: map[string]string{"Retry-After": "1"}}, false, 2, 1},
-		{"503 with Retry-After is retried", mockapi.Fault{Status: 503, Header: map[string]string{"Retry-After": "1"}}, false, 2, 1},
+		{"503 with Retry-After after the server acted is not repeated", mockapi.Fault{Status: 503, Header: map[string]string{"Retry-After": "1"}, AfterHandling: true}, true, 1, 1},
 		{"500 after the server acted is not repeated", mockapi.Fault{Status: 500, AfterHandling: true}, true, 1, 1},
 		{"reset after the server acted is not repeated", mockapi.Fault{ResetConnection: true, AfterHandling: true}, true, 1, 1},
 		{"empty 202 after the server acted is not repeated", mockapi.Fault{Status: 202, AfterHandling: true}, true, 1, 1},

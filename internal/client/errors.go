@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/duration"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/redirect"
 )
 
@@ -33,7 +34,7 @@ func (e *APIError) Error() string {
 		status += " " + text
 	}
 	if e.RetryAfter > 0 {
-		status += fmt.Sprintf(" (Retry-After %s)", e.RetryAfter)
+		status += fmt.Sprintf(" (Retry-After %s)", duration.Written(e.RetryAfter))
 	}
 	if e.Message == "" {
 		return fmt.Sprintf("%s: %s", e.Endpoint, status)
@@ -74,9 +75,9 @@ type SlowAnswerError struct {
 
 func (e *SlowAnswerError) Error() string {
 	if !e.Headers {
-		return fmt.Sprintf("no answer within %s, the time allowed for one attempt", e.Limit)
+		return fmt.Sprintf("no answer within %s, the time allowed for one attempt", duration.Written(e.Limit))
 	}
-	return fmt.Sprintf("the answer was still arriving after %s, the time allowed for one attempt (%d bytes of its body received)", e.Limit, e.Received)
+	return fmt.Sprintf("the answer was still arriving after %s, the time allowed for one attempt (%d bytes of its body received)", duration.Written(e.Limit), e.Received)
 }
 
 // StatusCode returns the HTTP status of err, or 0 when err carries none.

@@ -329,7 +329,7 @@ func TestErrorHelpers(t *testing.T) {
 		{name: "429", err: wrap(apiErr(429)), status: 429, trans: true},
 		{name: "500", err: wrap(apiErr(500)), status: 500, trans: true, mayHaveActed: true},
 		{name: "503 twice wrapped", err: wrap(wrap(apiErr(503))), status: 503, trans: true, mayHaveActed: true},
-		{name: "503 with Retry-After", err: wrap(&client.APIError{StatusCode: 503, RetryAfter: time.Second}), status: 503, trans: true},
+		{name: "503 with Retry-After", err: wrap(&client.APIError{StatusCode: 503, RetryAfter: time.Second}), status: 503, trans: true, mayHaveActed: true},
 		{name: "2xx unreadable", err: wrap(apiErr(200)), status: 200, trans: true, mayHaveActed: true},
 		{name: "request error", err: wrap(reqErr), trans: true},
 		{name: "request error after sending", err: wrap(&client.RequestError{Err: syscall.ECONNRESET, MaybeProcessed: true}), trans: true, mayHaveActed: true},

@@ -1,6 +1,7 @@
 package client
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"net/http"
@@ -45,19 +46,29 @@ const maxRememberedJobs = 4096
 // it uses that one alone. Otherwise it uses the revision a job was last
 // found in, else the one the server last answered in, and tries the other
 // one only after a 404 or 405, which started and changed nothing: for a
-// start, a read and a link alike (tryRevisions).
+// start, a read and a link alike (tryRevisions). A job whose place is known
+// (state recorded it, or this client found it) is read in its own project,
+// whatever project is configured now, and only its own revision may say
+// that it is gone.
 type exportRevisions struct {
 	pinned    ExportRevision // "": choose
 	projectID string         // "": the project revision cannot be used
 
 	mu        sync.Mutex
 	preferred ExportRevision
-	jobs      map[string]ExportRevision
+	jobs      map[string]exportPlace
 	order     []string // of jobs, oldest first
 }
 
+// exportPlace is where a call goes: a revision and, in the project
+// revision, the project whose route holds the job.
+type exportPlace struct {
+	revision ExportRevision
+	project  string
+}
+
 func newExportRevisions(pinned ExportRevision, projectID string) *exportRevisions {
-	return &exportRevisions{pinned: pinned, projectID: projectID, preferred: RevisionDomain, jobs: map[string]ExportRevision{}}
+	return &exportRevisions{pinned: pinned, projectID: projectID, preferred: RevisionDomain, jobs: map[string]exportPlace{}}
 }
 
 // usable reports why a revision cannot be used for a start with or without
@@ -72,17 +83,17 @@ func (e *exportRevisions) unusable(r ExportRevision, domain string) string {
 	return ""
 }
 
-// forStart is the revisions a start tries, in order, or why none can be.
-func (e *exportRevisions) forStart(domain string) ([]ExportRevision, error) {
-	candidates := e.candidates("")
-	var usable []ExportRevision
+// forStart is the places a start tries, in order, or why none can be.
+func (e *exportRevisions) forStart(domain string) ([]exportPlace, error) {
+	candidates, _ := e.candidates("")
+	var usable []exportPlace
 	var reasons []string
 	for _, r := range candidates {
 		if why := e.unusable(r, domain); why != "" {
 			reasons = append(reasons, why)
 			continue
 		}
-		usable = append(usable, r)
+		usable = append(usable, e.place(r, ""))
 	}
 	if len(usable) == 0 {
 		return nil, &RevisionError{Reason: "no revision of the static export API can be used: " + strings.Join(reasons, "; ")}
@@ -90,39 +101,60 @@ func (e *exportRevisions) forStart(domain string) ([]ExportRevision, error) {
 	return usable, nil
 }
 
-// forJob is the revisions a read of jobID tries, in order.
-func (e *exportRevisions) forJob(jobID string) []ExportRevision {
-	var out []ExportRevision
-	for _, r := range e.candidates(jobID) {
-		if r == RevisionProject && e.projectID == "" {
-			continue
+// forJob is the places a read of jobID tries, in order, and whether the
+// first is the job's own revision, known from state or from an answer.
+func (e *exportRevisions) forJob(jobID string) ([]exportPlace, bool) {
+	candidates, known := e.candidates(jobID)
+	e.mu.Lock()
+	recorded := e.jobs[jobID].project
+	e.mu.Unlock()
+	var out []exportPlace
+	for _, r := range candidates {
+		project := ""
+		if r == RevisionProject {
+			project = cmp.Or(recorded, e.projectID)
+			if project == "" {
+				continue
+			}
 		}
-		out = append(out, r)
+		out = append(out, exportPlace{revision: r, project: project})
 	}
 	if len(out) == 0 {
-		out = []ExportRevision{RevisionDomain} // read where a job without a project can be
+		return []exportPlace{{revision: RevisionDomain}}, false // read where a job without a project can be
 	}
-	return out
+	return out, known && out[0].revision == candidates[0]
 }
 
-func (e *exportRevisions) candidates(jobID string) []ExportRevision {
-	if e.pinned != "" {
-		return []ExportRevision{e.pinned}
+// place is revision r with the project its route holds.
+func (e *exportRevisions) place(r ExportRevision, project string) exportPlace {
+	if r == RevisionProject {
+		return exportPlace{revision: r, project: cmp.Or(project, e.projectID)}
 	}
+	return exportPlace{revision: r}
+}
+
+// candidates is the revisions a call of jobID may try, in order, and
+// whether the first is the one the job was found in.
+func (e *exportRevisions) candidates(jobID string) ([]ExportRevision, bool) {
 	e.mu.Lock()
-	first, known := e.jobs[jobID]
-	if !known {
-		first = e.preferred
-	}
+	found, known := e.jobs[jobID]
+	first := e.preferred
 	e.mu.Unlock()
-	return []ExportRevision{first, first.other()}
+	if known {
+		first = found.revision
+	}
+	if e.pinned != "" {
+		return []ExportRevision{e.pinned}, known && found.revision == e.pinned
+	}
+	return []ExportRevision{first, first.other()}, known
 }
 
-// learn records that jobID answered in r, and prefers r from now on.
-func (e *exportRevisions) learn(jobID string, r ExportRevision) {
+// learn records that jobID answered in p, and prefers its revision from
+// now on.
+func (e *exportRevisions) learn(jobID string, p exportPlace) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	e.preferred = r
+	e.preferred = p.revision
 	if jobID == "" {
 		return
 	}
@@ -133,15 +165,25 @@ func (e *exportRevisions) learn(jobID string, r ExportRevision) {
 			e.order = e.order[1:]
 		}
 	}
-	e.jobs[jobID] = r
+	e.jobs[jobID] = p
 }
 
-// KnowExport tells the client the revision a job was found in before, as
-// state records it, so that its first read goes there.
-func (c *Client) KnowExport(jobID string, r ExportRevision) {
+// KnowExport tells the client where a job was made, as state records it:
+// the revision it was found in and, in the project revision, its project
+// (empty: the configured one). Its reads go there first, and only that
+// revision's answer may say that it is gone.
+func (c *Client) KnowExport(jobID string, r ExportRevision, projectID string) {
 	if r == RevisionDomain || r == RevisionProject {
-		c.exports.learn(jobID, r)
+		c.exports.learn(jobID, c.exports.place(r, projectID))
 	}
+}
+
+// ExportProject is the project whose route holds jobID, as this client
+// knows it: "" for a job of the domain revision or one it does not know.
+func (c *Client) ExportProject(jobID string) string {
+	c.exports.mu.Lock()
+	defer c.exports.mu.Unlock()
+	return c.exports.jobs[jobID].project
 }
 
 // routeAbsent reports an answer that says the route is not served: a 404
@@ -154,11 +196,14 @@ func routeAbsent(err error) bool {
 
 // RevisionError is a static export call that no revision of the API could
 // serve: why none could be used, or each revision's answer. Unwrap gives
-// the answer that says the most of the job: the API's own "not found" over
-// a missing route.
+// the answer that says the most of the job: the answer of the job's own
+// revision when it is known (the other revision cannot say the job is
+// gone), else the API's own "not found" over a missing route.
 type RevisionError struct {
 	Reason   string
 	Attempts []error
+	// known: the first attempt was in the job's own revision.
+	known bool
 }
 
 func (e *RevisionError) Error() string {
@@ -173,6 +218,9 @@ func (e *RevisionError) Error() string {
 }
 
 func (e *RevisionError) Unwrap() error {
+	if e.known && len(e.Attempts) > 0 {
+		return e.Attempts[0]
+	}
 	for _, err := range e.Attempts {
 		if IsNotFound(err) {
 			return err
@@ -186,11 +234,11 @@ func (e *RevisionError) Unwrap() error {
 
 // bothFailed wraps the answers of a call tried in every revision; one
 // attempt alone is returned as it is.
-func bothFailed(attempts []error) error {
+func bothFailed(attempts []error, known bool) error {
 	if len(attempts) == 1 {
 		return attempts[0]
 	}
-	return &RevisionError{Attempts: attempts}
+	return &RevisionError{Attempts: attempts, known: known}
 }
 
 // IsRevisionUnavailable reports a call that no revision could serve, because

@@ -192,7 +192,7 @@ func TestStartStaticExport_bothRoutesMissingSaysSoForEach(t *testing.T) {
 func TestGetStaticExport_readsWhereTheJobWasFoundAndFollowsAServerThatMoved(t *testing.T) {
 	answers := map[string]func(http.ResponseWriter){projectGet: scripted(200, queuedJob)}
 	c, srv := newRevisionClient(t, answers, nil)
-	c.KnowExport(projectJobID, client.RevisionDomain) // state says domain; the server moved
+	c.KnowExport(projectJobID, client.RevisionDomain, "") // state says domain; the server moved
 	job, err := c.GetStaticExport(context.Background(), projectJobID)
 	if err != nil || job.Revision != client.RevisionProject {
 		t.Fatalf("job = %+v, err = %v; want it found in the project revision", job, err)
@@ -213,6 +213,65 @@ func TestGetStaticExport_goneInBothRevisionsIsNotFound(t *testing.T) {
 	_, err := c.GetStaticExport(context.Background(), projectJobID)
 	if !client.IsNotFound(err) {
 		t.Fatalf("error = %v (%s), want not found: the API said so in one revision", err, client.Classify(err).Kind)
+	}
+}
+
+// Once a job's revision is known, only that revision may say it is gone:
+// the other is asked only when the known one answers that its route is
+// not served, and what the other says of the job is then no verdict.
+func TestGetStaticExport_onlyTheJobsOwnRevisionSaysItIsGone(t *testing.T) {
+	domainGet := "GET /v1/static-export/jobs/" + projectJobID
+	otherSaysGone := scripted(404, `{"error":"static export job `+projectJobID+` not found"}`)
+	for _, row := range []struct {
+		name string
+		own  func(http.ResponseWriter) // the project route's answer; nil: a router's 404
+	}{
+		{"its own route answers a router's 404", nil},
+		{"its own route answers 405", scripted(405, `{"error":"Method Not Allowed"}`)},
+	} {
+		t.Run(row.name, func(t *testing.T) {
+			answers := map[string]func(http.ResponseWriter){domainGet: otherSaysGone}
+			if row.own != nil {
+				answers[projectGet] = row.own
+			}
+			c, srv := newRevisionClient(t, answers, nil)
+			c.KnowExport(projectJobID, client.RevisionProject, "")
+			_, err := c.GetStaticExport(context.Background(), projectJobID)
+			if err == nil || client.IsNotFound(err) {
+				t.Fatalf("error = %v (%s); the other revision's answer may not say the job is gone", err, client.Classify(err).Kind)
+			}
+			if got := srv.requests(); len(got) != 2 || got[0] != projectGet || got[1] != domainGet {
+				t.Errorf("requests %v, want its own route, then the other", got)
+			}
+		})
+	}
+	t.Run("its own route says it is gone", func(t *testing.T) {
+		c, srv := newRevisionClient(t, map[string]func(http.ResponseWriter){
+			projectGet: scripted(404, `{"error":"No job exists with the provided ID for this deployment."}`),
+			domainGet:  scripted(200, queuedJob),
+		}, nil)
+		c.KnowExport(projectJobID, client.RevisionProject, "")
+		_, err := c.GetStaticExport(context.Background(), projectJobID)
+		if !client.IsNotFound(err) {
+			t.Fatalf("error = %v (%s), want not found", err, client.Classify(err).Kind)
+		}
+		if got := srv.requests(); len(got) != 1 {
+			t.Errorf("requests %v, want its own route alone", got)
+		}
+	})
+}
+
+// A job is read in the project that holds it, as state records it, not in
+// the project configured now.
+func TestGetStaticExport_readsInTheRecordedProject(t *testing.T) {
+	recorded := "GET /v1/static-export/p0/jobs/" + projectJobID
+	c, srv := newRevisionClient(t, map[string]func(http.ResponseWriter){recorded: scripted(200, queuedJob)}, nil) // configured: p1
+	c.KnowExport(projectJobID, client.RevisionProject, "p0")
+	if _, err := c.GetStaticExport(context.Background(), projectJobID); err != nil {
+		t.Fatal(err)
+	}
+	if got := srv.requests(); len(got) != 1 || got[0] != recorded {
+		t.Errorf("requests %v, want %s", got, recorded)
 	}
 }
 

@@ -73,10 +73,12 @@ type Failure struct {
 	RetryAfter time.Duration
 }
 
-// Classify understands err. A 429, a 503 with Retry-After, a failure before
-// anything was sent and any other 4xx promise that nothing was done; a
-// broken connection after sending, another 5xx and a 2xx whose body could
-// not be read do not.
+// Classify understands err. A 429, a failure before anything was sent and
+// any other 4xx promise that nothing was done; a broken connection after
+// sending, every 5xx and a 2xx whose body could not be read do not. A 502,
+// 503 or 504 may come from a gateway that had already passed the request
+// on, and a Retry-After says when to come back, not that nothing was done:
+// a call that starts work is repeated after none of them.
 func Classify(err error) Failure {
 	var reqErr *RequestError
 	if errors.As(err, &reqErr) {
@@ -96,8 +98,6 @@ func classifyStatus(apiErr *APIError) Failure {
 	switch code := apiErr.StatusCode; {
 	case code == http.StatusTooManyRequests:
 		return Failure{Kind: KindRateLimited, Transient: true, Reason: reason + " (rate limited)"}
-	case code == http.StatusServiceUnavailable && apiErr.RetryAfter > 0:
-		return Failure{Kind: KindServer, Transient: true, Reason: reason + " with Retry-After"}
 	case code >= 500:
 		return Failure{Kind: KindServer, Transient: true, MayHaveActed: true, Reason: reason}
 	case code >= 200 && code < 300:

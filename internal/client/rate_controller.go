@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"time"
+
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/duration"
 )
 
 // rateController decides the request rate of a budget from what happened:
@@ -112,7 +114,7 @@ func (c *rateController) throttled(now, sent time.Time, accepted float64, why st
 		c.plateau = min(2*c.plateau, maxPlateau)
 		return c.set(c.limit, fmt.Sprintf(
 			"%s: the limit stands; the rate returns to %.1f/s, what the server accepted, and probes again after %s",
-			why, c.limit, c.plateau))
+			why, c.limit, duration.Written(c.plateau)))
 	}
 	refused := accepted
 	if !math.IsInf(c.rate, 1) {
@@ -140,7 +142,7 @@ func (c *rateController) advance(now time.Time, held bool) *rateChange {
 		// A limit not met for this long may have been raised; the next 429
 		// learns it again.
 		c.limit = 0
-		return c.set(math.Inf(1), fmt.Sprintf("no 429 for %s: the limit learned is forgotten", forgetAfter))
+		return c.set(math.Inf(1), fmt.Sprintf("no 429 for %s: the limit learned is forgotten", duration.Written(forgetAfter)))
 	}
 	if elapsed := now.Sub(c.curveAt).Seconds(); elapsed > 0 {
 		switch {

@@ -139,6 +139,9 @@ func TestStartIsNotRepeatedWhenTheServerMayHaveActed(t *testing.T) {
 		{name: "502", fault: mockapi.Fault{Status: 502, Body: "<html>Bad Gateway</html>", Header: map[string]string{"Content-Type": "text/html"}}, wantStatus: 502},
 		{name: "503 without Retry-After", fault: mockapi.Fault{Status: 503, AfterHandling: true}, wantStarted: 1, wantStatus: 503},
 		{name: "504 after acting", fault: mockapi.Fault{Status: 504, AfterHandling: true}, wantStarted: 1, wantStatus: 504},
+		// A gateway that passed the start on may still ask to come back later.
+		{name: "503 with Retry-After after acting", fault: mockapi.Fault{Status: 503, Header: map[string]string{"Retry-After": "1"}, AfterHandling: true}, wantStarted: 1, wantStatus: 503},
+		{name: "502 with Retry-After after acting", fault: mockapi.Fault{Status: 502, Header: map[string]string{"Retry-After": "1"}, AfterHandling: true}, wantStarted: 1, wantStatus: 502},
 		{name: "connection reset", fault: mockapi.Fault{ResetConnection: true}, wantMaybeRun: true},
 		{name: "connection reset after acting", fault: mockapi.Fault{ResetConnection: true, AfterHandling: true}, wantStarted: 1, wantMaybeRun: true},
 		{name: "empty 202", fault: mockapi.Fault{Status: 202, AfterHandling: true}, wantStarted: 1, wantStatus: 202},
@@ -209,7 +212,7 @@ func TestNonIdempotentAgentCallsAreNotRepeated(t *testing.T) {
 }
 
 // TestStartIsRetriedWhenTheServerSurelyDidNotAct covers the failures that
-// promise nothing was done: a refused connection, 429, 503 with Retry-After.
+// promise nothing was done: a 429, whatever its Retry-After.
 func TestStartIsRetriedWhenTheServerSurelyDidNotAct(t *testing.T) {
 	tests := []struct {
 		name  string
@@ -217,8 +220,7 @@ func TestStartIsRetriedWhenTheServerSurelyDidNotAct(t *testing.T) {
 	}{
 		{"429", mockapi.Fault{Status: 429, Body: `{"error":"slow down"}`}},
 		{"429 with Retry-After", mockapi.Fault{Status: 429, Header: map[string]string{"Retry-After": "1"}}},
-		{"503 with Retry-After", mockapi.Fault{Status: 503, Header: map[string]string{"Retry-After": "1"}}},
-		{"503 with a Retry-After date", mockapi.Fault{Status: 503, Header: map[string]string{"Retry-After": time.Now().Add(time.Hour).UTC().Format(http.TimeFormat)}}},
+		{"429 with a Retry-After date", mockapi.Fault{Status: 429, Header: map[string]string{"Retry-After": time.Now().Add(time.Hour).UTC().Format(http.TimeFormat)}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -11,45 +11,47 @@ import (
 // export. The project revision takes no body: domain, version and paths are
 // not sent there, and the job's Revision says which revision exported it.
 func (c *Client) StartStaticExport(ctx context.Context, req StartStaticExportRequest) (*StaticExportJob, error) {
-	revisions, err := c.exports.forStart(req.Domain)
+	places, err := c.exports.forStart(req.Domain)
 	if err != nil {
 		return nil, err
 	}
-	job, r, err := tryRevisions(ctx, c, revisions, func(r ExportRevision) (*StaticExportJob, error) { return c.startIn(ctx, r, req) })
+	job, p, err := tryRevisions(ctx, c, places, false, func(p exportPlace) (*StaticExportJob, error) { return c.startIn(ctx, p, req) })
 	if err != nil {
 		return nil, err
 	}
-	c.exports.learn(job.JobID, r)
+	c.exports.learn(job.JobID, p)
 	return job, nil
 }
 
-// tryRevisions calls call in each revision in turn, and goes on to the
-// next only after an answer that says the route is not served (a 404 or a
-// 405), which started and changed nothing. It returns what the first
-// revision that answered gave, and which; or every answer, when none did.
-func tryRevisions[T any](ctx context.Context, c *Client, revisions []ExportRevision, call func(ExportRevision) (T, error)) (T, ExportRevision, error) {
+// tryRevisions calls call in each place in turn, and goes on to the next
+// only after an answer that says the route is not served (a 404 or a 405),
+// which started and changed nothing. When the first place is the job's own
+// revision (known), its answer that the job is gone ends the call, and the
+// other revision's cannot say so. It returns what the first place that
+// answered gave, and which; or every answer, when none did.
+func tryRevisions[T any](ctx context.Context, c *Client, places []exportPlace, known bool, call func(exportPlace) (T, error)) (T, exportPlace, error) {
 	var attempts []error
-	for i, r := range revisions {
-		v, err := call(r)
+	for i, p := range places {
+		v, err := call(p)
 		if err == nil {
-			return v, r, nil
+			return v, p, nil
 		}
 		attempts = append(attempts, err)
-		if i == len(revisions)-1 || !routeAbsent(err) || ctx.Err() != nil {
+		if i == len(places)-1 || !routeAbsent(err) || (known && IsNotFound(err)) || ctx.Err() != nil {
 			break
 		}
 		c.logger.Debug(ctx, "static export route not served in this revision; trying the other", map[string]any{
-			"revision": string(r), "next": string(revisions[i+1]), "status": StatusCode(err),
+			"revision": string(p.revision), "next": string(places[i+1].revision), "status": StatusCode(err),
 		})
 	}
 	var zero T
-	return zero, "", bothFailed(attempts)
+	return zero, exportPlace{}, bothFailed(attempts, known)
 }
 
-func (c *Client) startIn(ctx context.Context, r ExportRevision, req StartStaticExportRequest) (*StaticExportJob, error) {
+func (c *Client) startIn(ctx context.Context, p exportPlace, req StartStaticExportRequest) (*StaticExportJob, error) {
 	ep, body := startStaticExportEndpoint(), any(req)
-	if r == RevisionProject {
-		ep, body = startProjectExportEndpoint(c.exports.projectID), nil
+	if p.revision == RevisionProject {
+		ep, body = startProjectExportEndpoint(p.project), nil
 	}
 	var job StaticExportJob
 	if err := c.do(ctx, ep, body, &job); err != nil {
@@ -61,7 +63,7 @@ func (c *Client) startIn(ctx context.Context, r ExportRevision, req StartStaticE
 	if job.Status == "" {
 		job.Status = ExportQueued
 	}
-	job.Revision = r
+	job.Revision = p.revision
 	return &job, nil
 }
 
@@ -70,18 +72,19 @@ func (c *Client) startIn(ctx context.Context, r ExportRevision, req StartStaticE
 // 404 or 405: a server that moved from one revision to the other may serve
 // an earlier job's reads at the other address only.
 func (c *Client) GetStaticExport(ctx context.Context, jobID string) (*StaticExportJob, error) {
-	job, r, err := tryRevisions(ctx, c, c.exports.forJob(jobID), func(r ExportRevision) (*StaticExportJob, error) { return c.getIn(ctx, r, jobID) })
+	places, known := c.exports.forJob(jobID)
+	job, p, err := tryRevisions(ctx, c, places, known, func(p exportPlace) (*StaticExportJob, error) { return c.getIn(ctx, p, jobID) })
 	if err != nil {
 		return nil, err
 	}
-	c.exports.learn(jobID, r)
+	c.exports.learn(jobID, p)
 	return job, nil
 }
 
-func (c *Client) getIn(ctx context.Context, r ExportRevision, jobID string) (*StaticExportJob, error) {
+func (c *Client) getIn(ctx context.Context, p exportPlace, jobID string) (*StaticExportJob, error) {
 	ep := getStaticExportEndpoint(jobID)
-	if r == RevisionProject {
-		ep = getProjectExportEndpoint(c.exports.projectID, jobID)
+	if p.revision == RevisionProject {
+		ep = getProjectExportEndpoint(p.project, jobID)
 	}
 	var job StaticExportJob
 	if err := c.do(ctx, ep, nil, &job); err != nil {
@@ -90,7 +93,7 @@ func (c *Client) getIn(ctx context.Context, r ExportRevision, jobID string) (*St
 	if job.JobID == "" {
 		job.JobID = jobID
 	}
-	job.Revision = r
+	job.Revision = p.revision
 	return &job, nil
 }
 
@@ -101,17 +104,18 @@ func (c *Client) getIn(ctx context.Context, r ExportRevision, jobID string) (*St
 // *LinkNotReadyError (IsLinkNotReady). Like a read, it goes where the job
 // was found, and to the other revision after a 404 or 405.
 func (c *Client) CreateStaticExportLink(ctx context.Context, jobID string) (*StaticExportLink, error) {
-	link, r, err := tryRevisions(ctx, c, c.exports.forJob(jobID), func(r ExportRevision) (*StaticExportLink, error) { return c.linkIn(ctx, r, jobID) })
+	places, known := c.exports.forJob(jobID)
+	link, p, err := tryRevisions(ctx, c, places, known, func(p exportPlace) (*StaticExportLink, error) { return c.linkIn(ctx, p, jobID) })
 	if err != nil {
 		return nil, err
 	}
-	c.exports.learn(jobID, r)
+	c.exports.learn(jobID, p)
 	return link, nil
 }
 
-func (c *Client) linkIn(ctx context.Context, r ExportRevision, jobID string) (*StaticExportLink, error) {
-	if r == RevisionProject {
-		job, err := c.getIn(ctx, r, jobID)
+func (c *Client) linkIn(ctx context.Context, p exportPlace, jobID string) (*StaticExportLink, error) {
+	if p.revision == RevisionProject {
+		job, err := c.getIn(ctx, p, jobID)
 		if err != nil {
 			return nil, err
 		}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/hashicorp/terraform-plugin-framework/action"
 	"github.com/hashicorp/terraform-plugin-framework/action/schema"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/client"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/duration"
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/redact"
 )
 
 // agentJobCallLimit bounds one create or message call, retries included. A
@@ -172,20 +172,12 @@ func statusText(s client.AgentStatus) string {
 	return string(s)
 }
 
-// promptStart is what logs may show of a prompt: at most its first 40
-// characters and never more than half of it, so that no log holds it whole.
-func promptStart(prompt string) string {
-	runes := []rune(prompt)
-	n := min(40, len(runes)/2)
-	return string(runes[:n]) + "…"
-}
-
 // maskPrompt makes every log record written with the returned context hide
 // the prompt, whatever logs it. Very short prompts are left out: masking a
 // word of a few letters would garble every record that contains it, and the
 // provider never logs a prompt anyway.
 func maskPrompt(ctx context.Context, prompt string) context.Context {
-	if utf8.RuneCountInString(strings.TrimSpace(prompt)) < 8 {
+	if !redact.IsSecretPrompt(prompt) {
 		return ctx
 	}
 	ctx = tflog.MaskMessageStrings(ctx, prompt)

@@ -15,6 +15,7 @@ import (
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/client"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/clock/clocktest"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/mockapi"
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/redact"
 )
 
 func TestJobProgressReportsChangesAndBreaksLongSilences(t *testing.T) {
@@ -177,7 +178,7 @@ func TestAgentJobAction_sendsProgressWhileTheJobRuns(t *testing.T) {
 			t.Errorf("the progress does not say %q", want)
 		}
 	}
-	if strings.Contains(said, prompt) || strings.Contains(said, promptStart(prompt)) || strings.Contains(said, mock.APIKey) {
+	if strings.Contains(said, prompt) || strings.Contains(said, redact.PromptStart(prompt)) || strings.Contains(said, mock.APIKey) {
 		t.Errorf("the progress shows the prompt or the key")
 	}
 }

@@ -143,6 +143,7 @@ func (r *agentJobResource) Create(ctx context.Context, req resource.CreateReques
 		started: func(job *client.AgentJob) {
 			plan.setJob(job, r.data, &resp.Diagnostics)
 			resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+			resp.Diagnostics.Append(recordPlace(ctx, resp.Private, r.data.here(projectID))...)
 		},
 		rerun:          "running terraform apply again",
 		afterInterrupt: "its id is saved in state, and the next terraform apply continues waiting for it rather than starting another",
@@ -196,17 +197,26 @@ func (r *agentJobResource) Read(ctx context.Context, req resource.ReadRequest, r
 	}
 	ctx = maskPrompt(r.data.maskSecrets(ctx), state.Prompt.ValueString())
 	r.data.sanitizer.AddPrompt(state.Prompt.ValueString())
+	subject := fmt.Sprintf("agent job %s in project %s", state.ID.ValueString(), state.ProjectID.ValueString())
+	// Its route holds its project, which state keeps: only the API's
+	// address can point elsewhere.
+	recorded := recordedPlace(ctx, req.Private)
+	if r.data.elsewhere(recorded) {
+		resp.Diagnostics.AddWarning(r.data.placeWarning(fmt.Sprintf("Agent job %s in project %s", state.ID.ValueString(), state.ProjectID.ValueString()), *recorded, false))
+		return
+	}
 	job, err := r.data.client.GetAgentJob(ctx, state.ProjectID.ValueString(), state.ID.ValueString())
 	if client.IsNotFound(err) {
-		resp.Diagnostics.AddWarning("Agent job no longer exists",
-			fmt.Sprintf("Agent job %s in project %s was not found (%s). It is removed from state; the next apply starts a new job.",
-				state.ID.ValueString(), state.ProjectID.ValueString(), err))
+		resp.Diagnostics.AddWarning(goneFromState(subject, "the next apply starts a new job.", err))
 		resp.State.RemoveResource(ctx)
 		return
 	}
 	if err != nil {
 		resp.Diagnostics.AddError("Cannot read the agent job", withHint(err))
 		return
+	}
+	if recorded == nil {
+		resp.Diagnostics.Append(recordPlace(ctx, resp.Private, r.data.here(state.ProjectID.ValueString()))...)
 	}
 	state.setJob(job, r.data, &resp.Diagnostics)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/client"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/duration"
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/redact"
 )
 
 // agentJobRun is one prompt sent to an agent job, by the action or by the
@@ -56,7 +57,7 @@ func (d *providerData) runAgentJob(ctx context.Context, run agentJobRun, diags *
 			"project_id":    run.projectID,
 			"job_id":        run.jobID,
 			"prompt_length": utf8.RuneCountInString(run.prompt),
-			"prompt_start":  promptStart(run.prompt),
+			"prompt_start":  redact.PromptStart(run.prompt),
 		})
 		callCtx, cancel := context.WithTimeout(ctx, agentJobCallLimit)
 		var err error
@@ -124,8 +125,7 @@ func (d *providerData) agentJobCallError(diags *diag.Diagnostics, run agentJobRu
 		detail = fmt.Sprintf("The API refused %s: %s. It accepts at most %d agent job creations per project per hour, "+
 			"and may limit messages too. %s; nothing was started.", subject, err, agentJobCreationsPerHour, d.tryAgain(err))
 	case run.jobID != "" && client.IsNotFound(err):
-		detail = fmt.Sprintf("There is no agent job %s in project %s: %s. Check job_id and project_id (shown on the dashboard's API keys page), "+
-			"or remove job_id to start a new job.", run.jobID, run.projectID, err)
+		detail = gone(subject, err) + " Check job_id and project_id (shown on the dashboard's API keys page), or remove job_id to start a new job."
 	case client.MayHaveActed(err):
 		detail = fmt.Sprintf("Sending the prompt for %s failed in a way that does not tell whether the API acted on it: %s. "+
 			"Look on the dashboard before %s, or a second job may start.", subject, withHint(err), run.rerun)

@@ -17,7 +17,10 @@ import (
 
 // apiLine is a short value of the API (a status, a model, a branch) as it may
 // be shown or stored: secrets hidden, control characters quoted, bounded.
-func (d *providerData) apiLine(s string) string { return d.sanitizer.Line(s, redact.LineBytes) }
+func (d *providerData) apiLine(s string) string { return lineOf(d.sanitizer, s) }
+
+// lineOf is apiLine for code that is handed the sanitizer alone.
+func lineOf(s *redact.Sanitizer, v string) string { return s.Line(v, redact.LineBytes) }
 
 // apiLineValue is apiLine of an optional value; null when absent.
 func (d *providerData) apiLineValue(s *string) types.String {

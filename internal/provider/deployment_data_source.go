@@ -66,7 +66,7 @@ func (d *deploymentDataSource) Read(ctx context.Context, req datasource.ReadRequ
 	dep, err := d.data.client.GetDeployment(ctx, statusID)
 	if client.IsNotFound(err) {
 		resp.Diagnostics.AddError("Deployment not found",
-			fmt.Sprintf("There is no deployment status %s: %s. Check status_id; the API may also have stopped keeping an old status.", statusID, err))
+			gone("deployment status "+statusID, err)+" Check status_id; the API may also have stopped keeping an old status.")
 		return
 	}
 	if err != nil {

@@ -138,6 +138,7 @@ func (r *deploymentLifecycle[T, M]) Create(ctx context.Context, req resource.Cre
 		return
 	}
 	b.ProjectID = types.StringValue(projectID)
+	resp.Diagnostics.Append(recordPlace(ctx, resp.Private, r.data.here(""))...)
 	offered, resumed, err := r.data.resumeOffered(ctx, plan.resumeKey(r.data), func(id string) string { return capitalized(plan.subject(id)) },
 		r.data.deploymentOver, func(work offeredWork) {
 			b.kept(work)
@@ -202,13 +203,19 @@ func (r *deploymentLifecycle[T, M]) Read(ctx context.Context, req resource.ReadR
 	}
 }
 
-// refreshDeployment reads the recorded status again into m. A status the
-// API no longer keeps takes the resource out of state with the warning gone
+// refreshDeployment reads the recorded status again into m where it was
+// made (its route holds no project: the API's address). A status the API
+// no longer keeps takes the resource out of state with the warning gone
 // words, so that the next apply deploys again; unreadable is the summary of
 // the error for any other failure. It reports whether m was refreshed.
 func (d *providerData) refreshDeployment(ctx context.Context, m *deploymentStatusModel, unreadable string,
 	gone func(err error) (summary, detail string), resp *resource.ReadResponse) bool {
 	statusID := m.StatusID.ValueString()
+	recorded := recordedPlace(ctx, resp.Private)
+	if d.elsewhere(recorded) {
+		resp.Diagnostics.AddWarning(d.placeWarning("Deployment status "+statusID, *recorded, false))
+		return false
+	}
 	dep, err := d.client.GetDeployment(ctx, statusID)
 	if client.IsNotFound(err) {
 		resp.Diagnostics.AddWarning(gone(err))
@@ -218,6 +225,9 @@ func (d *providerData) refreshDeployment(ctx context.Context, m *deploymentStatu
 	if err != nil {
 		resp.Diagnostics.AddError(unreadable, withHint(err))
 		return false
+	}
+	if recorded == nil {
+		resp.Diagnostics.Append(recordPlace(ctx, resp.Private, d.here(""))...)
 	}
 	m.set(dep, d.sanitizer)
 	m.StatusID = types.StringValue(statusID)

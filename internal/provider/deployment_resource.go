@@ -79,7 +79,5 @@ func (m *deploymentResourceModel) adopt(offeredWork) {}
 func (m *deploymentResourceModel) carry(*deploymentResourceModel) {}
 
 func (m *deploymentResourceModel) gone(err error) (string, string) {
-	return "Deployment status no longer exists",
-		fmt.Sprintf("Deployment %s of project %s was not found (%s). It is removed from state; the next apply deploys again.",
-			m.StatusID.ValueString(), m.ProjectID.ValueString(), err)
+	return goneFromState(fmt.Sprintf("deployment %s of project %s", m.StatusID.ValueString(), m.ProjectID.ValueString()), "the next apply deploys again.", err)
 }

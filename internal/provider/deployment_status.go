@@ -24,9 +24,8 @@ const defaultDeploymentWait = 30 * time.Minute
 // Bounds of the log excerpt a failed deployment's error shows: the end of
 // the build's log is where a build says what went wrong.
 const (
-	failureLogLines    = 20
-	failureLogBytes    = 4 << 10
-	failureLogLineSize = 500
+	failureLogLines = 20
+	failureLogBytes = 4 << 10
 )
 
 // deploymentStatusModel is a deployment status as state records it.
@@ -95,7 +94,7 @@ func deploymentStatusDataSourceAttributes() map[string]dschema.Attribute {
 // that may quote the key or a link's signature, which state, show -json and
 // the next plan's diff would otherwise show; they are bounded too.
 func (m *deploymentStatusModel) set(d *client.Deployment, s *redact.Sanitizer) {
-	line := func(v string) types.String { return optionalString(s.Line(v, redact.LineBytes)) }
+	line := func(v string) types.String { return optionalString(lineOf(s, v)) }
 	m.StatusID = types.StringValue(d.ID)
 	m.Status = line(string(d.Status))
 	m.Summary = types.StringNull()
@@ -112,7 +111,7 @@ func (m *deploymentStatusModel) set(d *client.Deployment, s *redact.Sanitizer) {
 		paths := func(ps []string) types.List {
 			clean := make([]string, len(ps))
 			for i, p := range ps {
-				clean[i] = s.Line(p, redact.LineBytes)
+				clean[i] = lineOf(s, p)
 			}
 			return stringList(clean, true)
 		}
@@ -251,13 +250,12 @@ func (d *providerData) deploymentFailure(subject string, dep *client.Deployment,
 }
 
 // logTail is the end of a log: at most failureLogLines lines and
-// failureLogBytes bytes, each line sanitized and cut at failureLogLineSize
-// bytes.
+// failureLogBytes bytes, each line as lineOf shows it.
 func logTail(logs []string, s *redact.Sanitizer) (string, int) {
 	var kept []string
 	size := 0
 	for i := len(logs) - 1; i >= 0 && len(kept) < failureLogLines; i-- {
-		line := s.Line(strings.TrimRight(logs[i], "\r\n"), failureLogLineSize)
+		line := lineOf(s, strings.TrimRight(logs[i], "\r\n"))
 		if size+len(line)+3 > failureLogBytes {
 			break
 		}

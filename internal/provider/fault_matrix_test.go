@@ -182,11 +182,22 @@ func faultRows() []faultRow {
 			after:  func(t *testing.T, m *mockapi.Server) { faultExactRequests(t, m, mockapi.EndpointStartExport, 1) },
 		},
 		faultRow{
-			name: "start 503 with Retry-After is retried",
+			// A gateway passed the start on, then answered 503 with Retry-After.
+			name: "start 503 with Retry-After after the API acted is not repeated",
 			inject: func(m *mockapi.Server) {
-				m.InjectFault(mockapi.EndpointStartExport, mockapi.Fault{Status: 503, Body: `{"error":"export queue is full"}`, Header: map[string]string{"Retry-After": "1"}})
+				m.InjectFault(mockapi.EndpointStartExport, mockapi.Fault{Status: 503, Body: `{"error":"upstream timed out"}`, Header: map[string]string{"Retry-After": "1"}, AfterHandling: true})
 			},
-			after: func(t *testing.T, m *mockapi.Server) { faultExactRequests(t, m, mockapi.EndpointStartExport, 2) },
+			wantErr: []string{
+				"Cannot start the static export", "POST /v1/static-export/jobs", "HTTP 503", "(Retry-After 1s)", "upstream timed out",
+				"may have started the export", "gateway's 502, 503 or 504", "not repeated", "terraform apply again",
+			},
+			forbid: []string{"no export was started"},
+			after: func(t *testing.T, m *mockapi.Server) {
+				faultExactRequests(t, m, mockapi.EndpointStartExport, 1)
+				if n := m.ExportsStarted(faultDomain); n != 1 {
+					t.Errorf("%d exports started, want the 1 the API made", n)
+				}
+			},
 		},
 		faultRow{
 			name: "start 429 with Retry-After in seconds is retried after the wait",
@@ -402,7 +413,7 @@ func faultRows() []faultRow {
 			export: mockapi.ExportBehavior{Duration: 10 * time.Second},
 			during: faultAfterFirstPoll(func(m *mockapi.Server) { m.DeleteExportJob(faultJobID(m)) }),
 			wantErr: []string{
-				"the API has no export job {job}", "It disappeared while being awaited", "GET /v1/static-export/jobs/{job}", "HTTP 404",
+				"The API says there is no export job {job}", "It disappeared while being awaited", "GET /v1/static-export/jobs/{job}", "HTTP 404",
 				"static export job {job} not found", "terraform apply again",
 			},
 		},

@@ -130,9 +130,7 @@ func (m *previewDeploymentModel) carry(prior *previewDeploymentModel) {
 }
 
 func (m *previewDeploymentModel) gone(err error) (string, string) {
-	return "Preview build status no longer exists",
-		fmt.Sprintf("The status %s of the preview of branch %q was not found (%s). It is removed from state; the next apply rebuilds the preview.",
-			m.StatusID.ValueString(), m.Branch.ValueString(), err)
+	return goneFromState(fmt.Sprintf("status %s of the preview of branch %q", m.StatusID.ValueString(), m.Branch.ValueString()), "the next apply rebuilds the preview.", err)
 }
 
 // previewStartError explains a failed preview call; a 403 that says the

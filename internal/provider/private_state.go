@@ -40,6 +40,12 @@ const (
 	// privateBundleLink holds what the ephemeral resource's Renew needs to
 	// know about the link it opened.
 	privateBundleLink = "bundle_link"
+	// privatePlace records, in a resource's private state, where the object was
+	// made: the API's address (base_url) and, where its route holds one, the
+	// project. The object is read there, and only an answer from there may say
+	// that it is gone: a base_url or project_id that now points elsewhere (a
+	// typo, a staging API) never drops it.
+	privatePlace = "made_at"
 )
 
 func setPrivateJSON(ctx context.Context, private privateSetter, key string, v any) diag.Diagnostics {
@@ -108,4 +114,21 @@ func wasImported(ctx context.Context, private privateGetter) bool {
 	var imported bool
 	getPrivateJSON(ctx, private, privateImported, &imported)
 	return imported
+}
+
+// recordPlace records where an object was made.
+func recordPlace(ctx context.Context, private privateSetter, p apiPlace) diag.Diagnostics {
+	return setPrivateJSON(ctx, private, privatePlace, p)
+}
+
+// recordedPlace is where the object was made, or nil for state written
+// before the place was recorded: its first read at the configured place
+// records it (so an upgrade needs no new object).
+func recordedPlace(ctx context.Context, private privateGetter) *apiPlace {
+	var p apiPlace
+	getPrivateJSON(ctx, private, privatePlace, &p)
+	if p.BaseURL == "" {
+		return nil
+	}
+	return &p
 }

@@ -93,7 +93,7 @@ func (d *staticExportDataSource) Read(ctx context.Context, req datasource.ReadRe
 	job, err := d.data.client.GetStaticExport(ctx, jobID)
 	if client.IsNotFound(err) {
 		resp.Diagnostics.AddError("Static export job not found",
-			fmt.Sprintf("There is no export job %s: %s. Check the id; the API may also have stopped retaining an old job.", jobID, err))
+			gone("export job "+jobID, err)+" Check the id; the API may also have stopped retaining an old job.")
 		return
 	}
 	if err != nil {

@@ -109,7 +109,7 @@ func notBundleable(job *client.StaticExportJob, s *redact.Sanitizer) string {
 		return fmt.Sprintf("Export job %s failed: %s. A failed export has no archive to link to; start a new export "+
 			"(with the docsadmin_static_export resource, change its triggers) and pass the new job's id.", job.JobID, failureReason(job, s))
 	}
-	state := fmt.Sprintf("status %s", s.Line(string(job.Status), redact.LineBytes))
+	state := fmt.Sprintf("status %s", lineOf(s, string(job.Status)))
 	if job.Progress != nil {
 		state += fmt.Sprintf(", progress %.1f%%", clampPercent(*job.Progress))
 	}
@@ -127,7 +127,7 @@ func bundleErrorSummary(err error) string {
 
 func bundleJobReadError(jobID string, err error) string {
 	if client.IsNotFound(err) {
-		return fmt.Sprintf("There is no export job %s: %s. Check the id; the API may also have stopped retaining an old job, in which case start a new export.", jobID, err)
+		return gone("export job "+jobID, err) + " Check the id; the API may also have stopped retaining an old job, in which case start a new export."
 	}
 	return fmt.Sprintf("Reading export job %s failed: %s", jobID, withHint(err))
 }

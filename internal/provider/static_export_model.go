@@ -45,6 +45,11 @@ type staticExportModel struct {
 	Timeouts        timeouts.Value `tfsdk:"timeouts"`
 }
 
+// named names the export in a message: "Export job se_1 of docs.example.com".
+func (m staticExportModel) named() string {
+	return "Export job " + m.JobID.ValueString() + " of " + m.Domain.ValueString()
+}
+
 // exportInputs are the settings that define an export.
 type exportInputs struct {
 	Domain   string

@@ -278,6 +278,7 @@ func (r *staticExportResource) export(ctx context.Context, m *staticExportModel,
 		warnWholeProject(out.diags, *m, job.Revision)
 	}
 
+	out.diags.Append(recordPlace(ctx, out.private, r.data.exportPlace(job.JobID))...)
 	// Every value saved is known: Terraform refuses a state that still
 	// holds the plan's unknowns, even beside an error.
 	m.setJob(job, r.data)
@@ -335,12 +336,16 @@ func (r *staticExportResource) Read(ctx context.Context, req resource.ReadReques
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 
-	r.data.knowExport(state)
-	job, err := r.data.client.GetStaticExport(ctx, state.JobID.ValueString())
+	jobID := state.JobID.ValueString()
+	recorded := recordedPlace(ctx, req.Private)
+	if r.data.elsewhere(recorded) {
+		resp.Diagnostics.AddWarning(r.data.placeWarning(state.named(), *recorded, false))
+		return
+	}
+	r.data.knowExport(state, recorded)
+	job, err := r.data.client.GetStaticExport(ctx, jobID)
 	if client.IsNotFound(err) {
-		resp.Diagnostics.AddWarning("Static export job no longer exists",
-			fmt.Sprintf("Export job %s for %s was not found (%s). It is removed from state; the next apply starts a new export.",
-				state.JobID.ValueString(), state.Domain.ValueString(), err))
+		resp.Diagnostics.AddWarning(goneFromState(fmt.Sprintf("export job %s of %s", jobID, state.Domain.ValueString()), "the next apply starts a new export.", err))
 		resp.State.RemoveResource(ctx)
 		return
 	}
@@ -348,6 +353,7 @@ func (r *staticExportResource) Read(ctx context.Context, req resource.ReadReques
 		resp.Diagnostics.AddError("Cannot read the static export job", withHint(err))
 		return
 	}
+	r.data.notePlace(ctx, state.named(), recorded, r.data.exportPlace(jobID), resp.Private, &resp.Diagnostics)
 	state.setJob(job, r.data)
 	// Refresh never generates a link; it only tells whether the one in state
 	// is due for renewal, which the next plan acts on.
@@ -390,7 +396,8 @@ func (r *staticExportResource) Update(ctx context.Context, req resource.UpdateRe
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 
-	r.data.knowExport(state)
+	recorded := recordedPlace(ctx, req.Private)
+	r.data.knowExport(state, recorded)
 	if plan.JobID.IsUnknown() {
 		// Planned by planExportAgain, with triggers known now.
 		if planTriggers(plan, state, wasImported(ctx, req.Private)) == triggersNewExport {
@@ -415,11 +422,20 @@ func (r *staticExportResource) Update(ctx context.Context, req resource.UpdateRe
 			return
 		}
 	}
+	jobID := state.JobID.ValueString()
+	if r.data.elsewhere(recorded) {
+		// Its link can be asked for only where it was made.
+		plan.copyJobFrom(state)
+		plan.copyLinkFrom(state)
+		plan.copyArchiveFrom(state)
+		resp.Diagnostics.AddWarning(r.data.placeWarning(state.named(), *recorded, false))
+		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+		return
+	}
 	// On failure the prior state is saved with only what did happen (the
 	// job's progress), so that renew_triggers, a due renewal or a verification
 	// is planned again rather than recorded as done. The old link stays:
 	// still usable until it expires.
-	jobID := state.JobID.ValueString()
 	if state.Status.ValueString() != string(client.ExportCompleted) {
 		job, err := r.waitForCompletion(ctx, jobID, nil, timeoutUpdate, timeout)
 		if job != nil {
@@ -455,8 +471,9 @@ func (r *staticExportResource) Update(ctx context.Context, req resource.UpdateRe
 func (r *staticExportResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
 	var state staticExportModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() || r.data == nil {
-		return
+	recorded := recordedPlace(ctx, req.Private)
+	if resp.Diagnostics.HasError() || r.data == nil || r.data.elsewhere(recorded) {
+		return // a job made at another API is not this API's to continue
 	}
 	unfinished := unfinishedWork{
 		work:     offeredWork{ID: state.JobID.ValueString(), Status: state.Status.ValueString(), Revision: state.APIRevision.ValueString()},
@@ -471,8 +488,8 @@ func (r *staticExportResource) Delete(ctx context.Context, req resource.DeleteRe
 	if diags.HasError() {
 		return
 	}
-	// The replacement reads the job in the revision of the API it was found in.
-	r.data.knowExport(state)
+	// The replacement reads the job where it was made.
+	r.data.knowExport(state, recorded)
 	r.data.offerUnfinished(r.data.resumeKey(inputs), unfinished)
 }
 
@@ -521,6 +538,7 @@ func (r *staticExportResource) ImportState(ctx context.Context, req resource.Imp
 	resp.Diagnostics.Append(resp.State.Set(ctx, &model)...)
 	resp.Diagnostics.Append(setExportIdentity(ctx, resp.Identity, model)...)
 	resp.Diagnostics.Append(markImported(ctx, resp.Private)...)
+	resp.Diagnostics.Append(recordPlace(ctx, resp.Private, r.data.exportPlace(jobID))...)
 }
 
 // ModifyPlan plans a new export in place when triggers change or are not
@@ -558,6 +576,9 @@ func (r *staticExportResource) ModifyPlan(ctx context.Context, req resource.Modi
 		return
 	}
 
+	if r.data != nil && r.data.elsewhere(recordedPlace(ctx, req.Private)) {
+		return // its link can be asked for only where it was made; Read said so
+	}
 	issuedAt := bundleIssuedAt(ctx, req.Private)
 	warnIfEveryPlanRenews(plan, linkLifetime(state, issuedAt), &resp.Diagnostics)
 	work := r.linkWork(plan, state, imported, issuedAt)

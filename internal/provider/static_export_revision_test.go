@@ -356,6 +356,30 @@ func TestAccStaticExport_conflictOutlastingTheTimeoutStartsNothing(t *testing.T)
 	}
 }
 
+// On the project revision a repeated start after a gateway's 503 that the
+// API acted on would meet the 409 of the export it started, and wait to
+// start a second after it: the start is not repeated, and the error says
+// the export may have started.
+func TestAccStaticExport_projectStart503AfterTheAPIActedIsNotRepeated(t *testing.T) {
+	mock := acctest.NewMock(t, mockapi.Config{APIRevision: mockapi.RevisionProject})
+	mock.InjectFault(mockapi.EndpointStartProjectExport, mockapi.Fault{Status: 503, Body: `{"error":"upstream timed out"}`,
+		Header: map[string]string{"Retry-After": "1"}, AfterHandling: true})
+	parallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testFactories(Options{}),
+		Steps: []resource.TestStep{{
+			Config: revisionConfig(mock, `static_export_revision = "project"`, `  domain = "docs.example.com"`),
+			ExpectError: regexp.MustCompile(wrapped(`HTTP 503 Service Unavailable (Retry-After 1s): upstream timed out. The API may have started the export:`) +
+				`(.|\n)*` + wrapped(`the request was not repeated and no second export is started.`)),
+		}},
+	})
+	if n := mock.Requests(mockapi.EndpointStartProjectExport); n != 1 {
+		t.Errorf("%d starts sent, want 1", n)
+	}
+	if n := mock.ExportsStarted("docs.example.com"); n != 1 {
+		t.Errorf("%d exports started, want the 1 the API made", n)
+	}
+}
+
 // The quota's hour counts from the start outside Terraform: on a busy
 // machine, seconds of it may have passed when the provider starts.
 func TestAccStaticExport_startQuotaBeyondTheTimeoutFailsAtOnce(t *testing.T) {

@@ -111,14 +111,16 @@ func (d *providerData) startFailure(domain string, name timeoutName, limit time.
 			domain, quota, quota.retryAt, name)
 	}
 	if client.MayHaveActed(err) {
-		return fmt.Sprintf("Starting an export of %s failed after the request was sent: %s. The API may have started the export; "+
-			"the request was not repeated so that no second export is started. Run terraform apply again to start a new one.", domain, err)
+		return fmt.Sprintf("Starting an export of %s failed after the request was sent: %s. The API may have started the export: "+
+			"an answer such as a gateway's 502, 503 or 504 does not tell whether the request reached it, so "+
+			"the request was not repeated and no second export is started. Look for the export on the dashboard; "+
+			"run terraform apply again to start a new one.", domain, err)
 	}
 	text := fmt.Sprintf("Starting an export of %s failed: %s", domain, withHint(err))
 	if client.Classify(err).Kind == client.KindNoSuchPath || client.IsRevisionUnavailable(err) {
 		text += ". " + d.revisionHint()
 	}
-	return text
+	return sentence(text) + " The API did not act on the request: no export was started."
 }
 
 // revisionHint says which revisions of the static export API were tried
@@ -138,9 +140,20 @@ func (d *providerData) revisionHint() string {
 	return "Both revisions of the static export API were tried: check base_url, and that project_id names a project of the key's organization"
 }
 
-// knowExport tells the client which revision a job in state was found in.
-func (d *providerData) knowExport(m staticExportModel) {
-	d.client.KnowExport(m.JobID.ValueString(), client.ExportRevision(m.APIRevision.ValueString()))
+// knowExport tells the client where a job in state was made: the revision
+// it was found in and, from its recorded place, its project.
+func (d *providerData) knowExport(m staticExportModel, recorded *apiPlace) {
+	project := ""
+	if recorded != nil {
+		project = recorded.Project
+	}
+	d.client.KnowExport(m.JobID.ValueString(), client.ExportRevision(m.APIRevision.ValueString()), project)
+}
+
+// exportPlace is where the client found jobID: the project, when its
+// revision's route holds one, at base_url.
+func (d *providerData) exportPlace(jobID string) apiPlace {
+	return d.here(d.client.ExportProject(jobID))
 }
 
 // warnWholeProject warns that version and paths were not sent: the

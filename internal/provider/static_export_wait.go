@@ -70,7 +70,7 @@ func failureReason(job *client.StaticExportJob, s *redact.Sanitizer) string {
 }
 
 func exportObservation(job *client.StaticExportJob, s *redact.Sanitizer) poll.Observation {
-	obs := poll.Observation{Status: s.Line(string(job.Status), redact.LineBytes), Final: job.Status.Final(), Progress: job.Progress}
+	obs := poll.Observation{Status: lineOf(s, string(job.Status)), Final: job.Status.Final(), Progress: job.Progress}
 	if job.PageCount != nil {
 		obs.Counts = []poll.Count{{Thing: "page", N: int(*job.PageCount)}}
 	}

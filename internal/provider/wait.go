@@ -99,7 +99,7 @@ type waitFailure struct {
 	onTimeout   string        // what to do when the limit was reached
 	onInterrupt string        // what to do after an interrupt; may be empty
 	// onGone says what to do when the API says the subject does not
-	// exist: a sentence that follows "the API has no <subject>".
+	// exist: a sentence that follows gone's.
 	onGone string
 	// call is what each poll does, such as "generating a link for export
 	// job se_1"; empty, "reading <subject>".
@@ -114,13 +114,27 @@ func (w waitFailure) describe(err error) string {
 		return text
 	}
 	if client.IsNotFound(err) {
-		return fmt.Sprintf("the API has no %s: %s. %s", w.subject, err, w.onGone)
+		return gone(w.subject, err) + " " + w.onGone
 	}
 	call := w.call
 	if call == "" {
 		call = "reading " + w.subject
 	}
 	return fmt.Sprintf("%s failed: %s", call, withHint(err))
+}
+
+// gone is the one wording of an object that the API, asked where the object
+// was made, says does not exist (client.IsNotFound): a sentence, which the
+// caller follows with what happens now or what to do.
+func gone(subject string, err error) string {
+	return fmt.Sprintf("The API says there is no %s (%s).", subject, err)
+}
+
+// goneFromState words a resource that leaves state because of it: the
+// summary and the detail, whose last sentence, next, says what the next
+// apply does.
+func goneFromState(subject, next string, err error) (string, string) {
+	return "Removed from state: the API says it no longer exists", gone(subject, err) + " It is removed from state; " + next
 }
 
 // explain describes err when it ended the wait itself: the limit was reached,

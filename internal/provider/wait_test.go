@@ -53,3 +53,21 @@ func TestWaitFailureWritesDurationsAsWritten(t *testing.T) {
 		t.Errorf("durationProblem = %q, want the minimum written as 1m", got)
 	}
 }
+
+// The start limit's error writes the API's Retry-After and the time to try
+// again as a configuration writes them: 1h, never 1h0m0s.
+func TestStartQuotaErrorWritesTheHourAs1h(t *testing.T) {
+	d := &providerData{clock: clock.RealClock}
+	answer := &client.APIError{Endpoint: "POST /v1/static-export/p1/jobs", StatusCode: 429, RetryAfter: time.Hour,
+		Message: "Too many export jobs started; try again later."}
+	err := poll.Permanent(&startQuotaError{answer: answer, retryAt: d.retryAt(time.Hour), left: 10 * time.Minute})
+	text := d.startFailure("docs.example.com", timeoutCreate, 10*time.Minute, err)
+	for _, want := range []string{"(in 1h)", "(Retry-After 1h)", "beyond the 10m this operation has left", "Nothing was started"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the error does not say %q: %s", want, text)
+		}
+	}
+	if strings.Contains(text, "m0s") || strings.Contains(text, "h0m") {
+		t.Errorf("the error shows a duration as time.Duration.String writes it: %s", text)
+	}
+}

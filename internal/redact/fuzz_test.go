@@ -1,11 +1,15 @@
 package redact_test
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"regexp"
 	"strings"
 	"testing"
 	"unicode"
 	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
 
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/redact"
 )
@@ -18,20 +22,63 @@ var (
 	cutMarker    = regexp.MustCompile(` … \(\d+ more bytes not shown\)$|…$`)
 )
 
-// FuzzSanitize plants a key, a prompt and a link's signature in any text:
-// nothing the sanitizer returns holds one of them outside its own markers, a
-// control or bidirectional character, or more bytes than its limit.
+// keyFrom makes any fuzzed bytes a key's secret part: kept when they have
+// its shape already, else each byte mapped into its alphabet, filled up to
+// 16 characters with their digest and cut at 64, so that every input
+// reaches the matching.
+func keyFrom(seed string) string {
+	if keySecret.MatchString(seed) {
+		return seed
+	}
+	const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+	digest := sha256.Sum256([]byte(seed))
+	b := make([]byte, 0, 64)
+	for i := 0; i < len(seed) && len(b) < 64; i++ {
+		b = append(b, alphabet[int(seed[i])%len(alphabet)])
+	}
+	for i := 0; len(b) < 16; i++ {
+		b = append(b, alphabet[int(digest[i])%len(alphabet)])
+	}
+	return string(b)
+}
+
+// signatureFrom makes any fuzzed bytes a hex signature of 12 to 128
+// digits, the same way.
+func signatureFrom(seed string) string {
+	if hexSignature.MatchString(seed) {
+		return seed
+	}
+	digest := sha256.Sum256([]byte(seed))
+	sig := hex.EncodeToString([]byte(seed))
+	if len(sig) < 12 {
+		sig += hex.EncodeToString(digest[:])[:12-len(sig)]
+	}
+	return sig[:min(len(sig), 128)]
+}
+
+// promptFrom makes any fuzzed text a prompt long enough to be a secret.
+func promptFrom(seed string) string {
+	if redact.IsSecretPrompt(seed) {
+		return seed
+	}
+	return seed + " of the release notes"
+}
+
+// FuzzSanitize plants a key, a prompt and a link's signature, each derived
+// from the fuzzed bytes, in any text: nothing the sanitizer returns holds
+// one of them outside its own markers, a control or bidirectional
+// character, or more bytes than its limit.
 func FuzzSanitize(f *testing.F) {
 	f.Add("invalid API key ", " for ", "\x1b]8;;https://evil.example\x1b\\click\x1b]8;;\x1b\\", "mock0123456789abcdef",
 		"Rewrite the onboarding guide for Nightjar.", "5d41402abc4b2a76b9719d911017c592", uint16(300), false)
 	f.Add("\x1b[2K\r", "Apply complete! \u202e", "", "AAAAAAAAAAAAAAAAAAAA", "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAA", "aaaaaaaaaaaaaaaa", uint16(40), true)
 	f.Add("x", "\\x1b", "\xff\xfe", "x1bx1bx1bx1bx1bx1b", "\\x1b\\x1b\\x1b\\x1b", "0123456789ab", uint16(0), false)
 	f.Add("Bearer ", "sig=", "&", "abcdefghijklmnop", "line one\nline two\r\nline three", "ffffffffffff", uint16(10), true)
+	f.Add(`{"detail": "`, `\u30aa\u30f3`, "\u034f", "k\u034fe\u034fy", "オンボーディングガイドを書き直して", "", uint16(0), false)
+	f.Add("", "e\u0301", "\u200b", "", "Re\u0301e\u0301cris le guide", "sig", uint16(64), true)
 
-	f.Fuzz(func(t *testing.T, before, between, after, secretPart, prompt, signature string, limit uint16, multiline bool) {
-		if !keySecret.MatchString(secretPart) || !hexSignature.MatchString(signature) {
-			return
-		}
+	f.Fuzz(func(t *testing.T, before, between, after, keySeed, promptSeed, signatureSeed string, limit uint16, multiline bool) {
+		secretPart, prompt, signature := keyFrom(keySeed), promptFrom(promptSeed), signatureFrom(signatureSeed)
 		key := "dsa_" + secretPart
 		s := redact.New(key)
 		s.AddPrompt(prompt)
@@ -72,10 +119,8 @@ func FuzzSanitize(f *testing.F) {
 		for _, marker := range []string{redact.KeyMarker, redact.PromptMarker, redact.ValueMarker} {
 			shown = strings.ReplaceAll(shown, marker, "\x00")
 		}
-		secrets := map[string]string{"the key's secret": secretPart, "the signature": signature}
-		if utf8.RuneCountInString(strings.TrimSpace(prompt)) >= redact.MinPromptRunes {
-			secrets["the prompt"] = prompt
-		}
+		secrets := map[string]string{"the key's secret": secretPart, "the signature": signature,
+			"the prompt": prompt, "the prompt composed": norm.NFC.String(prompt), "the prompt decomposed": norm.NFD.String(prompt)}
 		for what, secret := range secrets {
 			for piece := range strings.SplitSeq(shown, "\x00") {
 				if strings.Contains(piece, secret) {

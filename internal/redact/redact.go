@@ -39,9 +39,18 @@ const (
 // Runs of a secret found in a text: a run this long of a secret is hidden even
 // when the rest of the secret is not there (an API that quotes the start of a
 // key, or a prompt cut or re-wrapped).
+//
+// A run of a prompt counts only when it is a phrase: it holds a byte that is
+// not an ASCII letter (a space, a digit, punctuation, any non-ASCII
+// character, so any run of Japanese) with at least three bytes of the run
+// on each side. A word alone, however long ("internationalization"), or
+// with one letter of its neighbour, is never hidden. The false positives
+// are phrases of 16 bytes that the API's text shares with a prompt ("the
+// changelog for" in a pull request's title after a prompt that said it),
+// which are hidden as the prompt's.
 const (
 	keyRun    = 12
-	promptRun = 24
+	promptRun = 16
 	// MinPromptRunes is the shortest prompt that is redacted: hiding a word
 	// of a few letters would garble every text that contains it.
 	MinPromptRunes = 8
@@ -51,6 +60,7 @@ const (
 const maxPrompts = 64
 
 // secret is one value never to show, and the run of it that is enough to hide.
+// Its value is in the canonical spelling that texts are matched in.
 type secret struct {
 	value  string
 	run    int
@@ -61,16 +71,32 @@ type secret struct {
 	fold bool
 }
 
-func newSecret(value string, run int, marker string, fold bool) secret {
+// newSecret makes value a secret; admit, when not nil, says which runs of it
+// count.
+func newSecret(value string, run int, marker string, fold bool, admit func(run string) bool) secret {
+	value = canonical(value)
 	if fold {
 		value = lowerASCII(value)
 	}
 	run = min(run, len(value))
 	s := secret{value: value, run: run, marker: marker, grams: make(map[string]struct{}, len(value)-run+1), fold: fold}
 	for i := 0; i+run <= len(value); i++ {
-		s.grams[value[i:i+run]] = struct{}{}
+		if admit == nil || admit(value[i:i+run]) {
+			s.grams[value[i:i+run]] = struct{}{}
+		}
 	}
 	return s
+}
+
+// phrase admits a run of a prompt that crosses a word's edge (see
+// promptRun).
+func phrase(run string) bool {
+	for i := 3; i < len(run)-3; i++ {
+		if c := run[i]; !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z') {
+			return true
+		}
+	}
+	return false
 }
 
 // lowerASCII lowers ASCII letters only, so that every byte keeps its
@@ -105,20 +131,21 @@ func New(apiKey string) *Sanitizer {
 	if apiKey == "" {
 		return s
 	}
-	s.secrets = append(s.secrets, newSecret(apiKey, len(apiKey), KeyMarker, true))
+	s.secrets = append(s.secrets, newSecret(apiKey, len(apiKey), KeyMarker, true, nil))
 	if _, part, ok := strings.Cut(apiKey, "_"); ok && len(part) >= 8 {
-		s.secrets = append(s.secrets, newSecret(part, keyRun, KeyMarker, true))
+		s.secrets = append(s.secrets, newSecret(part, keyRun, KeyMarker, true, nil))
 	} else if len(apiKey) > keyRun {
-		s.secrets = append(s.secrets, newSecret(apiKey, keyRun, KeyMarker, true))
+		s.secrets = append(s.secrets, newSecret(apiKey, keyRun, KeyMarker, true, nil))
 	}
 	return s
 }
 
-// AddPrompt makes prompt a secret from now on, also as JSON would quote it.
-// Call it before sending the prompt, so that an answer echoing it is
-// redacted. Prompts shorter than MinPromptRunes are not secrets.
+// AddPrompt makes prompt a secret from now on, in every spelling texts are
+// matched in, and as JSON would quote it. Call it before sending the
+// prompt, so that an answer echoing it is redacted. Prompts shorter than
+// MinPromptRunes are not secrets (IsSecretPrompt).
 func (s *Sanitizer) AddPrompt(prompt string) {
-	if s == nil || utf8.RuneCountInString(strings.TrimSpace(prompt)) < MinPromptRunes {
+	if s == nil || !IsSecretPrompt(prompt) {
 		return
 	}
 	s.mu.Lock()
@@ -127,10 +154,31 @@ func (s *Sanitizer) AddPrompt(prompt string) {
 		return
 	}
 	s.prompts[prompt] = true
-	s.secrets = append(s.secrets, newSecret(prompt, promptRun, PromptMarker, false))
+	s.secrets = append(s.secrets, newSecret(prompt, promptRun, PromptMarker, false, phrase))
 	if quoted, err := json.Marshal(prompt); err == nil && string(quoted[1:len(quoted)-1]) != prompt {
-		s.secrets = append(s.secrets, newSecret(string(quoted[1:len(quoted)-1]), promptRun, PromptMarker, false))
+		s.secrets = append(s.secrets, newSecret(string(quoted[1:len(quoted)-1]), promptRun, PromptMarker, false, phrase))
 	}
+}
+
+// PromptStart is what a log may show of a prompt, so that a user can tell
+// which one was sent: its first characters, fewer bytes than a run that
+// counts as the prompt (promptRun) and never more than half of it, and an
+// ellipsis.
+func PromptStart(prompt string) string {
+	runes := []rune(prompt)
+	n, size := 0, 0
+	for n < len(runes)/2 && size+utf8.RuneLen(runes[n]) < promptRun {
+		size += utf8.RuneLen(runes[n])
+		n++
+	}
+	return string(runes[:n]) + "…"
+}
+
+// IsSecretPrompt reports a prompt long enough to be a secret: hiding a
+// word of a few letters would garble every text that contains it, so
+// prompts shorter than MinPromptRunes are neither redacted nor masked.
+func IsSecretPrompt(prompt string) bool {
+	return utf8.RuneCountInString(strings.TrimSpace(prompt)) >= MinPromptRunes
 }
 
 // HoldsSecret reports whether text holds a whole secret the sanitizer
@@ -143,6 +191,7 @@ func (s *Sanitizer) HoldsSecret(text string) bool {
 	}
 	s.mu.RLock()
 	defer s.mu.RUnlock()
+	text = canonical(text)
 	return hideSecrets(text, s.secrets, true) != text
 }
 
@@ -160,6 +209,7 @@ func (s *Sanitizer) Text(text string, limit int) string { return s.clean(text, l
 func (s *Sanitizer) Message(text string) string { return s.Line(text, MessageBytes) }
 
 func (s *Sanitizer) clean(text string, limit int, multiline bool) string {
+	text = canonical(text)
 	text = s.hide(text)
 	text = quote(text, multiline)
 	// Quoting never removes a character, but its escapes could complete a
@@ -226,8 +276,19 @@ func hideSecrets(text string, secrets []secret, whole bool) string {
 	pos := 0
 	for i := 0; i < len(spans); {
 		cur := spans[i]
+		// A run may begin or end inside a character: hide it whole.
+		for cur.start > pos && !utf8.RuneStart(text[cur.start]) {
+			cur.start--
+		}
+		wholeEnd := func() {
+			for cur.end < len(text) && !utf8.RuneStart(text[cur.end]) {
+				cur.end++
+			}
+		}
+		wholeEnd()
 		for i++; i < len(spans) && spans[i].start <= cur.end; i++ {
 			cur.end = max(cur.end, spans[i].end)
+			wholeEnd()
 		}
 		b.WriteString(text[pos:cur.start])
 		b.WriteString(cur.marker)

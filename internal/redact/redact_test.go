@@ -1,8 +1,12 @@
 package redact_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
+	"unicode/utf16"
+
+	"golang.org/x/text/unicode/norm"
 
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/redact"
 )
@@ -92,7 +96,8 @@ func TestLineQuotesWhatATerminalActsOn(t *testing.T) {
 		{"a line erasure and carriage return", "failed\x1b[2K\rApply complete!", `failed\x1b[2K\rApply complete!`},
 		{"a right-to-left override", "file\u202eexe.txt", `file\u202eexe.txt`},
 		{"a C1 control", "a\u009bb", `a\u009bb`},
-		{"a zero-width space", "a\u200bb", `a\u200bb`},
+		{"a zero-width space, removed", "a\u200bb", "ab"},
+		{"a zero-width joiner", "a\u200db", `a\u200db`},
 		{"invalid UTF-8", "a\xffb", `a\xffb`},
 		{"a newline in one line", "one\ntwo", `one\ntwo`},
 		{"plain text stays", "Build failed: 1 error in guides/intro.mdx — ünïcode", "Build failed: 1 error in guides/intro.mdx — ünïcode"},
@@ -185,6 +190,83 @@ func TestSignedLink(t *testing.T) {
 	} {
 		if problem := redact.SignedLink(l); !strings.Contains(problem, why) || strings.Contains(problem, "s3cr3t") {
 			t.Errorf("SignedLink(%q) = %q, want a refusal for %q that does not quote the link", l, problem, why)
+		}
+	}
+}
+
+// A server may quote a secret in another spelling than it was sent in:
+// none of them shows it.
+func TestSecretsInEverySpelling(t *testing.T) {
+	const key = "dsa_5f0c1e2d3b4a69788796a5b4c3d2e1f0"
+	japanese := "オンボーディングガイドを書き直して、リリース二・四の変更点を加えてください"
+	accented := "Réécris le guide d'intégration pour la version 2.4, s'il te plaît"
+	english := "Rewrite the onboarding guide for Nightjar and add the release notes of 2.4"
+	s := redact.New(key)
+	for _, p := range []string{japanese, norm.NFD.String(accented), english} {
+		s.AddPrompt(p)
+	}
+	pythonJSON := func(text string) string { // json.dumps with ensure_ascii, as Python writes it
+		var b strings.Builder
+		for _, r := range text {
+			if r < 0x80 {
+				b.WriteRune(r)
+				continue
+			}
+			for _, u := range utf16.Encode([]rune{r}) {
+				fmt.Fprintf(&b, `\u%04x`, u)
+			}
+		}
+		return b.String()
+	}
+	interleaved := func(text string, with rune) string {
+		var b strings.Builder
+		for _, r := range text {
+			b.WriteRune(r)
+			b.WriteRune(with)
+		}
+		return b.String()
+	}
+	for _, c := range []struct {
+		name, text string
+		hidden     []string // what must not show, in any case
+	}{
+		{"a Japanese prompt in \\u escapes", `{"detail": "bad prompt: ` + pythonJSON(japanese) + `"}`, []string{japanese[:30], "\\u30aa"}},
+		{"a decomposed prompt echoed composed", "rejected: " + norm.NFC.String(accented), []string{"guide d'intégration", "guide d'inte\u0301gration"}},
+		{"a composed echo of the prompt, decomposed", "rejected: " + norm.NFD.String(norm.NFC.String(accented)), []string{"intégration", "inte\u0301gration"}},
+		{"the first 18 characters of a prompt", "prompt too long: " + english[:18] + "…", []string{english[:18], english[:16]}},
+		{"the first 18 characters of a Japanese prompt", "prompt: " + string([]rune(japanese)[:18]), []string{string([]rune(japanese)[:6])}},
+		{"the key between U+034F", "key " + interleaved(key, 0x034F) + " refused", []string{"5f0c1e2d3b4a", `5\u034ff`}},
+		{"the key between U+200B", "key " + interleaved(key, 0x200B) + " refused", []string{"5f0c1e2d3b4a", `5\u200bf`}},
+		{"the key between variation selectors", "key " + interleaved(key, 0xFE0F) + " refused", []string{"5f0c1e2d3b4a"}},
+	} {
+		got := s.Line(c.text, 0)
+		flat := strings.NewReplacer(`\u034f`, "", `\u200b`, "", `\ufe0f`, "").Replace(got)
+		for _, h := range c.hidden {
+			if strings.Contains(got, h) || strings.Contains(norm.NFC.String(flat), norm.NFC.String(h)) {
+				t.Errorf("%s: %q shows %q", c.name, got, h)
+			}
+		}
+		if !strings.Contains(got, redact.PromptMarker) && !strings.Contains(got, redact.KeyMarker) {
+			t.Errorf("%s: %q holds no marker", c.name, got)
+		}
+	}
+}
+
+// A run of a prompt is hidden when it is a phrase; an ordinary word of the
+// prompt, however long, is not.
+func TestPromptRunsArePhrasesNotWords(t *testing.T) {
+	s := redact.New("dsa_5f0c1e2d3b4a69788796a5b4c3d2e1f0")
+	s.AddPrompt("Add internationalization support to the onboarding guide")
+	for text, hidden := range map[string]bool{
+		"the build failed in internationalization.mdx": false, // a word of 20 letters alone
+		"and internationalization":                     false, // with a letter of its neighbour
+		"commit: Add internationalization":             true,  // a phrase of the prompt
+		"see the onboarding guide":                     true,
+		"onboarding":                                   false,
+	} {
+		got := s.Line(text, 0)
+		if (got != text) != hidden {
+			t.Errorf("Line(%q) = %q; want hidden: %v", text, got, hidden)
 		}
 	}
 }

@@ -410,7 +410,7 @@ func checkSwitchDisk(t *testing.T, dir, store string, out switchOutputs, previou
 	}
 	for _, e := range entries {
 		if !slices.Contains([]string{"releases", "manifests", "site.json", "lock"}, e.Name()) {
-			t.Errorf("the store %s holds %s after the apply, besides its releases, site.json and lock", store, e.Name())
+			t.Errorf("the store %s holds %s after the apply, besides its releases, their records, site.json and lock", store, e.Name())
 		}
 	}
 	checkWorldReadable(t, store, out.ReleaseDirectory)
