@@ -124,4 +124,3 @@ func upgradeStaticSiteStateV0(ctx context.Context, req resource.UpgradeStateRequ
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, upgraded)...)
 }
-
