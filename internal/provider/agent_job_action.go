@@ -128,14 +128,12 @@ func (a *agentJobAction) Configure(_ context.Context, req action.ConfigureReques
 func (a *agentJobAction) Invoke(ctx context.Context, req action.InvokeRequest, resp *action.InvokeResponse) {
 	var cfg agentJobActionModel
 	resp.Diagnostics.Append(req.Config.Get(ctx, &cfg)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	if !requireConfigured(a.data, &resp.Diagnostics, "no agent job can be started") {
+	ctx, ok := begin(ctx, a.data, "no agent job can be started", &resp.Diagnostics)
+	if !ok {
 		return
 	}
 	prompt := cfg.Prompt.ValueString()
-	ctx = maskPrompt(a.data.maskSecrets(ctx), prompt)
+	ctx = maskPrompt(ctx, prompt)
 
 	projectID := a.data.project(cfg.ProjectID, &resp.Diagnostics)
 	if projectID == "" {

@@ -113,13 +113,10 @@ func (d *agentJobDataSource) Configure(_ context.Context, req datasource.Configu
 func (d *agentJobDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
 	var cfg agentJobModel
 	resp.Diagnostics.Append(req.Config.Get(ctx, &cfg)...)
-	if resp.Diagnostics.HasError() {
+	ctx, ok := begin(ctx, d.data, "the agent job cannot be read", &resp.Diagnostics)
+	if !ok {
 		return
 	}
-	if !requireConfigured(d.data, &resp.Diagnostics, "the agent job cannot be read") {
-		return
-	}
-	ctx = d.data.maskSecrets(ctx)
 
 	projectID := d.data.project(cfg.ProjectID, &resp.Diagnostics)
 	if projectID == "" {

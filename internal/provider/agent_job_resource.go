@@ -192,10 +192,11 @@ func (r *agentJobResource) resumableJob(ctx context.Context, plan agentJobResour
 func (r *agentJobResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
 	var state agentJobResourceModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() || !requireConfigured(r.data, &resp.Diagnostics, "the agent job cannot be read") {
+	ctx, ok := begin(ctx, r.data, "the agent job cannot be read", &resp.Diagnostics)
+	if !ok {
 		return
 	}
-	ctx = maskPrompt(r.data.maskSecrets(ctx), state.Prompt.ValueString())
+	ctx = maskPrompt(ctx, state.Prompt.ValueString())
 	r.data.sanitizer.AddPrompt(state.Prompt.ValueString())
 	subject := fmt.Sprintf("agent job %s in project %s", state.ID.ValueString(), state.ProjectID.ValueString())
 	// Its route holds its project, which state keeps: only the API's

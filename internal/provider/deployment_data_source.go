@@ -58,10 +58,10 @@ func (d *deploymentDataSource) Configure(_ context.Context, req datasource.Confi
 func (d *deploymentDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
 	var cfg deploymentDataModel
 	resp.Diagnostics.Append(req.Config.Get(ctx, &cfg)...)
-	if resp.Diagnostics.HasError() || !requireConfigured(d.data, &resp.Diagnostics, "the deployment cannot be read") {
+	ctx, ok := begin(ctx, d.data, "the deployment cannot be read", &resp.Diagnostics)
+	if !ok {
 		return
 	}
-	ctx = d.data.maskSecrets(ctx)
 	statusID := cfg.StatusID.ValueString()
 	dep, err := d.data.client.GetDeployment(ctx, statusID)
 	if client.IsNotFound(err) {

@@ -192,10 +192,10 @@ func (r *deploymentLifecycle[T, M]) follow(ctx context.Context, m M, statusID st
 func (r *deploymentLifecycle[T, M]) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
 	state := M(new(T))
 	resp.Diagnostics.Append(req.State.Get(ctx, state)...)
-	if resp.Diagnostics.HasError() || !requireConfigured(r.data, &resp.Diagnostics, r.kind.noRead) {
+	ctx, ok := begin(ctx, r.data, r.kind.noRead, &resp.Diagnostics)
+	if !ok {
 		return
 	}
-	ctx = r.data.maskSecrets(ctx)
 	b := state.base()
 	if r.data.refreshDeployment(ctx, &b.deploymentStatusModel, r.kind.unreadable, state.gone, resp) {
 		b.ID = b.StatusID
@@ -318,10 +318,10 @@ func redeployNeeded(planned, prior types.Map, last deploymentStatusModel) bool {
 // wait, or false when Update has nothing more to do.
 func beginDeploymentUpdate(ctx context.Context, data *providerData, consequence string, plan any, plannedStatus types.String,
 	limits timeouts.Value, resp *resource.UpdateResponse) (context.Context, time.Duration, bool) {
-	if resp.Diagnostics.HasError() || !requireConfigured(data, &resp.Diagnostics, consequence) {
+	ctx, ok := begin(ctx, data, consequence, &resp.Diagnostics)
+	if !ok {
 		return ctx, 0, false
 	}
-	ctx = data.maskSecrets(ctx)
 	if !plannedStatus.IsUnknown() {
 		resp.Diagnostics.Append(resp.State.Set(ctx, plan)...)
 		return ctx, 0, false

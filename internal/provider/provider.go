@@ -419,19 +419,28 @@ func requireConfigured(data *providerData, diags *diag.Diagnostics, consequence 
 	return false
 }
 
-// beginOperation starts a create, read or update that calls the API: it
-// goes on only when diags holds no error yet and the provider is configured
-// (consequence says what cannot be done otherwise), hides secrets in the
-// logs of the context it returns, and reads the operation's limit from the
-// timeouts block (limitOf, such as plan.Timeouts.Create, with def when
-// unset). It reports whether the operation can go on.
+// begin starts anything that calls the API (an operation, a read, an
+// import, an action), the one place where such work begins: it goes on only when diags holds no error yet and the
+// provider is configured (consequence says what cannot be done otherwise),
+// and it hides the secrets in the logs of the context it returns. It
+// reports whether the work can go on.
+func begin(ctx context.Context, data *providerData, consequence string, diags *diag.Diagnostics) (context.Context, bool) {
+	if diags.HasError() || !requireConfigured(data, diags, consequence) {
+		return ctx, false
+	}
+	return data.maskSecrets(ctx), true
+}
+
+// beginOperation is begin for a create, read or update bounded by the
+// timeouts block: it also reads the operation's limit (limitOf, such as
+// plan.Timeouts.Create, with def when unset).
 func beginOperation(ctx context.Context, data *providerData, consequence string,
 	limitOf func(context.Context, time.Duration) (time.Duration, diag.Diagnostics), def time.Duration,
 	diags *diag.Diagnostics) (context.Context, time.Duration, bool) {
-	if diags.HasError() || !requireConfigured(data, diags, consequence) {
+	ctx, ok := begin(ctx, data, consequence, diags)
+	if !ok {
 		return ctx, 0, false
 	}
-	ctx = data.maskSecrets(ctx)
 	limit, d := limitOf(ctx, def)
 	diags.Append(d...)
 	return ctx, limit, !diags.HasError()

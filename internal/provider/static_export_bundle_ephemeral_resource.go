@@ -101,13 +101,10 @@ func (e *staticExportBundleEphemeralResource) Configure(_ context.Context, req e
 func (e *staticExportBundleEphemeralResource) Open(ctx context.Context, req ephemeral.OpenRequest, resp *ephemeral.OpenResponse) {
 	var cfg staticExportBundleModel
 	resp.Diagnostics.Append(req.Config.Get(ctx, &cfg)...)
-	if resp.Diagnostics.HasError() {
+	ctx, ok := begin(ctx, e.data, "no bundle link can be generated", &resp.Diagnostics)
+	if !ok {
 		return
 	}
-	if !requireConfigured(e.data, &resp.Diagnostics, "no bundle link can be generated") {
-		return
-	}
-	ctx = e.data.maskSecrets(ctx)
 	jobID := cfg.JobID.ValueString()
 
 	bundle := e.data.completedExportLink(ctx, jobID, &resp.Diagnostics)

@@ -81,13 +81,10 @@ func (d *staticExportDataSource) Configure(_ context.Context, req datasource.Con
 func (d *staticExportDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
 	var cfg staticExportDataModel
 	resp.Diagnostics.Append(req.Config.Get(ctx, &cfg)...)
-	if resp.Diagnostics.HasError() {
+	ctx, ok := begin(ctx, d.data, "the export job cannot be read", &resp.Diagnostics)
+	if !ok {
 		return
 	}
-	if !requireConfigured(d.data, &resp.Diagnostics, "the export job cannot be read") {
-		return
-	}
-	ctx = d.data.maskSecrets(ctx)
 
 	jobID := cfg.JobID.ValueString()
 	job, err := d.data.client.GetStaticExport(ctx, jobID)

@@ -375,10 +375,10 @@ func (r *staticExportResource) Update(ctx context.Context, req resource.UpdateRe
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
 	resp.Diagnostics.Append(setExportIdentity(ctx, resp.Identity, state)...)
-	if resp.Diagnostics.HasError() || !requireConfigured(r.data, &resp.Diagnostics, "the export cannot be managed yet") {
+	ctx, ok := begin(ctx, r.data, "the export cannot be managed yet", &resp.Diagnostics)
+	if !ok {
 		return
 	}
-	ctx = r.data.maskSecrets(ctx)
 	// The plan compared the configuration with the imported state.
 	resp.Diagnostics.Append(forgetImported(ctx, resp.Private)...)
 
@@ -496,10 +496,10 @@ func (r *staticExportResource) Delete(ctx context.Context, req resource.DeleteRe
 func (r *staticExportResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
 	domain, jobID, diags := importTarget(ctx, req)
 	resp.Diagnostics.Append(diags...)
-	if diags.HasError() || !requireConfigured(r.data, &resp.Diagnostics, "the export cannot be managed yet") {
+	ctx, ok := begin(ctx, r.data, "the export cannot be managed yet", &resp.Diagnostics)
+	if !ok {
 		return
 	}
-	ctx = r.data.maskSecrets(ctx)
 	ctx, cancel := context.WithTimeout(ctx, importTimeout)
 	defer cancel()
 	job, err := r.data.client.GetStaticExport(ctx, jobID)

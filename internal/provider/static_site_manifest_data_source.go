@@ -117,10 +117,10 @@ func (d *staticSiteManifestDataSource) cached(ctx context.Context, cache *manife
 func (d *staticSiteManifestDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
 	var cfg staticSiteManifestDataModel
 	resp.Diagnostics.Append(req.Config.Get(ctx, &cfg)...)
-	if resp.Diagnostics.HasError() || !requireConfigured(d.data, &resp.Diagnostics, "the site's manifest cannot be read") {
+	ctx, ok := begin(ctx, d.data, "the site's manifest cannot be read", &resp.Diagnostics)
+	if !ok {
 		return
 	}
-	ctx = d.data.maskSecrets(ctx)
 	ctx, cancel := context.WithTimeout(ctx, defaultSiteTimeout)
 	defer cancel()
 
