@@ -25,9 +25,6 @@ import (
 // written before the place was recorded (an upgrade: the first refresh
 // records it, and nothing is exported).
 func TestAccPlace_exportKeptWhereItWasMade(t *testing.T) {
-	if os.Getenv("TF_ACC") == "" {
-		t.Skip("TF_ACC is not set: acceptance tests run the terraform CLI")
-	}
 	runner := acctest.CLIRunner(t)
 	const domain, project, typo = "docs.example.com", "proj-docs", "proj-dosc"
 	mock := acctest.NewMock(t, mockapi.Config{APIRevision: mockapi.RevisionProject})

@@ -23,9 +23,6 @@ import (
 // job's error and in a failed deployment's summary kept in state. None is
 // readable in the apply's output, the TRACE log or terraform.tfstate.
 func TestAccSecrets_otherSpellings(t *testing.T) {
-	if os.Getenv("TF_ACC") == "" {
-		t.Skip("TF_ACC is not set: acceptance tests run the terraform CLI")
-	}
 	runner := acctest.CLIRunner(t)
 	mock := newDeployMock(t, mockapi.Config{})
 	key := mock.APIKey

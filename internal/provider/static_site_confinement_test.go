@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"strings"
 	"syscall"
 	"testing"
 
@@ -17,7 +16,6 @@ import (
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/acctest"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/mockapi"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/publish"
-	"github.com/docsadmin/terraform-provider-docsadmin/internal/tfrunner"
 )
 
 // usersFiles writes a user's files below dir and returns a check that they
@@ -170,84 +168,6 @@ func TestAccStaticSite_movedReleasesAreNeverFollowed(t *testing.T) {
 		},
 		CheckDestroy: func(*terraform.State) error { return intact() },
 	})
-}
-
-// TestAccStaticSite_cliDestroyLeavesAUsersEntry runs `terraform plan` and
-// `terraform destroy` as a user does, with their refresh, after a user's
-// directory, file or link replaced the provider's link: the plan succeeds
-// and plans nothing, saying why; the destroy exits 0 with a warning,
-// removes the provider's store and leaves the user's entry as it was.
-func TestAccStaticSite_cliDestroyLeavesAUsersEntry(t *testing.T) {
-	if os.Getenv("TF_ACC") == "" {
-		t.Skip("TF_ACC is not set: acceptance tests run the terraform CLI")
-	}
-	runner := acctest.CLIRunner(t)
-	for _, c := range []struct {
-		name  string
-		make  func(t *testing.T, dir string) func() error
-		found string
-	}{
-		{"directory", func(t *testing.T, dir string) func() error { return usersFiles(t, dir) }, "a directory that the provider did not make"},
-		{"file", func(t *testing.T, dir string) func() error {
-			acctest.WriteFile(t, dir, "mine")
-			return func() error {
-				if body, err := os.ReadFile(dir); err != nil || string(body) != "mine" {
-					return fmt.Errorf("the user's file holds %q (%v)", body, err)
-				}
-				return nil
-			}
-		}, "a file of 4 bytes"},
-		{"link", func(t *testing.T, dir string) func() error {
-			if err := os.Symlink("elsewhere", dir); err != nil {
-				t.Fatal(err)
-			}
-			return func() error {
-				if target, err := os.Readlink(dir); err != nil || target != "elsewhere" {
-					return fmt.Errorf("the user's link points to %q (%v)", target, err)
-				}
-				return nil
-			}
-		}, `a symbolic link to "elsewhere"`},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			t.Parallel()
-			mock := acctest.NewMock(t, mockapi.Config{})
-			parent := t.TempDir()
-			dir := filepath.Join(parent, "site")
-			tf := cliSiteModule(t, runner, mock, dir, "")
-			ctx := t.Context()
-			if err := tf.Apply(ctx); err != nil {
-				t.Fatalf("apply: %v", err)
-			}
-			removeOrFail(t, dir)
-			intact := c.make(t, dir)
-			out := tfrunner.Record(tf)
-			changes, err := tf.Plan(ctx)
-			if err != nil || changes {
-				t.Fatalf("plan: changes %v (want none), error %v\n%s", changes, err, out.String())
-			}
-			plan := acctest.FlattenWhitespace(out.String())
-			for _, want := range []string{c.found, "Nothing is planned to restore it", "a destroy removes only the provider's own store"} {
-				if !strings.Contains(plan, want) {
-					t.Errorf("the plan does not say %s:\n%s", want, out.String())
-				}
-			}
-			out = tfrunner.Record(tf)
-			if err := tf.Destroy(ctx); err != nil {
-				t.Fatalf("destroy: %v\n%s", err, out.String())
-			}
-			destroy := acctest.FlattenWhitespace(out.String())
-			for _, want := range []string{"The static site's directory was left in place", c.found, "The provider removed its own store"} {
-				if !strings.Contains(destroy, want) {
-					t.Errorf("the destroy does not say %s:\n%s", want, out.String())
-				}
-			}
-			must(t, intact)
-			if _, err := os.Lstat(filepath.Join(parent, ".site.docsadmin")); !errors.Is(err, fs.ErrNotExist) {
-				t.Errorf("the store is still there: %v", err)
-			}
-		})
-	}
 }
 
 // Two new sites whose directories are the same or nested, however they

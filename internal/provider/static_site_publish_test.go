@@ -19,7 +19,6 @@ import (
 
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/acctest"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/mockapi"
-	"github.com/docsadmin/terraform-provider-docsadmin/internal/tfrunner"
 )
 
 // siteOfCommit is an export re-made for every commit, and its site at dir.
@@ -416,45 +415,6 @@ func TestSiteDriftNamesTheFiles(t *testing.T) {
 		`1 extra (not in the export): "assets/extra.js"`, "publishes a fresh copy"} {
 		if !strings.Contains(got, s) {
 			t.Errorf("the drift report does not say %s:\n%s", s, got)
-		}
-	}
-}
-
-// A plan after someone changed the published site says, as the CLI prints
-// it, which files are missing, changed and extra, and what the apply does
-// with the extra ones: the refresh's warning reaches the plan's reader.
-func TestAccStaticSite_driftShownInThePlan(t *testing.T) {
-	if os.Getenv("TF_ACC") == "" {
-		t.Skip("TF_ACC is not set: acceptance tests run the terraform CLI")
-	}
-	runner := acctest.CLIRunner(t)
-	mock := acctest.NewMock(t, mockapi.Config{})
-	dir := filepath.Join(t.TempDir(), "site")
-	tf := cliSiteModule(t, runner, mock, dir, "")
-	ctx := t.Context()
-	if err := tf.Apply(ctx); err != nil {
-		t.Fatalf("apply: %v", err)
-	}
-	removeOrFail(t, filepath.Join(dir, "index.html"))
-	if err := os.WriteFile(filepath.Join(dir, "sitemap.xml"), []byte("changed"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "planted.html"), []byte("not the export's"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	out := tfrunner.Record(tf)
-	changes, err := tf.Plan(ctx)
-	if err != nil || !changes {
-		t.Fatalf("the plan of a damaged site planned changes %v (want true), error %v\n%s", changes, err, out.String())
-	}
-	plan := acctest.FlattenWhitespace(out.String())
-	for _, want := range []string{
-		"The static site on disk differs from its manifest",
-		`1 missing: "index.html"`, `1 changed: "sitemap.xml"`, `1 extra (not in the export): "planted.html"`,
-		"Files added inside a release are not published", "tree_intact",
-	} {
-		if !strings.Contains(plan, want) {
-			t.Errorf("the plan does not say %s:\n%s", want, out.String())
 		}
 	}
 }

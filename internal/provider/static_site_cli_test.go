@@ -1,0 +1,240 @@
+package provider
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/acctest"
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/mockapi"
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/tfrunner"
+	"github.com/hashicorp/terraform-exec/tfexec"
+)
+
+// TestAccStaticSite_cliDestroyLeavesAUsersEntry runs `terraform plan` and
+// `terraform destroy` as a user does, with their refresh, after a user's
+// directory, file or link replaced the provider's link: the plan succeeds
+// and plans nothing, saying why; the destroy exits 0 with a warning,
+// removes the provider's store and leaves the user's entry as it was.
+func TestAccStaticSite_cliDestroyLeavesAUsersEntry(t *testing.T) {
+	runner := acctest.CLIRunner(t)
+	for _, c := range []struct {
+		name  string
+		make  func(t *testing.T, dir string) func() error
+		found string
+	}{
+		{"directory", func(t *testing.T, dir string) func() error { return usersFiles(t, dir) }, "a directory that the provider did not make"},
+		{"file", func(t *testing.T, dir string) func() error {
+			acctest.WriteFile(t, dir, "mine")
+			return func() error {
+				if body, err := os.ReadFile(dir); err != nil || string(body) != "mine" {
+					return fmt.Errorf("the user's file holds %q (%v)", body, err)
+				}
+				return nil
+			}
+		}, "a file of 4 bytes"},
+		{"link", func(t *testing.T, dir string) func() error {
+			if err := os.Symlink("elsewhere", dir); err != nil {
+				t.Fatal(err)
+			}
+			return func() error {
+				if target, err := os.Readlink(dir); err != nil || target != "elsewhere" {
+					return fmt.Errorf("the user's link points to %q (%v)", target, err)
+				}
+				return nil
+			}
+		}, `a symbolic link to "elsewhere"`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			mock := acctest.NewMock(t, mockapi.Config{})
+			parent := t.TempDir()
+			dir := filepath.Join(parent, "site")
+			tf := cliSiteModule(t, runner, mock, dir, "")
+			ctx := t.Context()
+			if err := tf.Apply(ctx); err != nil {
+				t.Fatalf("apply: %v", err)
+			}
+			removeOrFail(t, dir)
+			intact := c.make(t, dir)
+			out := tfrunner.Record(tf)
+			changes, err := tf.Plan(ctx)
+			if err != nil || changes {
+				t.Fatalf("plan: changes %v (want none), error %v\n%s", changes, err, out.String())
+			}
+			plan := acctest.FlattenWhitespace(out.String())
+			for _, want := range []string{c.found, "Nothing is planned to restore it", "a destroy removes only the provider's own store"} {
+				if !strings.Contains(plan, want) {
+					t.Errorf("the plan does not say %s:\n%s", want, out.String())
+				}
+			}
+			out = tfrunner.Record(tf)
+			if err := tf.Destroy(ctx); err != nil {
+				t.Fatalf("destroy: %v\n%s", err, out.String())
+			}
+			destroy := acctest.FlattenWhitespace(out.String())
+			for _, want := range []string{"The static site's directory was left in place", c.found, "The provider removed its own store"} {
+				if !strings.Contains(destroy, want) {
+					t.Errorf("the destroy does not say %s:\n%s", want, out.String())
+				}
+			}
+			must(t, intact)
+			if _, err := os.Lstat(filepath.Join(parent, ".site.docsadmin")); !errors.Is(err, fs.ErrNotExist) {
+				t.Errorf("the store is still there: %v", err)
+			}
+		})
+	}
+}
+
+// A plan after someone changed the published site says, as the CLI prints
+// it, which files are missing, changed and extra, and what the apply does
+// with the extra ones: the refresh's warning reaches the plan's reader.
+func TestAccStaticSite_driftShownInThePlan(t *testing.T) {
+	runner := acctest.CLIRunner(t)
+	mock := acctest.NewMock(t, mockapi.Config{})
+	dir := filepath.Join(t.TempDir(), "site")
+	tf := cliSiteModule(t, runner, mock, dir, "")
+	ctx := t.Context()
+	if err := tf.Apply(ctx); err != nil {
+		t.Fatalf("apply: %v", err)
+	}
+	removeOrFail(t, filepath.Join(dir, "index.html"))
+	if err := os.WriteFile(filepath.Join(dir, "sitemap.xml"), []byte("changed"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "planted.html"), []byte("not the export's"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := tfrunner.Record(tf)
+	changes, err := tf.Plan(ctx)
+	if err != nil || !changes {
+		t.Fatalf("the plan of a damaged site planned changes %v (want true), error %v\n%s", changes, err, out.String())
+	}
+	plan := acctest.FlattenWhitespace(out.String())
+	for _, want := range []string{
+		"The static site on disk differs from its manifest",
+		`1 missing: "index.html"`, `1 changed: "sitemap.xml"`, `1 extra (not in the export): "planted.html"`,
+		"Files added inside a release are not published", "tree_intact",
+	} {
+		if !strings.Contains(plan, want) {
+			t.Errorf("the plan does not say %s:\n%s", want, out.String())
+		}
+	}
+}
+
+// cliSiteModule writes a configuration of one export and its site at dir,
+// with lifecycle inside the site's block, for the built provider that
+// runner installs, pointed at mock.
+func cliSiteModule(t *testing.T, runner *tfrunner.Runner, mock *mockapi.Server, dir, lifecycle string) *tfexec.Terraform {
+	t.Helper()
+	tf, err := runner.Module(filepath.Join(t.TempDir(), "module"), map[string][]byte{"main.tf": []byte(fmt.Sprintf(`terraform {
+  required_providers {
+    docsadmin = { source = "docsadmin/docsadmin" }
+  }
+}
+
+provider "docsadmin" {}
+
+resource "docsadmin_static_export" "site" {
+  domain = "docs.example.com"
+}
+
+resource "docsadmin_static_site" "site" {
+  job_id    = docsadmin_static_export.site.job_id
+  directory = %q
+  %s
+}
+`, dir, lifecycle))}, map[string]string{"DOCSADMIN_BASE_URL": mock.URL, "DOCSADMIN_API_KEY": mock.APIKey})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tf
+}
+
+// TestAccStaticSite_cliReplace runs `terraform apply -replace` as a user
+// does (terraform-plugin-testing has no -replace). Without
+// create_before_destroy the old site is withdrawn and a new publication,
+// with a new id, is served. With create_before_destroy the new object meets the directory
+// the old one publishes: the apply is refused, saying what to do, and the
+// old site, its id and the state stay as they were.
+func TestAccStaticSite_cliReplace(t *testing.T) {
+	runner := acctest.CLIRunner(t)
+	for _, cbd := range []bool{false, true} {
+		t.Run(fmt.Sprintf("create_before_destroy=%v", cbd), func(t *testing.T) {
+			mock := acctest.NewMock(t, mockapi.Config{})
+			parent := t.TempDir()
+			dir := filepath.Join(parent, "site")
+			if err := os.WriteFile(filepath.Join(parent, "notes.txt"), []byte("mine"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			lifecycle := ""
+			if cbd {
+				lifecycle = "lifecycle {\n    create_before_destroy = true\n  }"
+			}
+			tf := cliSiteModule(t, runner, mock, dir, lifecycle)
+			ctx := t.Context()
+			stateID := func() string {
+				t.Helper()
+				s, err := tf.Show(ctx)
+				if err != nil {
+					t.Fatal(err)
+				}
+				v, err := valuesOf(s, siteAddress)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return text(v["id"])
+			}
+			if err := tf.Apply(ctx); err != nil {
+				t.Fatalf("apply: %v", err)
+			}
+			oldID, oldTarget := stateID(), linkTarget(t, dir)
+			if err := servedBy(dir, oldID); err != nil {
+				t.Fatal(err)
+			}
+
+			out := tfrunner.Record(tf)
+			err := tf.Apply(ctx, tfexec.Replace(siteAddress))
+			transcript := out.String()
+			if !cbd {
+				if err != nil {
+					t.Fatalf("apply -replace: %v\n%s", err, transcript)
+				}
+				newID := stateID()
+				if newID == oldID || newID == "" {
+					t.Errorf("the replacement's id is %q, the old one's %q: want a new one", newID, oldID)
+				}
+				if target := linkTarget(t, dir); target == oldTarget {
+					t.Errorf("the link still points to the old release %s", target)
+				}
+				if err := servedBy(dir, newID); err != nil {
+					t.Error(err)
+				}
+			} else {
+				if err == nil {
+					t.Fatalf("apply -replace under create_before_destroy succeeded; want it refused:\n%s", transcript)
+				}
+				if !refusedUnderCreateBeforeDestroy.MatchString(transcript) {
+					t.Errorf("the refusal does not say what to do:\n%s", transcript)
+				}
+				if id := stateID(); id != oldID {
+					t.Errorf("after the refused replacement the state's id is %q, want %q", id, oldID)
+				}
+				if target := linkTarget(t, dir); target != oldTarget {
+					t.Errorf("the link moved from %s to %s", oldTarget, target)
+				}
+				if err := servedBy(dir, oldID); err != nil {
+					t.Error(err)
+				}
+			}
+			changes, err := tf.Plan(ctx)
+			if err != nil || changes {
+				t.Errorf("the plan after apply -replace has changes (%v) or failed: %v\n%s", changes, err, out.String())
+			}
+		})
+	}
+}
