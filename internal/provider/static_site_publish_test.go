@@ -418,30 +418,3 @@ func TestSiteDriftNamesTheFiles(t *testing.T) {
 		}
 	}
 }
-
-// The resource page's example plans and applies on its first run, and
-// again with a new commit.
-func TestAccStaticSite_resourcePageExampleRuns(t *testing.T) {
-	example, err := os.ReadFile(filepath.Join("..", "..", "examples", "resources", "docsadmin_static_site", "resource.tf"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := filepath.Join(t.TempDir(), "dist", "site")
-	body := strings.Replace(string(example), `"${path.module}/dist/site"`, fmt.Sprintf("%q", dir), 1)
-	if body == string(example) {
-		t.Fatal("the example no longer publishes at ${path.module}/dist/site")
-	}
-	mock := acctest.NewMock(t, mockapi.Config{})
-	config := func(commit string) string {
-		return acctest.ProviderConfig(mock, "") + strings.Replace(body, "type = string", fmt.Sprintf("type = string\n  default = %q", commit), 1)
-	}
-	parallelTest(t, resource.TestCase{
-		ProtoV6ProviderFactories: testFactories(Options{}),
-		Steps: []resource.TestStep{
-			{Config: config("a1"), Check: resource.TestCheckResourceAttr("docsadmin_static_site.docs", "tree_intact", "true")},
-			{Config: config("b2"), ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-				plancheck.ExpectResourceAction("docsadmin_static_site.docs", plancheck.ResourceActionUpdate),
-			}}},
-		},
-	})
-}
