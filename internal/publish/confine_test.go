@@ -265,3 +265,32 @@ func TestStoreReplacedByALinkIsNeverFollowed(t *testing.T) {
 		t.Errorf("the linked store holds %d entries after Withdraw, want all of them", got)
 	}
 }
+
+// A store that another user owns, as a neighbour who can write the parent
+// would plant one, is refused, naming its owner: the site would otherwise
+// live in directories that user controls.
+func TestStoreOfAnotherUserIsRefused(t *testing.T) {
+	parent := t.TempDir()
+	s, _ := Locate(filepath.Join(parent, "site"))
+	publishTree(t, s, "site-a", "one")
+	store, err := os.OpenRoot(s.Store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	if err := checkOwner(store, os.Geteuid()); err != nil {
+		t.Errorf("the runner's own store: %v", err)
+	}
+	err = checkOwner(store, os.Geteuid()+1)
+	if !errors.As(err, new(*EntryError)) || !strings.Contains(err.Error(), "another user") {
+		t.Errorf("a store of another user = %v, want a refusal naming its owner", err)
+	}
+	if os.Geteuid() == 0 { // only root can give the store away: then through Stage too
+		if err := os.Chown(s.Store, 65534, 65534); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.Stage("site-a"); !errors.As(err, new(*EntryError)) {
+			t.Errorf("Stage of a store of uid 65534 = %v, want a refusal", err)
+		}
+	}
+}

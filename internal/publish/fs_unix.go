@@ -4,7 +4,9 @@ package publish
 
 import (
 	"errors"
+	"io/fs"
 	"os"
+	"syscall"
 
 	"golang.org/x/sys/unix"
 )
@@ -56,4 +58,13 @@ func withDirs(a, b *os.Root, f func(aFd, bFd int) error) error {
 	}
 	defer db.Close()
 	return f(int(da.Fd()), int(db.Fd()))
+}
+
+// ownerOf is the user that owns what info describes.
+func ownerOf(info fs.FileInfo) (int, bool) {
+	st, ok := info.Sys().(*syscall.Stat_t)
+	if !ok {
+		return 0, false
+	}
+	return int(st.Uid), true
 }

@@ -174,6 +174,9 @@ func openRegularIn(dir *os.Root, name string, flags int) (*os.File, error) {
 // names, anything the provider does not make there. Entries of other names
 // are left alone, and never removed.
 func checkStore(store *os.Root) error {
+	if err := checkOwner(store, os.Geteuid()); err != nil {
+		return err
+	}
 	entries, err := readDirIn(store)
 	if err != nil {
 		return err
@@ -361,4 +364,20 @@ func newLock(store *os.Root) (*storeLock, error) {
 		return nil, err
 	}
 	return &storeLock{f: f}, nil
+}
+
+// checkOwner refuses a store that another user owns: one a neighbour who
+// can write the parent planted would otherwise hold the site in directories
+// that neighbour controls. Where the system names no owner, any store is
+// the runner's.
+func checkOwner(store *os.Root, euid int) error {
+	info, err := store.Stat(".")
+	if err != nil {
+		return err
+	}
+	if uid, ok := ownerOf(info); ok && uid != euid {
+		return &EntryError{Path: store.Name(), Found: fmt.Sprintf("a directory of another user (uid %d, not %d, who runs Terraform)", uid, euid),
+			Want: "the site's releases, in a directory of the user who runs Terraform"}
+	}
+	return nil
 }
