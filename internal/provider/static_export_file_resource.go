@@ -80,7 +80,8 @@ func (r *staticExportFileResource) Schema(ctx context.Context, _ resource.Schema
 			"in state may have expired), streams the archive to a temporary file next to `filename` while checking that a " +
 			"deployment can unpack and serve it, compares it with `expected_sha256` when set, and only then moves it into place. " +
 			"Like `local_file`, refresh checks the file on disk without any request: when it is missing (a fresh CI runner) or its " +
-			"content changed, the resource leaves the state and the next apply downloads it again. Destroy deletes the file.",
+			"content changed, the resource leaves the state and the next apply downloads it again. Destroy deletes the file when it "+
+				"is still the archive written; another file at `filename` is left, with a warning.",
 		Attributes: map[string]schema.Attribute{
 			"id": schema.StringAttribute{
 				MarkdownDescription: "The SHA-256 of the file (same as `sha256`), as `local_file`'s id is a digest of its content.",
@@ -223,8 +224,24 @@ func (r *staticExportFileResource) Delete(ctx context.Context, req resource.Dele
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	if err := os.Remove(state.Filename.ValueString()); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		resp.Diagnostics.AddError("Cannot delete the static export's archive", fmt.Sprintf("Deleting %s failed: %s", state.Filename.ValueString(), err))
+	filename := state.Filename.ValueString()
+	// Only the archive this resource wrote is deleted: a destroy without a
+	// refresh may meet a file someone put there since.
+	reason, err := fileChanged(filename, state.SHA256.ValueString(), state.SizeBytes.ValueInt64())
+	switch {
+	case err != nil:
+		resp.Diagnostics.AddError("Cannot delete the static export's archive", fmt.Sprintf("Reading %s to check it is the archive written failed: %s", filename, err))
+		return
+	case reason == "missing":
+		return
+	case reason != "":
+		resp.Diagnostics.AddWarning("The static export's archive was left in place", fmt.Sprintf(
+			"%s is %s: it is not the archive of export job %s that this resource wrote, and the provider deletes only what it wrote. "+
+				"Delete it by hand if it is not needed.", filename, reason, state.JobID.ValueString()))
+		return
+	}
+	if err := os.Remove(filename); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		resp.Diagnostics.AddError("Cannot delete the static export's archive", fmt.Sprintf("Deleting %s failed: %s", filename, err))
 	}
 }
 

@@ -354,3 +354,28 @@ func TestAccStaticExportFile_badInputFailsAtPlanTime(t *testing.T) {
 	}
 	acctest.RunSubtests(t, cases, func(tc badInput) string { return tc.name }, runBadInput)
 }
+
+// A destroy deletes only the archive this resource wrote: a file someone
+// put at filename since (the framework destroys without a refresh, as
+// `terraform destroy -refresh=false` does) is left as it is.
+func TestAccStaticExportFile_destroyLeavesAFileItDidNotWrite(t *testing.T) {
+	mock := acctest.NewMock(t, mockapi.Config{})
+	filename := filepath.Join(t.TempDir(), "docs-bundle.tar.gz")
+	parallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testFactories(Options{}),
+		Steps: []resource.TestStep{{
+			Config: acctest.FileConfig(mock, filename, ""),
+			Check: func(*terraform.State) error {
+				return os.WriteFile(filename, []byte("mine"), 0o644)
+			},
+			// The refresh after the apply finds another file: it plans to write the archive again.
+			ExpectNonEmptyPlan: true,
+		}},
+		CheckDestroy: func(*terraform.State) error {
+			if body, err := os.ReadFile(filename); err != nil || string(body) != "mine" {
+				return fmt.Errorf("destroy deleted or changed a file it did not write: %q, %v", body, err)
+			}
+			return nil
+		},
+	})
+}

@@ -119,8 +119,11 @@ func (c *manifestCache) load(jobID string, maxFiles int) (*site.Manifest, string
 			return nil, "", false, err // max_files lower than the site: said as a download would
 		}
 	}
-	now := time.Now()
-	_ = os.Chtimes(c.path(jobID), now, now) // used: kept another TTL
+	if root, err := os.OpenRoot(c.dir); err == nil { // used: kept another TTL; confined to the cache
+		now := time.Now()
+		_ = root.Chtimes(filepath.Base(c.path(jobID)), now, now)
+		root.Close()
+	}
 	return collector.manifest, e.ArchiveSHA256, true, nil
 }
 
