@@ -80,8 +80,8 @@ func (r *staticExportFileResource) Schema(ctx context.Context, _ resource.Schema
 			"in state may have expired), streams the archive to a temporary file next to `filename` while checking that a " +
 			"deployment can unpack and serve it, compares it with `expected_sha256` when set, and only then moves it into place. " +
 			"Like `local_file`, refresh checks the file on disk without any request: when it is missing (a fresh CI runner) or its " +
-			"content changed, the resource leaves the state and the next apply downloads it again. Destroy deletes the file when it "+
-				"is still the archive written; another file at `filename` is left, with a warning.",
+			"content changed, the resource leaves the state and the next apply downloads it again. Destroy deletes the file when it " +
+			"is still the archive written; another file at `filename` is left, with a warning.",
 		Attributes: map[string]schema.Attribute{
 			"id": schema.StringAttribute{
 				MarkdownDescription: "The SHA-256 of the file (same as `sha256`), as `local_file`'s id is a digest of its content.",
