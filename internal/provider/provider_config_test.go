@@ -91,7 +91,7 @@ func TestAccProvider_invalidSettingsFailAtPlanTime(t *testing.T) {
 		{"empty project", `
   base_url   = "https://api.example.com"
   api_key    = "dsa_abc"
-  project_id = ""`, "", `value is empty`},
+  project_id = ""`, "", `project\s+id\s+is\s+empty\s+or\s+blank`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -15,6 +15,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/localfile"
+
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/publish"
@@ -236,7 +238,7 @@ func fileSystemNow(dir string) (int64, error) {
 // directories. fn gets the entry's slash-separated path, the root of its
 // directory and its name there, and what Lstat says of it.
 func walkSiteTree(ctx context.Context, dir string, fn func(rel string, parent *os.Root, name string, info fs.FileInfo) error) error {
-	root, err := os.OpenRoot(dir)
+	root, err := localfile.OpenDir(dir)
 	if err != nil {
 		return err
 	}
@@ -260,7 +262,9 @@ func walkSiteDir(ctx context.Context, r *os.Root, prefix string, fn func(string,
 		}
 		rel := path.Join(prefix, e.Name())
 		if e.IsDir() {
-			sub, err := r.OpenRoot(e.Name())
+			// Opened only as a directory: a FIFO swapped in since the
+			// listing is refused, never waited on.
+			sub, err := localfile.OpenDirIn(r, e.Name())
 			if err != nil {
 				return err
 			}

@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -22,6 +24,7 @@ import (
 	tfjson "github.com/hashicorp/terraform-json"
 
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/mockapi"
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/site"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/tfrunner"
 )
 
@@ -148,12 +151,8 @@ output "release_directory" {
   value = docsadmin_static_site.docs.release_directory
 }
 
-output "files" {
-  value = keys(docsadmin_static_site.docs.files)
-}
-
-output "routes" {
-  value = docsadmin_static_site.docs.routes
+output "manifest_file" {
+  value = docsadmin_static_site.docs.manifest_file
 }
 `, switchDomain, directory, lifecycle)
 }
@@ -164,8 +163,31 @@ type switchOutputs struct {
 	JobID            string            `json:"job_id"`
 	ArchiveSHA256    string            `json:"archive_sha256"`
 	ReleaseDirectory string            `json:"release_directory"`
-	Files            []string          `json:"files"`
-	Routes           map[string]string `json:"routes"`
+	ManifestFile     string            `json:"manifest_file"`
+	Files            []string          `json:"-"` // from manifest_file
+	Routes           map[string]string `json:"-"` // of those files
+}
+
+// readManifestFile fills out's files and routes from the manifest the site
+// wrote beside its release.
+func readManifestFile(t *testing.T, out *switchOutputs) {
+	t.Helper()
+	data, err := os.ReadFile(out.ManifestFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var files map[string]json.RawMessage
+	if err := json.Unmarshal(data, &files); err != nil {
+		t.Fatal(err)
+	}
+	out.Files = slices.Sorted(maps.Keys(files))
+	manifest := site.NewManifest()
+	for _, f := range out.Files {
+		if err := manifest.Add(f, 0, [32]byte{}, [16]byte{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out.Routes = manifest.Routes()
 }
 
 func runSwitchCase(t *testing.T, runner *tfrunner.Runner, cbd bool) {
@@ -221,6 +243,7 @@ func runSwitchCase(t *testing.T, runner *tfrunner.Runner, cbd bool) {
 		if _, err := tfrunner.Outputs(ctx, tf, &out); err != nil {
 			t.Fatal(err)
 		}
+		readManifestFile(t, &out)
 		return out, time.Since(start)
 	}
 
