@@ -88,6 +88,7 @@ func TestAccResume_outageAcrossApplies(t *testing.T) {
 	notStarted := regexp.MustCompile(`could not be read: .*[^.]\. Nothing was started, and its id stays in state: the next terraform apply continues the same work\.`)
 	for _, row := range rows {
 		t.Run(row.name, func(t *testing.T) {
+			t.Parallel() // each row its own mock and module, one build of the provider
 			mock := row.mock(t)
 			ctx := t.Context()
 			dir := filepath.Join(t.TempDir(), "module")
