@@ -1,0 +1,104 @@
+//go:build !windows
+
+// Windows gives no change time: there every file is read, which the other
+// refresh tests cover.
+
+package provider
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// An unchanged release whose stat data is not racy is recognised without
+// reading a file; a file rewritten with the same size and its modification
+// time set back is read (its change time moved) and named.
+func TestSiteRefreshReadsOnlyFilesWhoseStatDataChanged(t *testing.T) {
+	t.Parallel()
+	files := manyPages(50)
+	s, release, digest := publishFiles(t, files, 50*time.Millisecond)
+	check := func() (siteDrift, int) {
+		t.Helper()
+		want, racyFrom, problem, err := siteWantFromRecords(s, release, digest, int64(len(files)))
+		if err != nil || problem != "" {
+			t.Fatalf("records: %q, %v", problem, err)
+		}
+		if racyFrom == 0 {
+			t.Fatal("the stat record has no time: every file would be read")
+		}
+		d, read, err := compareSiteTree(t.Context(), s.Release(release), want, racyFrom)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d, read
+	}
+	if d, read := check(); !d.none() || read != 0 {
+		t.Fatalf("an unchanged release: drift %v, %d files read, want none and 0", d.String(s.Dir, "se_1"), read)
+	}
+	name := filepath.Join(s.Release(release), "guides", "page-007.html")
+	info, err := os.Stat(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(name, []byte("<p>page XXX</p>"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(name, info.ModTime(), info.ModTime()); err != nil {
+		t.Fatal(err)
+	}
+	d, read := check()
+	if read != 1 || d.changedN != 1 || !strings.Contains(d.String(s.Dir, "se_1"), `"guides/page-007.html"`) {
+		t.Errorf("a file rewritten with its size and time: %d files read, drift:\n%s", read, d.String(s.Dir, "se_1"))
+	}
+}
+
+// A file whose stat data is the recorded one but whose times are not
+// strictly before the record's time may have been written again within
+// the clock's step: it is read, and a change is found. With the record's
+// time after them, the same file would pass unread, which is why the
+// rule is needed.
+func TestSiteRefreshReadsRacyFiles(t *testing.T) {
+	t.Parallel()
+	files := manyPages(3)
+	s, release, digest := publishFiles(t, files, 0)
+	name := filepath.Join(s.Release(release), "guides", "page-001.html")
+	if err := os.WriteFile(name, []byte("<p>page XXX</p>"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	info, err := os.Lstat(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	now, ok := statOf(info)
+	if !ok {
+		t.Fatal("no stat data")
+	}
+	for _, c := range []struct {
+		racyFrom    int64
+		read, found int
+	}{
+		{racyFrom: now.Ctime, read: 1, found: 1},           // written in the record's clock step: read
+		{racyFrom: max(now.Ctime, now.Mtime) + 1, read: 0}, // not racy: trusted, the change unseen
+	} {
+		want, _, problem, err := siteWantFromRecords(s, release, digest, 3)
+		if err != nil || problem != "" {
+			t.Fatal(problem, err)
+		}
+		// As if the record had been taken after the rewrite, within one
+		// step of the clock.
+		w := want["guides/page-001.html"]
+		w.stat, w.hasStat = now, true
+		want["guides/page-001.html"] = w
+		d, read, err := compareSiteTree(t.Context(), s.Release(release), want, c.racyFrom)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if read < c.read || (c.read == 0 && read != 0) || d.changedN != c.found {
+			t.Errorf("racyFrom %d (file times %d, %d): %d read, %d changed; want %d read, %d changed",
+				c.racyFrom, now.Mtime, now.Ctime, read, d.changedN, c.read, c.found)
+		}
+	}
+}
