@@ -1,11 +1,13 @@
 package acctest
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
+	"sync"
 	"testing"
 	"time"
 
@@ -26,13 +28,14 @@ func RequireCLI(t *testing.T) {
 	}
 }
 
-// CLIRunner builds the provider into a new directory and returns a runner of
-// the acceptance CLI that installs that build, for the tests that need the
-// real terraform binary rather than the in-process provider. Those tests
-// are not parallel: each runs go build and a terraform process of its own
-// (the upgrade and install tests build whole releases, the interrupt tests
-// time how fast terraform exits after a signal), which would starve the
-// in-process tests running beside them on a small machine.
+// CLIRunner returns a runner of the acceptance CLI that installs a build of
+// the provider, for the tests that need the real terraform binary rather
+// than the in-process provider. In a package whose TestMain runs through
+// Main, its CLI tests share one build; elsewhere each test builds its own.
+// With the build shared, a CLI test may be parallel like any other, since
+// its terraform processes weigh what an in-process test's do; the tests that
+// build whole releases (upgrade, install) or time how fast terraform exits
+// after a signal (interrupt) stay serial, so that no neighbour slows them.
 func CLIRunner(t *testing.T) *tfrunner.Runner {
 	t.Helper()
 	RequireCLI(t)
@@ -40,16 +43,74 @@ func CLIRunner(t *testing.T) *tfrunner.Runner {
 	if err != nil {
 		t.Fatal(err)
 	}
-	start := time.Now()
-	inst, err := runner.BuildProvider(t.Context(), "test")
+	inst, err := providerBuild(t, runner)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("built the provider in %s", time.Since(start).Round(time.Millisecond))
 	if err := runner.Install(inst); err != nil {
 		t.Fatal(err)
 	}
 	return runner
+}
+
+// sharedBuild is the build of the provider that the CLI tests of a package
+// run through Main share: linking the provider takes seconds, and a
+// package may hold a dozen such tests.
+var sharedBuild struct {
+	enabled bool // set by Main before any test runs
+	once    sync.Once
+	dir     string
+	inst    tfrunner.Installation
+	err     error
+}
+
+// Main runs a package's tests as m.Run does, sharing one build of the
+// provider among its CLI tests and removing it once they are done. A
+// package's TestMain returns through it: os.Exit(acctest.Main(m)).
+func Main(m *testing.M) int {
+	sharedBuild.enabled = true
+	code := m.Run()
+	if sharedBuild.dir != "" {
+		if err := os.RemoveAll(sharedBuild.dir); err != nil {
+			fmt.Fprintf(os.Stderr, "removing the shared build of the provider: %v\n", err)
+		}
+	}
+	return code
+}
+
+// providerBuild builds the provider for runner, or returns the package's
+// shared build, building it on the first call.
+func providerBuild(t *testing.T, runner *tfrunner.Runner) (tfrunner.Installation, error) {
+	t.Helper()
+	if !sharedBuild.enabled {
+		return timedBuild(t, t.Context(), runner)
+	}
+	sharedBuild.once.Do(func() {
+		if sharedBuild.dir, sharedBuild.err = os.MkdirTemp("", "docsadmin-provider-build-"); sharedBuild.err != nil {
+			return
+		}
+		var builder *tfrunner.Runner
+		if builder, sharedBuild.err = tfrunner.New(runner.Path(), sharedBuild.dir); sharedBuild.err != nil {
+			return
+		}
+		// Not the test's context: its end must not spoil the build the
+		// later tests use.
+		sharedBuild.inst, sharedBuild.err = timedBuild(t, context.Background(), builder)
+	})
+	if sharedBuild.err != nil {
+		return tfrunner.Installation{}, fmt.Errorf("the shared build of the provider: %w", sharedBuild.err)
+	}
+	return sharedBuild.inst, nil
+}
+
+func timedBuild(t *testing.T, ctx context.Context, runner *tfrunner.Runner) (tfrunner.Installation, error) {
+	t.Helper()
+	start := time.Now()
+	inst, err := runner.BuildProvider(ctx, "test")
+	if err == nil {
+		t.Logf("built the provider in %s", time.Since(start).Round(time.Millisecond))
+	}
+	return inst, err
 }
 
 // pinnedTerraform is the build of Terraform that the project's tooling

@@ -4,6 +4,8 @@ import (
 	"flag"
 	"os"
 	"testing"
+
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/acctest"
 )
 
 // defaultParallel is how many of the package's parallel tests run at once
@@ -22,5 +24,5 @@ func TestMain(m *testing.M) {
 			panic(err)
 		}
 	}
-	os.Exit(m.Run())
+	os.Exit(acctest.Main(m))
 }
