@@ -17,6 +17,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/acctest"
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/clock/clocktest"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/mockapi"
 )
 
@@ -537,11 +538,12 @@ func postExportStart(t *testing.T, mock *mockapi.Server, path, body string) stri
 }
 
 func TestAccStaticExport_failedJobInStateIsReplaced(t *testing.T) {
-	// Not parallel: the import must happen within the job's 8 seconds.
-	mock := acctest.NewMock(t, mockapi.Config{})
-	// The import must find the job still running: long enough for Terraform
-	// to start and plan on a busy machine, short enough to wait for.
-	mock.SetExportBehavior("broken.example.com", mockapi.ExportBehavior{Fail: true, Duration: 8 * time.Second})
+	// The mock and the provider share a clock that only the provider's waits
+	// move: the import finds the job running however slow the machine, and
+	// the apply's polls run through its ten minutes at once.
+	clock := clocktest.NewFakeClock(time.Date(2026, 11, 22, 8, 0, 0, 0, time.UTC))
+	mock := acctest.NewMock(t, mockapi.Config{Now: clock.Now})
+	mock.SetExportBehavior("broken.example.com", mockapi.ExportBehavior{Fail: true, Duration: 10 * time.Minute})
 	jobID := startExportOutsideTerraform(t, mock, "broken.example.com")
 	config := acctest.ExportConfig(mock, `domain = "broken.example.com"`) + fmt.Sprintf(`
 import {
@@ -549,8 +551,8 @@ import {
   id = "broken.example.com/%s"
 }
 `, jobID)
-	resource.UnitTest(t, resource.TestCase{
-		ProtoV6ProviderFactories: testFactories(Options{}),
+	parallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testFactories(Options{Clock: clock}),
 		Steps: []resource.TestStep{
 			{
 				// Imported while running, the job fails during the apply that waits for it.
