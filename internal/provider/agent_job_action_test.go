@@ -143,8 +143,9 @@ func TestAccAgentJobAction_waitsForTheJob(t *testing.T) {
 }
 
 func TestAccAgentJobAction_errors(t *testing.T) {
-	// Not parallel with other tests: each row bounds how long its apply takes
-	// (the rows run in parallel with one another).
+	// Each row's bound on how long its apply takes leaves room for the
+	// -parallel tests beside it.
+	t.Parallel()
 	type testCase struct {
 		name    string
 		prepare func(*mockapi.Server)

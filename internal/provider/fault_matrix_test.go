@@ -550,8 +550,9 @@ func deploymentFaultRows() []faultRow {
 }
 
 func TestAccFaultMatrix(t *testing.T) {
-	// Not parallel with other tests: rows bound how long a failing apply takes
-	// (the rows run in parallel with one another).
+	// A row's bound on how long a failing apply takes leaves room for the
+	// -parallel tests that run beside it.
+	t.Parallel()
 	acctest.RunSubtests(t, faultRows(), func(row faultRow) string { return row.name }, runFaultRow)
 }
 

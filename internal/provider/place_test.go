@@ -17,6 +17,7 @@ import (
 // and are read again once it points back: the other API receives nothing,
 // and nothing is made again.
 func TestAccPlace_otherAPIKeepsAgentJobDeploymentAndPreview(t *testing.T) {
+	t.Parallel()
 	rows := []struct {
 		name    string
 		mock    func(t *testing.T) *mockapi.Server

@@ -305,9 +305,9 @@ resource "docsadmin_static_site" "other" {
 // Archives whose names no host serves alike, or with more files than
 // max_files, are refused naming the entry or the setting, and leave nothing.
 func TestAccStaticSite_refusesNamesAndFileCounts(t *testing.T) {
-	// Not parallel with other tests: it bounds how long a refusal takes (the
-	// rows, each with its own mock and directory, run in parallel with one
-	// another).
+	// Each row has its own mock and directory; the bound on how long a
+	// refusal takes leaves room for the -parallel tests beside it.
+	t.Parallel()
 	for _, c := range []struct {
 		name     string
 		kind     mockapi.ArchiveKind
