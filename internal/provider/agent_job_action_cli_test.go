@@ -17,6 +17,7 @@ import (
 // progress to the user, and neither its output (the prompt comes from a
 // sensitive variable) nor TF_LOG=DEBUG logs hold the prompt whole.
 func TestAccAgentJobAction_invokeFromTheCLI(t *testing.T) {
+	t.Parallel()
 	runner := acctest.CLIRunnerAtLeast(t, 14) // actions and -invoke
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()

@@ -24,6 +24,7 @@ import (
 // an answer to a start with fields of the wrong type saves the id, warns
 // naming the fields, and the next apply starts nothing.
 func TestAccAPIAnswers_throughTheCLI(t *testing.T) {
+	t.Parallel()
 	runner := acctest.CLIRunner(t)
 
 	t.Run("an https API that redirects", func(t *testing.T) {

@@ -17,6 +17,7 @@ import (
 // that did not see it end), and an apply without changes queues none.
 // terraform-plugin-testing has no -replace, hence tfrunner.
 func TestAccDeploymentResource_replaceDeploysAgain(t *testing.T) {
+	t.Parallel()
 	runner := acctest.CLIRunner(t)
 	mock := newDeployMock(t, mockapi.Config{DeploymentDuration: 300 * time.Millisecond})
 	dir := filepath.Join(t.TempDir(), "module")

@@ -25,6 +25,7 @@ import (
 // written before the place was recorded (an upgrade: the first refresh
 // records it, and nothing is exported).
 func TestAccPlace_exportKeptWhereItWasMade(t *testing.T) {
+	t.Parallel()
 	runner := acctest.CLIRunner(t)
 	const domain, project, typo = "docs.example.com", "proj-docs", "proj-dosc"
 	mock := acctest.NewMock(t, mockapi.Config{APIRevision: mockapi.RevisionProject})

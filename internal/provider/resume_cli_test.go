@@ -22,6 +22,7 @@ import (
 // after it follows the same work. The mock holds one job, deployment,
 // preview build or export.
 func TestAccResume_outageAcrossApplies(t *testing.T) {
+	t.Parallel()
 	runner := acctest.CLIRunner(t)
 	pr := "https://github.com/example/docs/pull/46"
 	rows := []struct {

@@ -25,6 +25,7 @@ import (
 // raw escape; the summary is kept redacted and bounded, and the preview's
 // address is null with a warning naming preview_url.
 func TestAccSecrets_hostileAPIText(t *testing.T) {
+	t.Parallel()
 	runner := acctest.CLIRunner(t)
 	mock := newDeployMock(t, mockapi.Config{})
 	key := mock.APIKey

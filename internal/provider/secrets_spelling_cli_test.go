@@ -23,6 +23,7 @@ import (
 // job's error and in a failed deployment's summary kept in state. None is
 // readable in the apply's output, the TRACE log or terraform.tfstate.
 func TestAccSecrets_otherSpellings(t *testing.T) {
+	t.Parallel()
 	runner := acctest.CLIRunner(t)
 	mock := newDeployMock(t, mockapi.Config{})
 	key := mock.APIKey

@@ -21,6 +21,7 @@ import (
 // and plans nothing, saying why; the destroy exits 0 with a warning,
 // removes the provider's store and leaves the user's entry as it was.
 func TestAccStaticSite_cliDestroyLeavesAUsersEntry(t *testing.T) {
+	t.Parallel()
 	runner := acctest.CLIRunner(t)
 	for _, c := range []struct {
 		name  string
@@ -94,6 +95,7 @@ func TestAccStaticSite_cliDestroyLeavesAUsersEntry(t *testing.T) {
 // it, which files are missing, changed and extra, and what the apply does
 // with the extra ones: the refresh's warning reaches the plan's reader.
 func TestAccStaticSite_driftShownInThePlan(t *testing.T) {
+	t.Parallel()
 	runner := acctest.CLIRunner(t)
 	mock := acctest.NewMock(t, mockapi.Config{})
 	dir := filepath.Join(t.TempDir(), "site")
@@ -162,6 +164,7 @@ resource "docsadmin_static_site" "site" {
 // the old one publishes: the apply is refused, saying what to do, and the
 // old site, its id and the state stay as they were.
 func TestAccStaticSite_cliReplace(t *testing.T) {
+	t.Parallel()
 	runner := acctest.CLIRunner(t)
 	for _, cbd := range []bool{false, true} {
 		t.Run(fmt.Sprintf("create_before_destroy=%v", cbd), func(t *testing.T) {
