@@ -82,20 +82,19 @@ func Main(m *testing.M) int {
 // shared build, building it on the first call.
 func providerBuild(t *testing.T, runner *tfrunner.Runner) (tfrunner.Installation, error) {
 	t.Helper()
+	start := time.Now()
 	if !sharedBuild.enabled {
-		return timedBuild(t, t.Context(), runner)
+		inst, err := runner.BuildProvider(t.Context(), "test")
+		if err == nil {
+			t.Logf("built the provider in %s", time.Since(start).Round(time.Millisecond))
+		}
+		return inst, err
 	}
 	sharedBuild.once.Do(func() {
-		if sharedBuild.dir, sharedBuild.err = os.MkdirTemp("", "docsadmin-provider-build-"); sharedBuild.err != nil {
-			return
+		sharedBuild.dir, sharedBuild.inst, sharedBuild.err = buildShared(runner.Path())
+		if sharedBuild.err == nil {
+			t.Logf("built the provider for this package's CLI tests in %s", time.Since(start).Round(time.Millisecond))
 		}
-		var builder *tfrunner.Runner
-		if builder, sharedBuild.err = tfrunner.New(runner.Path(), sharedBuild.dir); sharedBuild.err != nil {
-			return
-		}
-		// Not the test's context: its end must not spoil the build the
-		// later tests use.
-		sharedBuild.inst, sharedBuild.err = timedBuild(t, context.Background(), builder)
 	})
 	if sharedBuild.err != nil {
 		return tfrunner.Installation{}, fmt.Errorf("the shared build of the provider: %w", sharedBuild.err)
@@ -103,14 +102,18 @@ func providerBuild(t *testing.T, runner *tfrunner.Runner) (tfrunner.Installation
 	return sharedBuild.inst, nil
 }
 
-func timedBuild(t *testing.T, ctx context.Context, runner *tfrunner.Runner) (tfrunner.Installation, error) {
-	t.Helper()
-	start := time.Now()
-	inst, err := runner.BuildProvider(ctx, "test")
-	if err == nil {
-		t.Logf("built the provider in %s", time.Since(start).Round(time.Millisecond))
+// buildShared builds the provider into a new directory that outlives the
+// test that asked first; Main removes it. It runs on no test's context, so
+// that the end of that test cannot spoil the build the later tests use.
+func buildShared(terraform string) (dir string, inst tfrunner.Installation, err error) {
+	if dir, err = os.MkdirTemp("", "docsadmin-provider-build-"); err != nil {
+		return "", inst, err
 	}
-	return inst, err
+	builder, err := tfrunner.New(terraform, dir)
+	if err == nil {
+		inst, err = builder.BuildProvider(context.Background(), "test")
+	}
+	return dir, inst, err
 }
 
 // pinnedTerraform is the build of Terraform that the project's tooling
