@@ -65,10 +65,20 @@ var sharedBuild struct {
 }
 
 // Main runs a package's tests as m.Run does, sharing one build of the
-// provider among its CLI tests and removing it once they are done. A
-// package's TestMain returns through it: os.Exit(acctest.Main(m)).
+// provider among its CLI tests and removing it once they are done, and
+// giving the processes the tests start a GOGC of childGOGC unless one is
+// set. A package's TestMain returns through it: os.Exit(acctest.Main(m)).
 func Main(m *testing.M) int {
 	sharedBuild.enabled = true
+	if _, set := os.LookupEnv("GOGC"); !set {
+		// The tests start thousands of terraform processes, each living for a
+		// fraction of a second, and with Go's default GOGC of 100 a fifth of
+		// each one's CPU goes to collecting the garbage of its start-up. This
+		// process read its GOGC when it started, so only its children see this.
+		if err := os.Setenv("GOGC", childGOGC); err != nil {
+			panic(err)
+		}
+	}
 	code := m.Run()
 	if sharedBuild.dir != "" {
 		if err := os.RemoveAll(sharedBuild.dir); err != nil {
@@ -77,6 +87,11 @@ func Main(m *testing.M) int {
 	}
 	return code
 }
+
+// childGOGC is the GOGC of the processes the tests start. Measured on
+// terraform show: a fifth less CPU than with 100, the same peak RSS (about
+// 58 MB), since such a process ends before its heap grows.
+const childGOGC = "400"
 
 // providerBuild builds the provider for runner, or returns the package's
 // shared build, building it on the first call.
