@@ -59,33 +59,33 @@ const (
 // maxPrompts bounds the prompts one Sanitizer remembers.
 const maxPrompts = 64
 
-// secret is one value never to show, and the run of it that is enough to hide.
-// Its value is in the canonical spelling that texts are matched in.
+// secret is one value never to show, and the run of it that is enough to
+// hide. Its value is canonical and folded, as texts are matched (fold).
 type secret struct {
 	value  string
 	run    int
 	marker string
 	grams  map[string]struct{} // every run-long substring of value
-	// fold matches ASCII letters whatever their case: a key may reach a
-	// text lowered, as a URL's host is.
-	fold bool
 }
 
 // newSecret makes value a secret; admit, when not nil, says which runs of it
 // count.
-func newSecret(value string, run int, marker string, fold bool, admit func(run string) bool) secret {
-	value = canonical(value)
-	if fold {
-		value = lowerASCII(value)
-	}
+func newSecret(value string, run int, marker string, admit func(run string) bool) secret {
+	value = matched(value)
 	run = min(run, len(value))
-	s := secret{value: value, run: run, marker: marker, grams: make(map[string]struct{}, len(value)-run+1), fold: fold}
+	s := secret{value: value, run: run, marker: marker, grams: make(map[string]struct{}, len(value)-run+1)}
 	for i := 0; i+run <= len(value); i++ {
 		if admit == nil || admit(value[i:i+run]) {
 			s.grams[value[i:i+run]] = struct{}{}
 		}
 	}
 	return s
+}
+
+// matched is a secret as texts are matched against it: canonical, folded,
+// without white space at its ends.
+func matched(value string) string {
+	return strings.TrimSpace(fold(canonical(value)).text)
 }
 
 // phrase admits a run of a prompt that crosses a word's edge (see
@@ -97,22 +97,6 @@ func phrase(run string) bool {
 		}
 	}
 	return false
-}
-
-// lowerASCII lowers ASCII letters only, so that every byte keeps its
-// offset: a match found in the lowered text is at the same place in the
-// text.
-func lowerASCII(text string) string {
-	if !strings.ContainsFunc(text, func(r rune) bool { return r >= 'A' && r <= 'Z' }) {
-		return text
-	}
-	b := []byte(text)
-	for i, c := range b {
-		if c >= 'A' && c <= 'Z' {
-			b[i] = c + ('a' - 'A')
-		}
-	}
-	return string(b)
 }
 
 // Sanitizer knows the secrets of one provider instance: its API key, and the
@@ -131,11 +115,11 @@ func New(apiKey string) *Sanitizer {
 	if apiKey == "" {
 		return s
 	}
-	s.secrets = append(s.secrets, newSecret(apiKey, len(apiKey), KeyMarker, true, nil))
+	s.secrets = append(s.secrets, newSecret(apiKey, len(apiKey), KeyMarker, nil))
 	if _, part, ok := strings.Cut(apiKey, "_"); ok && len(part) >= 8 {
-		s.secrets = append(s.secrets, newSecret(part, keyRun, KeyMarker, true, nil))
+		s.secrets = append(s.secrets, newSecret(part, keyRun, KeyMarker, nil))
 	} else if len(apiKey) > keyRun {
-		s.secrets = append(s.secrets, newSecret(apiKey, keyRun, KeyMarker, true, nil))
+		s.secrets = append(s.secrets, newSecret(apiKey, keyRun, KeyMarker, nil))
 	}
 	return s
 }
@@ -154,9 +138,9 @@ func (s *Sanitizer) AddPrompt(prompt string) {
 		return
 	}
 	s.prompts[prompt] = true
-	s.secrets = append(s.secrets, newSecret(prompt, promptRun, PromptMarker, false, phrase))
+	s.secrets = append(s.secrets, newSecret(prompt, promptRun, PromptMarker, phrase))
 	if quoted, err := json.Marshal(prompt); err == nil && string(quoted[1:len(quoted)-1]) != prompt {
-		s.secrets = append(s.secrets, newSecret(string(quoted[1:len(quoted)-1]), promptRun, PromptMarker, false, phrase))
+		s.secrets = append(s.secrets, newSecret(string(quoted[1:len(quoted)-1]), promptRun, PromptMarker, phrase))
 	}
 }
 
@@ -176,9 +160,10 @@ func PromptStart(prompt string) string {
 
 // IsSecretPrompt reports a prompt long enough to be a secret: hiding a
 // word of a few letters would garble every text that contains it, so
-// prompts shorter than MinPromptRunes are neither redacted nor masked.
+// prompts shorter than MinPromptRunes, as they are matched (invisible
+// characters dropped, white space folded), are neither redacted nor masked.
 func IsSecretPrompt(prompt string) bool {
-	return utf8.RuneCountInString(strings.TrimSpace(prompt)) >= MinPromptRunes
+	return utf8.RuneCountInString(matched(prompt)) >= MinPromptRunes
 }
 
 // HoldsSecret reports whether text holds a whole secret the sanitizer
@@ -195,9 +180,10 @@ func (s *Sanitizer) HoldsSecret(text string) bool {
 	return hideSecrets(text, s.secrets, true) != text
 }
 
-// Line returns text as one line that may be shown: secrets redacted, every
-// control, bidirectional and invisible formatting character quoted (as \x1b,
-// \r, \n, \u202e), at most limit bytes with a marker saying how much was cut.
+// Line returns text as one line that may be shown, in its canonical
+// spelling: secrets redacted, invisible and bidirectional formatting
+// characters dropped, every control character quoted (as \x1b, \r, \n), at
+// most limit bytes with a marker saying how much was cut.
 func (s *Sanitizer) Line(text string, limit int) string { return s.clean(text, limit, false) }
 
 // Text is Line for text of several lines, such as a commit message: line
@@ -233,37 +219,37 @@ func (s *Sanitizer) hide(text string) string {
 }
 
 // hideSecrets replaces every whole secret (whole) or every run of one with
-// its marker; overlapping spans merge. A secret that folds is looked for in
-// the text with its ASCII letters lowered, whose offsets are the text's.
+// its marker; overlapping spans merge. Secrets are looked for in the text
+// folded, and each match is mapped back to the text.
 func hideSecrets(text string, secrets []secret, whole bool) string {
 	type span struct {
 		start, end int
 		marker     string
 	}
 	var spans []span
-	lowered := lowerASCII(text)
+	in := fold(text)
+	add := func(start, end int, marker string) {
+		start, end = in.span(start, end)
+		spans = append(spans, span{start, end, marker})
+	}
 	for _, sec := range secrets {
-		in := text
-		if sec.fold {
-			in = lowered
-		}
 		if whole {
-			for i := 0; ; {
-				j := strings.Index(in[i:], sec.value)
-				if j < 0 || sec.value == "" {
+			for i := 0; sec.value != ""; {
+				j := strings.Index(in.text[i:], sec.value)
+				if j < 0 {
 					break
 				}
-				spans = append(spans, span{i + j, i + j + len(sec.value), sec.marker})
+				add(i+j, i+j+len(sec.value), sec.marker)
 				i += j + len(sec.value)
 			}
 			continue
 		}
-		if sec.run == 0 || len(text) < sec.run {
+		if sec.run == 0 || len(in.text) < sec.run {
 			continue
 		}
-		for i := 0; i+sec.run <= len(in); i++ {
-			if _, ok := sec.grams[in[i:i+sec.run]]; ok {
-				spans = append(spans, span{i, i + sec.run, sec.marker})
+		for i := 0; i+sec.run <= len(in.text); i++ {
+			if _, ok := sec.grams[in.text[i:i+sec.run]]; ok {
+				add(i, i+sec.run, sec.marker)
 			}
 		}
 	}
@@ -357,9 +343,10 @@ func replaceGroup(re *regexp.Regexp, text string, group int, hide func(string) b
 
 // quote escapes every character a terminal or an editor would act on rather
 // than show: C0 and C1 controls (ESC opens OSC-8 hyperlinks and line
-// erasures, CR rewrites a line), DEL, bidirectional and other invisible
-// formatting characters (U+202E), line and paragraph separators, and bytes
-// that are not UTF-8. With multiline, line feeds and tabs stay.
+// erasures, CR rewrites a line), DEL, line and paragraph separators,
+// private-use characters and bytes that are not UTF-8. With multiline, line
+// feeds and tabs stay. Format characters (bidirectional controls such as
+// U+202E) never reach it: canonical drops them.
 func quote(text string, multiline bool) string {
 	if multiline {
 		text = strings.ReplaceAll(text, "\r\n", "\n")
@@ -403,8 +390,7 @@ func mustQuote(r rune, multiline bool) bool {
 	case r == utf8.RuneError:
 		return true
 	}
-	return unicode.In(r, unicode.Cf, unicode.Zl, unicode.Zp, unicode.Co, unicode.Cs) || unicode.Is(unicode.Bidi_Control, r) ||
-		r == 0x115F || r == 0x1160 || r == 0x3164 || r == 0xFFA0 // Hangul fillers render as nothing
+	return unicode.In(r, unicode.Zl, unicode.Zp, unicode.Co, unicode.Cs)
 }
 
 // bound cuts text to at most limit bytes, on a character boundary, and says

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"unicode/utf16"
 
+	"golang.org/x/text/cases"
+	"golang.org/x/text/language"
 	"golang.org/x/text/unicode/norm"
 
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/redact"
@@ -94,10 +96,13 @@ func TestLineQuotesWhatATerminalActsOn(t *testing.T) {
 	}{
 		{"an OSC-8 hyperlink", "see \x1b]8;;https://evil.example\x1b\\here\x1b]8;;\x1b\\", `see \x1b]8;;https://evil.example\x1b\here\x1b]8;;\x1b\`},
 		{"a line erasure and carriage return", "failed\x1b[2K\rApply complete!", `failed\x1b[2K\rApply complete!`},
-		{"a right-to-left override", "file\u202eexe.txt", `file\u202eexe.txt`},
+		{"a right-to-left override, removed", "file\u202eexe.txt", "fileexe.txt"},
+		{"a bidirectional isolate and a mark, removed", "a\u2067b\u200ec\u2069", "abc"},
 		{"a C1 control", "a\u009bb", `a\u009bb`},
 		{"a zero-width space, removed", "a\u200bb", "ab"},
-		{"a zero-width joiner", "a\u200db", `a\u200db`},
+		{"a zero-width joiner, removed", "a\u200db", "ab"},
+		{"a Hangul filler, removed", "a\u3164b", "ab"},
+		{"a private-use character", "a\ue000b", `a\ue000b`},
 		{"invalid UTF-8", "a\xffb", `a\xffb`},
 		{"a newline in one line", "one\ntwo", `one\ntwo`},
 		{"plain text stays", "Build failed: 1 error in guides/intro.mdx — ünïcode", "Build failed: 1 error in guides/intro.mdx — ünïcode"},
@@ -267,6 +272,95 @@ func TestPromptRunsArePhrasesNotWords(t *testing.T) {
 		got := s.Line(text, 0)
 		if (got != text) != hidden {
 			t.Errorf("Line(%q) = %q; want hidden: %v", text, got, hidden)
+		}
+	}
+}
+
+// A secret spelled with characters a reader does not see between its
+// own, with other white space or in other case, is still the secret:
+// TestSecretsInEverySpelling for the spellings matched by property.
+func TestSecretsInSpellingsMatchedByProperty(t *testing.T) {
+	const key = "dsa_5f0c1e2d3b4a69788796a5b4c3d2e1f0"
+	const prompt = "Rewrite the onboarding guide for Nightjar and add the release notes of 2.4"
+	const german = "Überarbeite die Anleitung zur Straße der Einführung"
+	s := redact.New(key)
+	s.AddPrompt(prompt)
+	s.AddPrompt(german)
+	interleaved := func(text, with string) string {
+		var b strings.Builder
+		for _, r := range text {
+			b.WriteRune(r)
+			b.WriteString(with)
+		}
+		return b.String()
+	}
+	wrapped := func(text, space string) string { return strings.ReplaceAll(text, " ", space) }
+	fullWidth := strings.Map(func(r rune) rune {
+		if r > ' ' && r < 0x7f {
+			return r - ' ' + 0xFF00
+		}
+		return r
+	}, key)
+	cases := map[string]string{
+		"the key between U+200D":              interleaved(key, "\u200d"),
+		"the key between U+200C":              interleaved(key, "\u200c"),
+		"the key between U+200E":              interleaved(key, "\u200e"),
+		"the key between \\u200d escapes":     interleaved(key, `\u200d`),
+		"the key between \\u200E escapes":     interleaved(key, `\u200E`),
+		"the key between bidi isolates":       interleaved(key, "\u2066\u2069"),
+		"the key between soft hyphens":        interleaved(key, "\u00ad"),
+		"the key between Hangul fillers":      interleaved(key, "\u3164"),
+		"the key between annotation marks":    interleaved(key, "\ufff9"),
+		"the key between tags":                interleaved(key, "\U000E0041"),
+		"the key in full-width letters":       fullWidth,
+		"the prompt with no-break spaces":     wrapped(prompt, "\u00a0"),
+		"the prompt with narrow no-break":     wrapped(prompt, "\u202f"),
+		"the prompt with \\u00a0 escapes":     wrapped(prompt, `\u00a0`),
+		"the prompt with doubled spaces":      wrapped(prompt, "  "),
+		"the prompt with line breaks":         wrapped(prompt, "\n"),
+		"the prompt wrapped with CRLF":        strings.Replace(prompt, " guide ", "\r\n guide\r\n", 1),
+		"the prompt with tabs and ideographs": wrapped(prompt, "\t\u3000"),
+		"the prompt in upper case":            strings.ToUpper(prompt),
+		"the prompt in title case":            cases.Title(language.English).String(prompt),
+		"the prompt upper, wrapped":           wrapped(strings.ToUpper(prompt), "\n  "),
+		"the German prompt in upper case":     strings.ToUpper(german),
+		"the German prompt, SS for ß":         strings.ReplaceAll(strings.ToUpper(german), "ß", "SS"),
+		"the prompt's start, upper":           strings.ToUpper(prompt[:20]),
+		"the prompt's start, wrapped":         wrapped(prompt[:24], "\n"),
+	}
+	for name, spelled := range cases {
+		for _, clean := range []func(string, int) string{s.Line, s.Text} {
+			got := clean("refused: "+spelled+" (see the docs)", 0)
+			for what, secret := range map[string]string{"the key": key, "the key's secret": key[4:16], "the prompt": prompt[:18],
+				"the German prompt": german[:20]} {
+				if strings.Contains(readable(got), readable(secret)) {
+					t.Errorf("%s: %s is readable in %q", name, what, got)
+				}
+			}
+			if !strings.HasPrefix(got, "refused: ") || !strings.HasSuffix(got, " (see the docs)") {
+				t.Errorf("%s: the text around the secret is not kept: %q", name, got)
+			}
+		}
+		if !strings.HasPrefix(name, "the prompt's start") && !s.HoldsSecret(spelled) {
+			t.Errorf("%s: HoldsSecret is false", name)
+		}
+	}
+}
+
+// Matching by property hides no more than the secrets: words of a prompt,
+// white space and case elsewhere are kept, and what a text shows is
+// composed, not compatibility-normalised.
+func TestSpellingsKeepOtherText(t *testing.T) {
+	s := redact.New("dsa_5f0c1e2d3b4a69788796a5b4c3d2e1f0")
+	s.AddPrompt("Rewrite the onboarding guide for Nightjar")
+	for in, want := range map[string]string{
+		"THE BUILD FAILED:\u00a0see  the log": "THE BUILD FAILED:\u00a0see  the log",
+		"ONBOARDING failed":                   "ONBOARDING failed",
+		"ﬁle ½ … ＡＢＣ":                          "ﬁle ½ … ＡＢＣ",
+		"REWRITE THE\n ONBOARDING failed":     "(prompt redacted)failed", // a run ends at a space
+	} {
+		if got := s.Text(in, 0); got != want {
+			t.Errorf("Text(%q) = %q, want %q", in, got, want)
 		}
 	}
 }
