@@ -356,7 +356,7 @@ func TestSpellingsKeepOtherText(t *testing.T) {
 	for in, want := range map[string]string{
 		"THE BUILD FAILED:\u00a0see  the log": "THE BUILD FAILED:\u00a0see  the log",
 		"ONBOARDING failed":                   "ONBOARDING failed",
-		"ﬁle ½ … ＡＢＣ":                          "ﬁle ½ … ＡＢＣ",
+		"ﬁle ½ … ＡＢＣ":                         "ﬁle ½ … ＡＢＣ",
 		"REWRITE THE\n ONBOARDING failed":     "(prompt redacted)failed", // a run ends at a space
 	} {
 		if got := s.Text(in, 0); got != want {
