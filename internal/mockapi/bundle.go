@@ -44,10 +44,23 @@ func (snap ExportJobSnapshot) linkPath() string {
 	return BundlePath(snap.ID)
 }
 
+// SetLinkExtra adds query to every link issued from now, after its signed
+// parameters, as an API that tacks its own parameters on a presigned link
+// (client=<the key>, a careless one): the download ignores what it does
+// not sign. Empty stops it.
+func (s *Server) SetLinkExtra(query string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.linkExtra = query
+}
+
 // newLink signs a fresh link to a completed job's archive and counts it:
 // the one rule for the bundle call and for part E's completed jobs.
 func (s *Server) newLink(r *http.Request, snap ExportJobSnapshot) bundleJSON {
 	link, expiresAt := s.signLink(s.baseURLFor(r), snap.linkPath(), s.now())
+	if extra := locked(s, func() string { return s.linkExtra }); extra != "" {
+		link += "&" + extra
+	}
 	s.count(bundlesFor(snap.ID))
 	out := bundleJSON{JobID: snap.ID, BundleURL: link, SizeBytes: snap.archive.size()}
 	if !s.cfg.OmitExpiresAt {
@@ -78,6 +91,7 @@ func (s *Server) handleBundle(w http.ResponseWriter, r *http.Request) {
 // now. The expiry is computed from the second-precision X-Amz-Date so that
 // expiresAt and the query always agree. The signature covers the path, so a
 // link opens only the archive it was issued for.
+
 func (s *Server) signLink(base, path string, now time.Time) (string, time.Time) {
 	date := now.UTC().Format(amzDateFormat)
 	expires := max(int64(s.cfg.LinkTTL/time.Second), 1)

@@ -121,6 +121,31 @@ func TestBundleLinkShapeAndDownload(t *testing.T) {
 	wantStatus(t, callKey(t, s, "", "GET", link, ""), http.StatusOK)
 }
 
+// SetLinkExtra tacks a parameter on every link issued after it, of both
+// revisions, and the download still serves the archive.
+func TestLinkExtra(t *testing.T) {
+	s, clock := newTestServer(t, Config{APIRevision: RevisionBoth})
+	id := completedJob(t, s, clock, `{"domain":"docs.example.com"}`)
+	before := bundle(t, s, id)["bundleUrl"].(string)
+	s.SetLinkExtra("client=" + s.APIKey)
+	after := bundle(t, s, id)["bundleUrl"].(string)
+	if strings.Contains(before, "client=") || !strings.HasSuffix(after, "&client="+s.APIKey) {
+		t.Fatalf("links before and after SetLinkExtra: %q, %q", before, after)
+	}
+	wantStatus(t, callKey(t, s, "", "GET", after, ""), http.StatusOK)
+	project := call(t, s, "POST", "/v1/static-export/proj_1/jobs", "")
+	wantStatus(t, project, http.StatusAccepted)
+	clock.Advance(time.Hour)
+	job := call(t, s, "GET", "/v1/static-export/proj_1/jobs/"+project.json(t)["jobId"].(string), "")
+	if link, _ := job.json(t)["bundleUrl"].(string); !strings.HasSuffix(link, "&client="+s.APIKey) {
+		t.Fatalf("the project revision's link %q lacks the extra", link)
+	}
+	s.SetLinkExtra("")
+	if link := bundle(t, s, id)["bundleUrl"].(string); strings.Contains(link, "client=") {
+		t.Fatalf("SetLinkExtra(\"\") kept it: %q", link)
+	}
+}
+
 func TestBundleWithPaths(t *testing.T) {
 	s, clock := newTestServer(t, Config{})
 	id := completedJob(t, s, clock, `{"domain":"docs.example.com","paths":["index","/guides/getting-started.html","reference/widgets"]}`)

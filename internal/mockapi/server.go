@@ -173,6 +173,7 @@ type Server struct {
 	projectDomains map[string]string // SetProjectDomain
 	lostProjects   map[string]bool   // ForgetProject
 	projectStarts  []time.Time       // project export starts accepted in the last hour
+	linkExtra      string            // SetLinkExtra
 }
 
 // The keys of Server.counts, one type for each thing counted. Endpoint keys

@@ -38,24 +38,26 @@ func (d *providerData) allowHTTPLinks() bool {
 }
 
 // shownLink is a link from the API as a message may show it, or "" when it
-// may not appear at all (redact.Link).
+// may not appear at all (redact.Sanitizer.Link).
 func (d *providerData) shownLink(raw string) string {
-	link, _ := redact.Link(raw, d.allowHTTPLinks())
+	link, _ := d.sanitizer.Link(raw, d.allowHTTPLinks())
 	return link
 }
 
 // apiLinkValue is a link from the API as state may keep it: null when absent,
 // and null with a warning naming field when it is not an https link (http
-// where base_url is) without credentials (redact.Link).
+// where base_url is) without credentials or a secret the provider knows
+// (redact.Sanitizer.Link).
 func (d *providerData) apiLinkValue(field string, raw *string, diags *diag.Diagnostics) types.String {
 	if raw == nil || *raw == "" {
 		return types.StringNull()
 	}
-	link, problem := redact.Link(*raw, d.allowHTTPLinks())
+	link, problem := d.sanitizer.Link(*raw, d.allowHTTPLinks())
 	if problem != "" {
 		diags.AddWarning("Link from the API not stored: "+field,
 			fmt.Sprintf("The API returned a %s that is not stored, and %s is null: %s. "+
-				"Only https links are kept (http where base_url is http), without a user name, password, signature or token.", field, field, problem))
+				"Only https links are kept (http where base_url is http), without a user name, password, signature or token, "+
+				"and without the API key or a prompt the provider sent.", field, field, problem))
 		return types.StringNull()
 	}
 	return types.StringValue(link)

@@ -47,9 +47,10 @@ func (d *providerData) requestLink(ctx context.Context, jobID string) (*client.S
 		case err != nil:
 			return poll.Observation{}, poll.Permanent(err)
 		}
-		if problem := redact.SignedLink(l.BundleURL); problem != "" {
+		if problem := d.sanitizer.SignedLink(l.BundleURL); problem != "" {
 			// Neither stored nor fetched nor shown: the link is sensitive.
-			return poll.Observation{}, poll.Permanent(fmt.Errorf("the API answered with a bundleUrl that cannot be used: %s", problem))
+			return poll.Observation{}, poll.Permanent(fmt.Errorf("the API answered with a bundleUrl that cannot be used as bundle_url: %s; "+
+				"it was neither stored nor fetched", problem))
 		}
 		link = l
 		return poll.Observation{Status: "link ready", Final: true}, nil

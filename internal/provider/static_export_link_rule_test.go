@@ -34,7 +34,7 @@ resource "docsadmin_static_export" "site" {
 				ProtoV6ProviderFactories: testFactories(Options{}),
 				Steps: []resource.TestStep{{
 					Config: config,
-					ExpectError: regexp.MustCompile(`(?s)bundleUrl\s+that\s+cannot\s+be\s+used:.*?` +
+					ExpectError: regexp.MustCompile(`(?s)bundleUrl\s+that\s+cannot\s+be\s+used\s+as\s+bundle_url:.*?` +
 						strings.Join(strings.Fields(regexp.QuoteMeta(c.why)), `\s+`)),
 				}},
 			})

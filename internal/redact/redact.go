@@ -82,6 +82,26 @@ func newSecret(value string, run int, marker string, admit func(run string) bool
 	return s
 }
 
+// find calls found for each place of the folded text where the secret is
+// whole (whole) or for each run of it, in order, until found returns false.
+func (sec secret) find(text string, whole bool, found func(start, end int) bool) {
+	if whole {
+		for i := 0; sec.value != ""; {
+			j := strings.Index(text[i:], sec.value)
+			if j < 0 || !found(i+j, i+j+len(sec.value)) {
+				return
+			}
+			i += j + len(sec.value)
+		}
+		return
+	}
+	for i := 0; sec.run > 0 && i+sec.run <= len(text); i++ {
+		if _, ok := sec.grams[text[i:i+sec.run]]; ok && !found(i, i+sec.run) {
+			return
+		}
+	}
+}
+
 // matched is a secret as texts are matched against it: canonical, folded,
 // without white space at its ends.
 func matched(value string) string {
@@ -166,6 +186,33 @@ func IsSecretPrompt(prompt string) bool {
 	return utf8.RuneCountInString(matched(prompt)) >= MinPromptRunes
 }
 
+// holding names the secret text holds in any spelling the sanitizer
+// matches ("the API key", also for a run of it, or "a prompt the provider
+// sent"), or returns "". Stricter than HoldsSecret: it is for text that
+// leaves the provider's hands whole, such as a link.
+func (s *Sanitizer) holding(text string) string {
+	if s == nil {
+		return ""
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	in := fold(canonical(text)).text
+	for _, sec := range s.secrets {
+		held := false
+		sec.find(in, true, func(int, int) bool { held = true; return false })
+		if !held && sec.marker == KeyMarker {
+			sec.find(in, false, func(int, int) bool { held = true; return false })
+		}
+		if held && sec.marker == KeyMarker {
+			return "the API key"
+		}
+		if held {
+			return "a prompt the provider sent"
+		}
+	}
+	return ""
+}
+
 // HoldsSecret reports whether text holds a whole secret the sanitizer
 // knows: the key, its secret part or a prompt, in any case of the key's
 // letters. A run of a secret does not count: an identifier that shares a
@@ -228,30 +275,12 @@ func hideSecrets(text string, secrets []secret, whole bool) string {
 	}
 	var spans []span
 	in := fold(text)
-	add := func(start, end int, marker string) {
-		start, end = in.span(start, end)
-		spans = append(spans, span{start, end, marker})
-	}
 	for _, sec := range secrets {
-		if whole {
-			for i := 0; sec.value != ""; {
-				j := strings.Index(in.text[i:], sec.value)
-				if j < 0 {
-					break
-				}
-				add(i+j, i+j+len(sec.value), sec.marker)
-				i += j + len(sec.value)
-			}
-			continue
-		}
-		if sec.run == 0 || len(in.text) < sec.run {
-			continue
-		}
-		for i := 0; i+sec.run <= len(in.text); i++ {
-			if _, ok := sec.grams[in.text[i:i+sec.run]]; ok {
-				add(i, i+sec.run, sec.marker)
-			}
-		}
+		sec.find(in.text, whole, func(start, end int) bool {
+			start, end = in.span(start, end)
+			spans = append(spans, span{start, end, sec.marker})
+			return true
+		})
 	}
 	if len(spans) == 0 {
 		return text

@@ -144,11 +144,11 @@ func TestLink(t *testing.T) {
 		"https://example.com/a?page=2#top",
 	}
 	for _, l := range accepted {
-		if got, problem := redact.Link(l, false); got != l || problem != "" {
+		if got, problem := (*redact.Sanitizer)(nil).Link(l, false); got != l || problem != "" {
 			t.Errorf("Link(%q) = %q, %q; want it kept", l, got, problem)
 		}
 	}
-	if got, _ := redact.Link("http://127.0.0.1:8080/preview", true); got == "" {
+	if got, _ := (*redact.Sanitizer)(nil).Link("http://127.0.0.1:8080/preview", true); got == "" {
 		t.Error("http refused although base_url is http")
 	}
 	refused := map[string]string{
@@ -167,7 +167,7 @@ func TestLink(t *testing.T) {
 		"https://example.com/" + strings.Repeat("a", 3000):     "bytes",
 	}
 	for l, why := range refused {
-		got, problem := redact.Link(l, false)
+		got, problem := (*redact.Sanitizer)(nil).Link(l, false)
 		if got != "" || !strings.Contains(problem, why) {
 			t.Errorf("Link(%q) = %q, %q; want it refused for %q", l, got, problem, why)
 		}
@@ -182,7 +182,7 @@ func TestSignedLink(t *testing.T) {
 		"https://bucket.s3.amazonaws.com/se_1/bundle.tar.gz?X-Amz-Date=20261122T080000Z&X-Amz-Expires=3600&X-Amz-Signature=abcdef",
 		"http://127.0.0.1:8080/bundles/se_1/bundle.tar.gz?sig=abc",
 	} {
-		if problem := redact.SignedLink(l); problem != "" {
+		if problem := (*redact.Sanitizer)(nil).SignedLink(l); problem != "" {
 			t.Errorf("SignedLink(%q) refuses: %s", l, problem)
 		}
 	}
@@ -193,7 +193,7 @@ func TestSignedLink(t *testing.T) {
 		"https://bucket.example.com/b.tgz?x=\x1b[2K":               "ASCII",
 		"https://bucket.example.com/" + strings.Repeat("a", 17000): "bytes",
 	} {
-		if problem := redact.SignedLink(l); !strings.Contains(problem, why) || strings.Contains(problem, "s3cr3t") {
+		if problem := (*redact.Sanitizer)(nil).SignedLink(l); !strings.Contains(problem, why) || strings.Contains(problem, "s3cr3t") {
 			t.Errorf("SignedLink(%q) = %q, want a refusal for %q that does not quote the link", l, problem, why)
 		}
 	}
@@ -364,3 +364,66 @@ func TestSpellingsKeepOtherText(t *testing.T) {
 		}
 	}
 }
+
+// A link that holds the API key, its secret part or a run of it, or a
+// prompt the provider sent, in any part and in any spelling the sanitizer
+// matches, is refused by Link and SignedLink alike, naming the part and
+// never the link.
+func TestLinkHoldingASecret(t *testing.T) {
+	const key = "dsa_Live_5F0c1E2d3B4a69788796A5b4"
+	const prompt = "Rewrite the onboarding guide for Nightjar"
+	s := redact.New(key)
+	s.AddPrompt(prompt)
+	zwj := func(text string) string { // each character followed by %E2%80%8D, U+200D percent-encoded
+		var b strings.Builder
+		for _, r := range text {
+			b.WriteRune(r)
+			b.WriteString("%E2%80%8D")
+		}
+		return b.String()
+	}
+	percent := func(text string) string {
+		var b strings.Builder
+		for i := 0; i < len(text); i++ {
+			fmt.Fprintf(&b, "%%%02X", text[i])
+		}
+		return b.String()
+	}
+	for link, part := range map[string]string{
+		"https://preview.example.com/?client=" + key:                                                 "query",
+		"https://preview.example.com/?client=" + strings.ToLower(key[4:]):                            "query",
+		"https://preview.example.com/?c=" + key[9:23]:                                                "query", // a run of 14 of the secret part
+		"https://preview.example.com/" + key + "/index.html":                                         "path",
+		"https://preview.example.com/#" + key:                                                        "fragment",
+		"https://" + strings.ToLower(key[4:]) + ".preview.example.com/":                              "host",
+		"https://preview.example.com/?client=" + percent(key):                                        "query",
+		"https://preview.example.com/?client=" + strings.ReplaceAll(percent(key), "%", "%25"):        "query",
+		"https://preview.example.com/" + zwj(key):                                                    "path",
+		"https://preview.example.com/?k=" + strings.Join(strings.Split(key, ""), `%5Cu200d`):         "query",
+		"https://preview.example.com/?note=" + strings.ReplaceAll(strings.ToUpper(prompt), " ", "+"): "query",
+	} {
+		want := "in its " + part
+		for name, problem := range map[string]string{
+			"Link":       second(s.Link(link, false)),
+			"SignedLink": s.SignedLink(link),
+		} {
+			if !strings.Contains(problem, want) || strings.Contains(problem, key[9:21]) || strings.Contains(strings.ToLower(problem), "nightjar") {
+				t.Errorf("%s(%q) = %q; want a refusal %q that quotes nothing of it", name, link, problem, want)
+			}
+		}
+		if got, _ := s.Link(link, false); got != "" {
+			t.Errorf("Link(%q) kept it", link)
+		}
+	}
+	for _, link := range []string{
+		"https://proj-main.preview.example.com/",
+		"https://bucket.s3.amazonaws.com/se_1/bundle.tar.gz?X-Amz-Date=20261122T080000Z&X-Amz-Expires=3600&X-Amz-Signature=5f0c1e2d3b4ff0c1e2d3b4", // runs of 11 of the key are chance
+		"https://preview.example.com/?q=Rewrite+the+guide",
+	} {
+		if problem := s.SignedLink(link); problem != "" {
+			t.Errorf("SignedLink(%q) refuses: %s", link, problem)
+		}
+	}
+}
+
+func second(_ string, b string) string { return b }
