@@ -1,0 +1,132 @@
+package provider
+
+import (
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/acctest"
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/mockapi"
+)
+
+// TestAccSecrets_linksHoldingTheKey plays, through the real CLI, an API
+// that puts the key in the links it returns: every bundle link carries
+// client=<key> after its signature, one preview's address carries it in
+// its query and another's in its path, percent-encoded with U+200D between
+// its characters. The bundle link is refused before it is stored or
+// fetched (the download host never sees it), the previews' addresses are
+// null with a warning naming preview_url, and neither the apply's output,
+// the TRACE log, terraform.tfstate nor show -json holds the key.
+func TestAccSecrets_linksHoldingTheKey(t *testing.T) {
+	t.Parallel()
+	runner := acctest.CLIRunner(t)
+	mock := newDeployMock(t, mockapi.Config{})
+	key := mock.APIKey
+	keySecret := key[strings.Index(key, "_")+1:]
+	mock.SetLinkExtra("client=" + key)
+	var split strings.Builder
+	for _, r := range key {
+		split.WriteString(url.PathEscape(string(r)) + "%E2%80%8D")
+	}
+	mock.InjectFault(mockapi.EndpointPreview,
+		mockapi.Fault{AfterHandling: true, Patch: map[string]any{"previewUrl": "https://proj-2-feature.preview.example.com/?client=" + key}},
+		mockapi.Fault{AfterHandling: true, Patch: map[string]any{"previewUrl": "https://proj-2-docs.preview.example.com/" + split.String() + "/"}})
+
+	dir := filepath.Join(t.TempDir(), "module")
+	if _, err := runner.Module(dir, map[string][]byte{"main.tf": []byte(`terraform {
+  required_providers {
+    docsadmin = { source = "docsadmin/docsadmin" }
+  }
+}
+
+provider "docsadmin" {}
+
+resource "docsadmin_static_export" "site" {
+  domain = "docs.example.com"
+}
+
+resource "docsadmin_preview_deployment" "feature" {
+  project_id = "proj_2"
+  branch     = "feature/new-navigation"
+  wait       = false
+}
+
+resource "docsadmin_preview_deployment" "docs" {
+  project_id = "proj_2"
+  branch     = "docs/rewrite"
+  wait       = false
+}
+`)}, nil); err != nil {
+		t.Fatal(err)
+	}
+	logPath := filepath.Join(dir, "terraform.log")
+	env := map[string]string{
+		"DOCSADMIN_BASE_URL": mock.URL, "DOCSADMIN_API_KEY": key, "DOCSADMIN_PROJECT_ID": deployProject,
+		"TF_LOG": "TRACE", "TF_LOG_PATH": logPath, "TF_IN_AUTOMATION": "1",
+	}
+	run := func(args ...string) (string, bool) {
+		t.Helper()
+		cmd, err := runner.Command(t.Context(), dir, env, args...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := cmd.CombinedOutput()
+		return string(out), err == nil
+	}
+	applied, ok := run("apply", "-auto-approve", "-no-color", "-input=false")
+	if ok {
+		t.Fatalf("apply succeeded; want the bundle link refused:\n%s", applied)
+	}
+	shown, ok := run("show", "-json", "-no-color")
+	if !ok {
+		t.Fatalf("show -json failed:\n%s", shown)
+	}
+	state, err := os.ReadFile(filepath.Join(dir, "terraform.tfstate"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	logs, err := os.ReadFile(logPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	for what, want := range map[string]string{
+		"the refused bundle link":          "a bundleUrl that cannot be used as bundle_url: it holds the API key in its query",
+		"that it was not fetched":          "neither stored nor fetched",
+		"the refused preview address":      "Link from the API not stored: preview_url",
+		"why the first address is refused": "it holds the API key in its query",
+		"why the other address is refused": "it holds the API key in its path",
+	} {
+		if !strings.Contains(flat(applied), flat(want)) {
+			t.Errorf("the apply's output lacks %s (%q):\n%s", what, want, applied)
+		}
+	}
+	if n := strings.Count(string(state), `"preview_url": null`); n != 2 {
+		t.Errorf("terraform.tfstate holds %d null preview_url, want 2", n)
+	}
+	if n := mock.Downloads(); n != 0 {
+		t.Errorf("the download host served %d downloads: a link holding the key was fetched", n)
+	}
+	if n := mock.ExportsStarted("docs.example.com"); n != 1 {
+		t.Errorf("%d exports started, want 1 (kept in state without a link)", n)
+	}
+	secrets := map[string]string{
+		"the API key":                 key,
+		"the key's secret part":       keySecret,
+		"the key, lowered":            strings.ToLower(keySecret),
+		"the key, split and encoded":  string(key[0]) + "%E2%80%8D" + string(key[1]) + "%E2%80%8D",
+		"the key split by U+200D":     string(key[0]) + "\u200d" + string(key[1]),
+		"the key's first characters":  keySecret[:12],
+		"the client parameter's name": "client=",
+	}
+	places := map[string]string{"the apply's output": applied, "show -json": shown, "terraform.tfstate": string(state), "the TRACE log": string(logs)}
+	for place, text := range places {
+		for what, secret := range secrets {
+			if n := strings.Count(text, secret); n > 0 {
+				t.Errorf("%s appears %d times in %s, for example: %q", what, n, place, secretInContext(text, secret))
+			}
+		}
+	}
+}
