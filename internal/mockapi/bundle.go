@@ -71,7 +71,7 @@ func (s *Server) newLink(r *http.Request, snap ExportJobSnapshot) bundleJSON {
 
 func (s *Server) handleBundle(w http.ResponseWriter, r *http.Request) {
 	jobID := r.PathValue("jobId")
-	snap, ok := s.ExportJob(jobID)
+	snap, ok := s.domainJob(jobID)
 	switch {
 	case !ok:
 		writeError(w, http.StatusNotFound, fmt.Sprintf("static export job %s not found", jobID))

@@ -333,6 +333,13 @@ func (s *Server) ExportJob(jobID string) (ExportJobSnapshot, bool) {
 	return ExportJobSnapshot{}, false
 }
 
+// domainJob is ExportJob as part B's routes know it: without a job of
+// part E's under Config.SeparateRevisions.
+func (s *Server) domainJob(jobID string) (ExportJobSnapshot, bool) {
+	snap, ok := s.ExportJob(jobID)
+	return snap, ok && (snap.Project == "" || !s.cfg.SeparateRevisions)
+}
+
 // ExportJobIDs lists the jobs started for domain, oldest first.
 func (s *Server) ExportJobIDs(domain string) []string {
 	s.mu.Lock()
@@ -465,7 +472,7 @@ func (s *Server) newExportJob(domain, version string, paths []string, project st
 
 func (s *Server) handleGetExport(w http.ResponseWriter, r *http.Request) {
 	jobID := r.PathValue("jobId")
-	snap, ok := s.ExportJob(jobID)
+	snap, ok := s.domainJob(jobID)
 	if !ok {
 		writeError(w, http.StatusNotFound, fmt.Sprintf("static export job %s not found", jobID))
 		return

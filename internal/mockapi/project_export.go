@@ -138,14 +138,15 @@ func (s *Server) handleStartProjectExport(w http.ResponseWriter, r *http.Request
 }
 
 // handleGetProjectExport reads a job of the project. A job started through
-// part B's route has no project and reads through any project's route.
+// part B's route has no project and reads through any project's route,
+// unless Config.SeparateRevisions.
 func (s *Server) handleGetProjectExport(w http.ResponseWriter, r *http.Request) {
 	projectID, ok := s.project(w, r)
 	if !ok {
 		return
 	}
 	snap, ok := s.ExportJob(r.PathValue("jobId"))
-	if !ok || (snap.Project != "" && snap.Project != projectID) {
+	if !ok || (snap.Project != "" && snap.Project != projectID) || (snap.Project == "" && s.cfg.SeparateRevisions) {
 		writeError(w, http.StatusNotFound, ProjectJobNotFoundMessage)
 		return
 	}

@@ -123,6 +123,38 @@ func TestJobsAcrossRevisions(t *testing.T) {
 	}
 }
 
+// TestSeparateRevisions plays the move that does not carry old jobs over:
+// each revision's routes know only the jobs started through them, before
+// and after a switch and with both served, and answer the others as they
+// answer any unknown job.
+func TestSeparateRevisions(t *testing.T) {
+	s, clock := newTestServer(t, Config{SeparateRevisions: true, APIRevision: RevisionBoth})
+	domainJob := startExport(t, s, `{"domain":"docs.example.com"}`)
+	projectJob := startProjectExport(t, s, "proj_1")
+	clock.Advance(DefaultExportDuration)
+	unknown := func(method, path, want string) {
+		t.Helper()
+		if r := call(t, s, method, path, ""); r.status != http.StatusNotFound || r.errorMessage(t) != want {
+			t.Fatalf("%s %s: %d %s, want 404 %q", method, path, r.status, r.body, want)
+		}
+	}
+	for _, rev := range []APIRevision{RevisionBoth, RevisionProject} {
+		s.SetAPIRevision(rev)
+		unknown("GET", projectJobsPath("proj_1")+"/"+domainJob, ProjectJobNotFoundMessage)
+		if getProjectJob(t, s, "proj_1", projectJob)["status"] != "completed" {
+			t.Fatalf("%s: part E's job does not read through its own route", rev)
+		}
+	}
+	for _, rev := range []APIRevision{RevisionBoth, RevisionDomain} {
+		s.SetAPIRevision(rev)
+		unknown("GET", "/v1/static-export/jobs/"+projectJob, "static export job "+projectJob+" not found")
+		unknown("POST", "/v1/static-export/jobs/"+projectJob+"/bundle", "static export job "+projectJob+" not found")
+		if getJob(t, s, domainJob)["status"] != "completed" || bundle(t, s, domainJob)["bundleUrl"] == "" {
+			t.Fatalf("%s: part B's job does not read through its own route", rev)
+		}
+	}
+}
+
 func TestAPIRevisionRefusesUnknownValues(t *testing.T) {
 	for _, f := range []func(){
 		func() { NewHandler(Config{APIRevision: "v2"}) },

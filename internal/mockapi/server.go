@@ -128,6 +128,14 @@ type Config struct {
 	// (parts A/B, the default when empty), RevisionProject (part E) or
 	// RevisionBoth. SetAPIRevision changes it later. Any other value panics.
 	APIRevision APIRevision
+	// SeparateRevisions makes each revision's routes know only the jobs
+	// started through them, as a move between revisions that does not
+	// carry the old jobs over: part E's read answers
+	// ProjectJobNotFoundMessage for a job started through part B's route,
+	// and part B's read and bundle call answer their 404 for a job of
+	// part E's. Without it, a job reads through either revision's routes,
+	// as a move that keeps them.
+	SeparateRevisions bool
 	// ProjectExportStartsPerHour is the most project export starts
 	// (part E) accepted in any sliding hour of Now, over the whole server
 	// as the API counts them over an organization; beyond it the start

@@ -14,13 +14,16 @@
 // served: domain (a start with a domain, a bundle call), project (the
 // project-scoped revision: a start without a body, the link on the
 // completed job) or both. The revision can also be switched while the mock
-// runs, keeping every job, as when an account moves to the other revision
-// between two applies: a POST of its name to /mock/api-revision with the
-// API key (a GET reads it):
+// runs, as when an account moves to the other revision between two
+// applies: a POST of its name to /mock/api-revision with the API key (a
+// GET reads it). Every job is kept, and reads through either revision's
+// routes, unless -separate-revisions: then each revision knows only the
+// jobs started through it, as a move that does not carry old jobs over:
 //
 //	go run ./internal/cmd/docsadmin-mock -read-only-key dsa_mock_readonly -agent-job-outcome completed -agent-job-duration 30s
 //	go run ./internal/cmd/docsadmin-mock -deployment-outcome failure -no-preview-entitlement
 //	go run ./internal/cmd/docsadmin-mock -api-revision project
+//	go run ./internal/cmd/docsadmin-mock -separate-revisions
 //	curl -H "Authorization: Bearer $DOCSADMIN_API_KEY" -d project "$DOCSADMIN_BASE_URL/mock/api-revision"
 package main
 
@@ -87,6 +90,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	for i, r := range mockapi.APIRevisions {
 		revisions[i] = string(r)
 	}
+	fs.BoolVar(&cfg.SeparateRevisions, "separate-revisions", false,
+		"each static export revision's routes know only the jobs started through them, as a move between revisions that does not carry old jobs over (default: a job reads through either)")
 	revision := fs.String("api-revision", string(mockapi.RevisionDomain),
 		"static export routes served: "+strings.Join(revisions, ", ")+
 			" (domain: a start with a domain and a bundle call; project: a start without a body at /v1/static-export/{projectId}/jobs, the link on the completed job; both: the two at once)")
@@ -142,8 +147,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if cfg.NoPreviewEntitlement {
 		previews = "previews answer 403 (no entitlement)"
 	}
-	logger.Printf("%d read-only key(s); static export revision %s; %s; deployments end %s after %s; %s",
-		len(cfg.ReadOnlyAPIKeys), cfg.APIRevision, jobs, cmp.Or(cfg.DeploymentOutcome, mockapi.DeploymentSuccess), cfg.DeploymentQueueDuration+cfg.DeploymentDuration, previews)
+	revisionJobs := ""
+	if cfg.SeparateRevisions {
+		revisionJobs = ", each revision knowing only its own jobs"
+	}
+	logger.Printf("%d read-only key(s); static export revision %s%s; %s; deployments end %s after %s; %s",
+		len(cfg.ReadOnlyAPIKeys), cfg.APIRevision, revisionJobs, jobs, cmp.Or(cfg.DeploymentOutcome, mockapi.DeploymentSuccess), cfg.DeploymentQueueDuration+cfg.DeploymentDuration, previews)
 
 	<-ctx.Done()
 	logger.Print("shutting down")

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -282,11 +283,15 @@ func TestRunServesTheChosenAPIRevision(t *testing.T) {
 	for _, tc := range []struct {
 		args                   []string
 		domainStart, projStart int
+		// crossRead is the status of a read of the domain start's job
+		// through the project route, when both are served.
+		crossRead int
 	}{
-		{nil, http.StatusAccepted, http.StatusNotFound},
-		{[]string{"-api-revision", "domain"}, http.StatusAccepted, http.StatusNotFound},
-		{[]string{"-api-revision", "project"}, http.StatusNotFound, http.StatusAccepted},
-		{[]string{"-api-revision", "both"}, http.StatusAccepted, http.StatusAccepted},
+		{nil, http.StatusAccepted, http.StatusNotFound, 0},
+		{[]string{"-api-revision", "domain"}, http.StatusAccepted, http.StatusNotFound, 0},
+		{[]string{"-api-revision", "project"}, http.StatusNotFound, http.StatusAccepted, 0},
+		{[]string{"-api-revision", "both"}, http.StatusAccepted, http.StatusAccepted, http.StatusOK},
+		{[]string{"-api-revision", "both", "-separate-revisions"}, http.StatusAccepted, http.StatusAccepted, http.StatusNotFound},
 	} {
 		ctx, cancel := context.WithCancel(context.Background())
 		outR, outW := io.Pipe()
@@ -306,19 +311,26 @@ func TestRunServesTheChosenAPIRevision(t *testing.T) {
 			env[k] = v
 		}
 		go func() { _, _ = io.Copy(io.Discard, outR) }()
-		post := func(path, body string) int {
+		send := func(method, path, body string) (int, map[string]any) {
 			t.Helper()
-			req, _ := http.NewRequest("POST", env["DOCSADMIN_BASE_URL"]+path, strings.NewReader(body))
+			req, _ := http.NewRequest(method, env["DOCSADMIN_BASE_URL"]+path, strings.NewReader(body))
 			req.Header.Set("Authorization", "Bearer "+env["DOCSADMIN_API_KEY"])
 			resp, err := http.DefaultClient.Do(req)
 			if err != nil {
 				t.Fatal(err)
 			}
-			resp.Body.Close()
-			return resp.StatusCode
+			defer resp.Body.Close()
+			var answer map[string]any
+			_ = json.NewDecoder(resp.Body).Decode(&answer)
+			return resp.StatusCode, answer
 		}
-		domainStart := post("/v1/static-export/jobs", `{"domain":"docs.example.com"}`)
-		projStart := post("/v1/static-export/proj_1/jobs", "")
+		domainStart, job := send("POST", "/v1/static-export/jobs", `{"domain":"docs.example.com"}`)
+		projStart, _ := send("POST", "/v1/static-export/proj_1/jobs", "")
+		if tc.crossRead != 0 {
+			if got, _ := send("GET", fmt.Sprintf("/v1/static-export/proj_1/jobs/%v", job["jobId"]), ""); got != tc.crossRead {
+				t.Errorf("%q: the domain job read through the project route: %d, want %d", tc.args, got, tc.crossRead)
+			}
+		}
 		cancel()
 		if err := <-done; err != nil {
 			t.Fatalf("%q: run: %v", tc.args, err)
