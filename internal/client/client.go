@@ -308,6 +308,7 @@ func (c *Client) send(ctx context.Context, ep endpoint, payload []byte, out any,
 			RetryAfter: parseRetryAfterHeader(resp.Header.Get("Retry-After"), c.clock.Now()),
 			collection: ep.collection,
 			gone:       resp.StatusCode == http.StatusNotFound && !ep.collection && saysGone(data, ep.object),
+			unrouted:   unroutedAnswer(resp.StatusCode, data, ep.object),
 			project:    ep.project,
 		}
 	}
@@ -453,6 +454,31 @@ func saysGone(data []byte, id string) bool {
 	return object && !otherID
 }
 
+// unroutedAnswer reports an answer given as to a route that is not served:
+// a 405, or a 404 that is not the API speaking in its own words (an error
+// body of its shape whose message is neither a router's generic one nor
+// speaks of a route): a router's ({"error": "Not Found"}, "Cannot GET
+// /path"), a proxy's page, an empty body. A 404 in which the API says
+// that the object, or the project that holds it, does not exist is not.
+func unroutedAnswer(status int, data []byte, id string) bool {
+	switch {
+	case status == http.StatusMethodNotAllowed:
+		return true
+	case status != http.StatusNotFound || saysGone(data, id):
+		return false
+	}
+	said, _, ok := errorBody(data)
+	if !ok || said == "" || generic(status, said) {
+		return true
+	}
+	for _, word := range strings.Fields(said) {
+		if slices.Contains(routeWords, strings.ToLower(strings.Trim(word, ".,;:!?\"'`()[]{}<>"))) {
+			return true
+		}
+	}
+	return false
+}
+
 // objectWords name the objects the API has; routeWords, what a router
 // speaks of.
 var (
@@ -487,6 +513,7 @@ func namesID(word, id string) bool {
 func generic(status int, message string) bool {
 	m := strings.ToLower(strings.TrimSpace(message))
 	m = strings.TrimSpace(strings.TrimPrefix(m, strconv.Itoa(status)))
+	m = strings.ReplaceAll(m, "_", " ") // {"error": "not_found"}
 	switch m {
 	case strings.ToLower(http.StatusText(status)), "page not found", "resource not found", "no route found", "route not found", "endpoint not found":
 		return true

@@ -26,6 +26,9 @@ type APIError struct {
 	// project marks an answer of the project-scoped revision of static
 	// export (see ProjectScoped).
 	project bool
+	// unrouted marks an answer given as to a route that is not served
+	// (unroutedAnswer): it is not the API speaking.
+	unrouted bool
 }
 
 func (e *APIError) Error() string {

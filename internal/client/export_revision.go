@@ -194,14 +194,26 @@ func routeAbsent(err error) bool {
 	return code == http.StatusNotFound || code == http.StatusMethodNotAllowed
 }
 
+// unrouted reports an answer given as to a route that is not served, not
+// by the API in its own words (unroutedAnswer).
+func unrouted(err error) bool {
+	var apiErr *APIError
+	return errors.As(err, &apiErr) && apiErr.unrouted
+}
+
 // RevisionError is a static export call that no revision of the API could
-// serve: why none could be used, or each revision's answer. Unwrap gives
-// the answer that says the most of the job: the answer of the job's own
-// revision when it is known (the other revision cannot say the job is
-// gone), else the API's own "not found" over a missing route.
+// serve: why none could be used, or each revision's answer, in the order
+// asked. Unwrap gives the answer that says the most of the job: the answer
+// of the job's own revision when it is known and answered as the API (the
+// other revision cannot say the job is gone); when it answered as no route
+// does, the answer of the revision served there now, whose "not found"
+// says the job is gone with the move (Moved); else the API's own "not
+// found" over a missing route.
 type RevisionError struct {
 	Reason   string
 	Attempts []error
+	// revisions: the revision of each attempt.
+	revisions []ExportRevision
 	// known: the first attempt was in the job's own revision.
 	known bool
 }
@@ -212,13 +224,26 @@ func (e *RevisionError) Error() string {
 	}
 	parts := make([]string, len(e.Attempts))
 	for i, err := range e.Attempts {
-		parts[i] = err.Error()
+		parts[i] = fmt.Sprintf("the %s revision: %s", e.revisions[i], err)
 	}
-	return fmt.Sprintf("no revision of the static export API served the call: %s", strings.Join(parts, "; then "))
+	switch {
+	case e.Moved():
+		return fmt.Sprintf("the job's own revision of the static export API, the %s revision, is no longer served here: its route answers "+
+			"as no route does (%s); the %s revision, served here now, answers that it does not know the job (%s)",
+			e.revisions[0], e.Attempts[0], e.revisions[1], e.Attempts[1])
+	case e.Unrouted():
+		return "neither revision of the static export API answers as the API does: each route answers as no route does: " + strings.Join(parts, "; ")
+	}
+	return "no revision of the static export API served the call: " + strings.Join(parts, "; ")
 }
 
 func (e *RevisionError) Unwrap() error {
-	if e.known && len(e.Attempts) > 0 {
+	switch {
+	case len(e.Attempts) == 0:
+		return nil
+	case e.known && len(e.Attempts) > 1 && unrouted(e.Attempts[0]) && !unrouted(e.Attempts[1]):
+		return e.Attempts[1]
+	case e.known:
 		return e.Attempts[0]
 	}
 	for _, err := range e.Attempts {
@@ -226,19 +251,43 @@ func (e *RevisionError) Unwrap() error {
 			return err
 		}
 	}
-	if len(e.Attempts) == 0 {
-		return nil
-	}
 	return e.Attempts[len(e.Attempts)-1]
 }
 
-// bothFailed wraps the answers of a call tried in every revision; one
-// attempt alone is returned as it is.
-func bothFailed(attempts []error, known bool) error {
+// Moved reports a job gone with a move between revisions: its own revision
+// answers as no route does, and the revision served at the same place now
+// says, in the API's words, that it does not know the job. That place has
+// said the job is gone.
+func (e *RevisionError) Moved() bool {
+	return e.known && len(e.Attempts) == 2 && unrouted(e.Attempts[0]) && IsNotFound(e.Attempts[1])
+}
+
+// Unrouted reports a call that neither revision answered as the API does:
+// each route answered as no route does, so nothing was said of the job.
+func (e *RevisionError) Unrouted() bool {
+	for _, err := range e.Attempts {
+		if !unrouted(err) {
+			return false
+		}
+	}
+	return len(e.Attempts) > 0
+}
+
+// KnownJob reports a call about a job whose revision was known, from state
+// or from an earlier answer at this address.
+func (e *RevisionError) KnownJob() bool { return e.known }
+
+// bothFailed wraps the answers of a call tried in places; one attempt alone
+// is returned as it is.
+func bothFailed(attempts []error, places []exportPlace, known bool) error {
 	if len(attempts) == 1 {
 		return attempts[0]
 	}
-	return &RevisionError{Attempts: attempts, known: known}
+	revisions := make([]ExportRevision, len(attempts))
+	for i := range attempts {
+		revisions[i] = places[i].revision
+	}
+	return &RevisionError{Attempts: attempts, revisions: revisions, known: known}
 }
 
 // IsRevisionUnavailable reports a call that no revision could serve, because

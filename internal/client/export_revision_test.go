@@ -216,29 +216,61 @@ func TestGetStaticExport_goneInBothRevisionsIsNotFound(t *testing.T) {
 	}
 }
 
-// Once a job's revision is known, only that revision may say it is gone:
-// the other is asked only when the known one answers that its route is
-// not served, and what the other says of the job is then no verdict.
-func TestGetStaticExport_onlyTheJobsOwnRevisionSaysItIsGone(t *testing.T) {
+// Once a job's revision is known, only that revision may say it is gone,
+// or the place it was made at when the revision moved: the other revision
+// is asked only when the known one answers that its route is not served,
+// and what the other says of the job is a verdict only when the known one
+// answered as no route does (a router's 404, a 405) and the other answers
+// in the API's own words that it does not know the job.
+func TestGetStaticExport_onlyTheJobsOwnRevisionOrItsMoveSaysItIsGone(t *testing.T) {
 	domainGet := "GET /v1/static-export/jobs/" + projectJobID
 	otherSaysGone := scripted(404, `{"error":"static export job `+projectJobID+` not found"}`)
+	projectUnknown := scripted(404, `{"error":"The project does not exist or is not in your organization."}`)
 	for _, row := range []struct {
-		name string
-		own  func(http.ResponseWriter) // the project route's answer; nil: a router's 404
+		name       string
+		own, other func(http.ResponseWriter) // the project route's and the domain route's answers; nil: a router's 404
+		gone       bool                      // the job is gone, with the move
+		unrouted   bool                      // neither answered as the API
+		projectErr bool                      // the error unwraps to the project revision's answer
 	}{
-		{"its own route answers a router's 404", nil},
-		{"its own route answers 405", scripted(405, `{"error":"Method Not Allowed"}`)},
+		{name: "its own route answers a router's 404, the other says it is gone", other: otherSaysGone, gone: true},
+		{name: "its own route answers 405, the other says it is gone", own: scripted(405, `{"error":"Method Not Allowed"}`), other: otherSaysGone, gone: true},
+		{name: "its own route answers another JSON API's 404, the other says it is gone", own: scripted(404, `{"error":"not_found"}`), other: otherSaysGone, gone: true},
+		{name: "its own route answers an empty 404, the other says it is gone", own: scripted(404, ``), other: otherSaysGone, gone: true},
+		{name: "its own route answers in the API's words of its project, the other says it is gone", own: projectUnknown, other: otherSaysGone, projectErr: true},
+		{name: "neither answers as the API", unrouted: true, projectErr: true},
+		{name: "its own route answers a router's 404, the other 405", other: scripted(405, ``), unrouted: true, projectErr: true},
+		{name: "its own route answers a router's 404, the other a 401", other: scripted(401, `{"error":"authentication failed"}`)},
 	} {
 		t.Run(row.name, func(t *testing.T) {
-			answers := map[string]func(http.ResponseWriter){domainGet: otherSaysGone}
+			answers := map[string]func(http.ResponseWriter){}
 			if row.own != nil {
 				answers[projectGet] = row.own
+			}
+			if row.other != nil {
+				answers[domainGet] = row.other
 			}
 			c, srv := newRevisionClient(t, answers, nil)
 			c.KnowExport(projectJobID, client.RevisionProject, "")
 			_, err := c.GetStaticExport(context.Background(), projectJobID)
-			if err == nil || client.IsNotFound(err) {
-				t.Fatalf("error = %v (%s); the other revision's answer may not say the job is gone", err, client.Classify(err).Kind)
+			var revErr *client.RevisionError
+			if !errors.As(err, &revErr) {
+				t.Fatalf("error = %v, want a RevisionError", err)
+			}
+			if got := client.IsNotFound(err); got != row.gone || revErr.Moved() != row.gone {
+				t.Errorf("error = %v (%s); gone: %v, Moved: %v, want %v", err, client.Classify(err).Kind, got, revErr.Moved(), row.gone)
+			}
+			if revErr.Unrouted() != row.unrouted || !revErr.KnownJob() {
+				t.Errorf("Unrouted = %v, want %v; KnownJob = %v, want true", revErr.Unrouted(), row.unrouted, revErr.KnownJob())
+			}
+			if client.ProjectScoped(err) != row.projectErr {
+				t.Errorf("the error unwraps to the project revision's answer: %v, want %v", client.ProjectScoped(err), row.projectErr)
+			}
+			if row.gone && !strings.Contains(err.Error(), "the project revision, is no longer served here") {
+				t.Errorf("error %q does not say the job's revision is no longer served", err)
+			}
+			if row.unrouted && !strings.Contains(err.Error(), "neither revision of the static export API answers as the API does") {
+				t.Errorf("error %q does not say that neither revision answers as the API", err)
 			}
 			if got := srv.requests(); len(got) != 2 || got[0] != projectGet || got[1] != domainGet {
 				t.Errorf("requests %v, want its own route, then the other", got)
@@ -259,6 +291,34 @@ func TestGetStaticExport_onlyTheJobsOwnRevisionSaysItIsGone(t *testing.T) {
 			t.Errorf("requests %v, want its own route alone", got)
 		}
 	})
+	t.Run("a job not known: the other revision's words are no move", func(t *testing.T) {
+		c, _ := newRevisionClient(t, map[string]func(http.ResponseWriter){domainGet: otherSaysGone}, nil)
+		_, err := c.GetStaticExport(context.Background(), "6520f3a1c9b1a20012ab34cd")
+		var revErr *client.RevisionError
+		if errors.As(err, &revErr) && (revErr.Moved() || revErr.KnownJob()) {
+			t.Errorf("error = %v: Moved %v, KnownJob %v; want neither", err, revErr.Moved(), revErr.KnownJob())
+		}
+	})
+}
+
+// The move, from the domain revision to the project revision, as part E's
+// API words it: the job is gone there.
+func TestGetStaticExport_domainJobGoneWithTheMove(t *testing.T) {
+	c, _ := newRevisionClient(t, map[string]func(http.ResponseWriter){
+		projectGet: scripted(404, `{"error":"No job exists with the provided ID for this deployment."}`),
+	}, nil)
+	c.KnowExport(projectJobID, client.RevisionDomain, "")
+	_, err := c.GetStaticExport(context.Background(), projectJobID)
+	var revErr *client.RevisionError
+	if !client.IsNotFound(err) || !errors.As(err, &revErr) || !revErr.Moved() {
+		t.Fatalf("error = %v (%s), want the job gone with the move", err, client.Classify(err).Kind)
+	}
+	for _, want := range []string{"the domain revision, is no longer served here", "the project revision, served here now, answers that it does not know the job",
+		"No job exists with the provided ID for this deployment"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not say %q", err, want)
+		}
+	}
 }
 
 // A job is read in the project that holds it, as state records it, not in

@@ -26,8 +26,9 @@ func (c *Client) StartStaticExport(ctx context.Context, req StartStaticExportReq
 // tryRevisions calls call in each place in turn, and goes on to the next
 // only after an answer that says the route is not served (a 404 or a 405),
 // which started and changed nothing. When the first place is the job's own
-// revision (known), its answer that the job is gone ends the call, and the
-// other revision's cannot say so. It returns what the first place that
+// revision (known), its answer that the job is gone ends the call; the
+// other revision's says so only when the job's own answered as no route
+// does (RevisionError.Moved). It returns what the first place that
 // answered gave, and which; or every answer, when none did.
 func tryRevisions[T any](ctx context.Context, c *Client, places []exportPlace, known bool, call func(exportPlace) (T, error)) (T, exportPlace, error) {
 	var attempts []error
@@ -45,7 +46,7 @@ func tryRevisions[T any](ctx context.Context, c *Client, places []exportPlace, k
 		})
 	}
 	var zero T
-	return zero, exportPlace{}, bothFailed(attempts, known)
+	return zero, exportPlace{}, bothFailed(attempts, places, known)
 }
 
 func (c *Client) startIn(ctx context.Context, p exportPlace, req StartStaticExportRequest) (*StaticExportJob, error) {
