@@ -21,6 +21,10 @@ func hint(err error) string {
 	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
 		return "" // the caller knows which wait ended and says so
 	}
+	var revErr *client.RevisionError
+	if errors.As(err, &revErr) && revErr.Unrouted() {
+		return unroutedRevisionsHint(revErr.KnownJob())
+	}
 	if client.ProjectScoped(err) {
 		if text := projectScopedHint(err); text != "" {
 			return text
@@ -51,6 +55,23 @@ func hint(err error) string {
 		return "The connection broke while the request was under way: check the network path to the API and any proxy."
 	}
 	return ""
+}
+
+// unroutedRevisionsHint words a static export call that neither revision
+// answered as the API does (client.RevisionError.Unrouted): nothing was
+// said of the export. Of a job whose revision state knows, base_url is
+// where it was found, so it is not the setting to change.
+func unroutedRevisionsHint(knownJob bool) string {
+	if knownJob {
+		return "Neither revision of the static export API answers as the API does at base_url, where this export was found: " +
+			"the API, or a proxy in front of it, does not route static export at the moment, so nothing was said of the export, " +
+			"which is kept in state, and nothing was started. Apply again later; if the API's operator says that the export is gone, " +
+			"remove it from state (terraform state rm <address>) and apply to start a new one."
+	}
+	return "Neither revision of the static export API answers as the API does at base_url, so nothing was said of the export and nothing was started. " +
+		"Either the API, or a proxy in front of it, does not route static export at the moment (try again later), " +
+		"or base_url is not the API's root: it must be the API's root, such as https://api.example.com, or a reverse proxy's prefix in front of it, " +
+		"without an API version such as /v1."
 }
 
 // projectScopedHint words what the project-scoped revision of static export
