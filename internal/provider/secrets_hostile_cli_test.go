@@ -118,7 +118,7 @@ resource "docsadmin_preview_deployment" "feature" {
 		"the echoed key, redacted":                   "Bearer (API key redacted)",
 		"the failed deployment":                      "Deployment failed",
 		"the summary's signature, redacted":          "X-Amz-Signature=REDACTED",
-		"the right-to-left override, quoted":         `\u202eexe.txt`,
+		"the right-to-left override, removed":        `\x1b]8;;\x1b\ exe.txt\x1b[2K\rApply complete!`,
 		"the refused preview address's warning":      "Link from the API not stored: preview_url",
 		"the reason the preview address was refused": `its scheme is "javascript"`,
 	} {
