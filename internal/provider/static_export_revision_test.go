@@ -264,6 +264,79 @@ func TestAccStaticExport_serverChangesRevisionBetweenApplies(t *testing.T) {
 	})
 }
 
+// The move that does not carry old jobs over, there and back: each time
+// the job's own revision answers as no route does and the revision served
+// now says it does not know the job, so the export leaves state and one
+// new export is made, in the revision served; everything that takes its
+// job follows, and the plan after is empty.
+func TestAccStaticExport_serverMovesRevisionWithoutItsJobs(t *testing.T) {
+	mock := acctest.NewMock(t, mockapi.Config{SeparateRevisions: true})
+	dir := t.TempDir()
+	config := revisionConfig(mock, "", `domain = "docs.example.com"`) + jobConsumers(dir)
+	var first, second string
+	parallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testFactories(Options{}),
+		Steps: []resource.TestStep{
+			{
+				Config: config,
+				Check:  resource.ComposeTestCheckFunc(captureAttr(acctest.ExportAddress, "job_id", &first), expectStarts(mock, domainStartLog+" 202")),
+			},
+			{
+				PreConfig: func() { mock.SetAPIRevision(mockapi.RevisionProject) },
+				Config:    config,
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(acctest.ExportAddress, tfjsonpath.New("api_revision"), knownvalue.StringExact("project")),
+					statecheck.ExpectKnownValue("docsadmin_static_site.site", tfjsonpath.New("job_id"), knownvalue.StringRegexp(projectJobID)),
+					statecheck.ExpectKnownValue("docsadmin_static_export_file.bundle", tfjsonpath.New("job_id"), knownvalue.StringRegexp(projectJobID)),
+					statecheck.ExpectKnownValue("data.docsadmin_static_export.job", tfjsonpath.New("api_revision"), knownvalue.StringExact("project")),
+				},
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction(acctest.ExportAddress, plancheck.ResourceActionCreate)},
+					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+				Check: resource.ComposeTestCheckFunc(captureAttr(acctest.ExportAddress, "job_id", &second),
+					expectAccepted(mock, domainStartLog, projectStart)),
+			},
+			{
+				PreConfig: func() { mock.SetAPIRevision(mockapi.RevisionDomain) },
+				Config:    config,
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(acctest.ExportAddress, tfjsonpath.New("api_revision"), knownvalue.StringExact("domain")),
+				},
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction(acctest.ExportAddress, plancheck.ResourceActionCreate)},
+					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+				Check: resource.ComposeTestCheckFunc(
+					func(*terraform.State) error {
+						if first == second || !projectJobID.MatchString(second) {
+							return fmt.Errorf("jobs %q then %q: want a new one, of the project revision", first, second)
+						}
+						return nil
+					},
+					expectAccepted(mock, domainStartLog, projectStart, domainStartLog)),
+			},
+		},
+	})
+}
+
+// expectAccepted checks the starts the mock accepted, in order: one export
+// each, whichever revision a start tried first.
+func expectAccepted(mock *mockapi.Server, want ...string) func(*terraform.State) error {
+	return func(*terraform.State) error {
+		var got []string
+		for _, start := range startLog(mock) {
+			if accepted, ok := strings.CutSuffix(start, " 202"); ok {
+				got = append(got, accepted)
+			}
+		}
+		if !slices.Equal(got, want) {
+			return fmt.Errorf("starts accepted:\n  %s\nwant:\n  %s", strings.Join(got, "\n  "), strings.Join(want, "\n  "))
+		}
+		return nil
+	}
+}
+
 // jobConsumers is everything that takes the export's job: a file and a
 // site in dir, and the data source.
 func jobConsumers(dir string) string {
