@@ -93,9 +93,9 @@ resource "docsadmin_preview_deployment" "docs" {
 	}
 
 	for what, want := range map[string]string{
-		"the refused bundle link":          "a bundleUrl that cannot be used as bundle_url: it holds the API key in its query",
-		"that it was not fetched":          "neither stored nor fetched",
-		"the refused preview address":      "Link from the API not stored: preview_url",
+		"the refused bundle link":     "a bundleUrl that cannot be used as bundle_url: it holds the API key in its query",
+		"that it was not fetched":     "neither stored nor fetched",
+		"the refused preview address": "Link from the API not stored: preview_url",
 	} {
 		if !strings.Contains(flat(applied), flat(want)) {
 			t.Errorf("the apply's output lacks %s (%q):\n%s", what, want, applied)
