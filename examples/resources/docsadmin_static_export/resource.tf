@@ -30,8 +30,11 @@ resource "docsadmin_static_export" "release" {
   renew_before   = "12h"
   renew_triggers = { rotation = var.link_rotation }
 
+  # create bounds the first export; a new docs_commit exports again in
+  # place, an update, which update bounds (default 30m).
   timeouts {
     create = "90m"
+    update = "90m"
   }
 }
 
