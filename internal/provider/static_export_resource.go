@@ -339,7 +339,7 @@ func (r *staticExportResource) Read(ctx context.Context, req resource.ReadReques
 	jobID := state.JobID.ValueString()
 	recorded := recordedPlace(ctx, req.Private)
 	if r.data.elsewhere(recorded) {
-		resp.Diagnostics.AddWarning(r.data.placeWarning(state.named(), *recorded, false))
+		resp.Diagnostics.AddWarning(r.data.placeWarning(state.named(), *recorded, keptNotRead))
 		return
 	}
 	r.data.knowExport(state, recorded)
@@ -428,7 +428,7 @@ func (r *staticExportResource) Update(ctx context.Context, req resource.UpdateRe
 		plan.copyJobFrom(state)
 		plan.copyLinkFrom(state)
 		plan.copyArchiveFrom(state)
-		resp.Diagnostics.AddWarning(r.data.placeWarning(state.named(), *recorded, false))
+		resp.Diagnostics.AddWarning(r.data.placeWarning(state.named(), *recorded, keptNotRead))
 		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 		return
 	}
