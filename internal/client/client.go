@@ -309,6 +309,7 @@ func (c *Client) send(ctx context.Context, ep endpoint, payload []byte, out any,
 			collection: ep.collection,
 			gone:       resp.StatusCode == http.StatusNotFound && !ep.collection && saysGone(data, ep.object),
 			project:    ep.project,
+			inProject:  ep.inProject,
 		}
 	}
 	if out == nil {
