@@ -140,7 +140,14 @@ func (d *providerData) resumeOffered(ctx context.Context, key string, what func(
 
 // sentence ends text with one period.
 func sentence(text string) string {
-	return strings.TrimRight(text, ". ") + "."
+	return clause(text) + "."
+}
+
+// clause is text without the period that ends it, for a sentence that goes
+// on after it: withHint's text ends in one, and "outages.. Look" must not
+// be shown.
+func clause(text string) string {
+	return strings.TrimRight(text, ". ")
 }
 
 // exportFingerprint digests what identifies an export.
