@@ -92,8 +92,8 @@ func canonicalBaseURL(raw string) string {
 }
 
 // placeWarning is the one wording of an object that lives elsewhere than
-// the provider points now: where it lives, where the provider points, that
-// what becomes of it (kept), and what to do.
+// the provider points now: where it lives, where the provider points, what
+// becomes of it (kept), and what to do.
 // what names it, such as "Export job se_1". A move never plans a
 // replacement by itself: a mistyped setting must never cost a new export.
 func (d *providerData) placeWarning(what string, recorded apiPlace, kept string) (string, string) {

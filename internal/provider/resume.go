@@ -79,20 +79,21 @@ type unfinishedWork struct {
 	finished bool
 }
 
-// offerUnfinished is Delete's half of the one resume protocol: work in
-// state that the create did not see through, and that is not over, is
-// offered to a create of the same inputs in this run.
-// resumeNote is the warning of a refresh that finds work its create did not
-// see through (what names it, such as "Export job se_1 of
-// docs.example.com"): Terraform marks such a resource tainted and plans a
-// replacement with a destroy, but the apply continues the same work.
+// resumeNote is the warning of a refresh that finds work the apply that
+// started it did not see through (what names it, such as "Export job se_1
+// of docs.example.com"). After a create, Terraform marks the resource
+// tainted and plans a replacement with a destroy; the apply continues the
+// same work all the same.
 func resumeNote(what string) (string, string) {
 	return "Unfinished work: the next apply continues it",
 		what + " was left unfinished by the apply that started it (interrupted, timed out, or its link or archive failed). " +
-			"Terraform marks such a resource tainted, so the plan shows it replaced (1 to destroy): the destroy only forgets it, nothing is deleted at the API, " +
-			"and the apply continues with the same job rather than starting another, as long as the settings that started it are unchanged."
+			"Where the plan shows it replaced (Terraform marks a create that did not finish as tainted: 1 to destroy), the destroy only forgets it, " +
+			"nothing is deleted at the API, and the apply continues with the same job rather than starting another, as long as the settings that started it are unchanged."
 }
 
+// offerUnfinished is Delete's half of the one resume protocol: work in
+// state that the create did not see through, and that is not over, is
+// offered to a create of the same inputs in this run.
 func (d *providerData) offerUnfinished(key string, u unfinishedWork) {
 	if u.offered() {
 		d.resume.offer(key, u.work)

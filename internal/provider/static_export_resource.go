@@ -356,7 +356,7 @@ func (r *staticExportResource) Read(ctx context.Context, req resource.ReadReques
 	r.data.notePlace(ctx, state.named(), recorded, r.data.exportPlace(jobID), resp.Private, &resp.Diagnostics)
 	state.setJob(job, r.data)
 	if state.BundleURL.IsNull() && job.Status != client.ExportFailed && !wasImported(ctx, req.Private) {
-		// A create that delivered no link did not finish (unfinishedWork).
+		// An apply that delivered no link did not finish (unfinishedWork).
 		resp.Diagnostics.AddWarning(resumeNote(state.named()))
 	}
 	// Refresh never generates a link; it only tells whether the one in state
