@@ -25,6 +25,9 @@
 # archive against them and adds its h1: hash.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+progress_tool=mirror.sh
+# shellcheck source=tools/progress.sh
+source tools/progress.sh
 
 all=false
 if [[ "${1:-}" == "-all" ]]; then
@@ -35,6 +38,7 @@ fi
 mirror="$1"
 
 dist="${MIRROR_DIST:-dist}"
+step "finding goreleaser (the first run builds it: several minutes, said as it goes)"
 goreleaser="$(tools/goreleaser.sh)"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -62,7 +66,12 @@ if ! $all; then
 fi
 
 # Snapshot: no tag needed, nothing signed or published.
-"$goreleaser" release --snapshot --clean --skip=sign,publish --config "$config" >&2
+if $all; then
+  step "building a snapshot release for every platform of .goreleaser.yml (minutes)"
+else
+  step "building a snapshot release for $target (the first build compiles the provider's modules: a few minutes)"
+fi
+with_heartbeat "building the snapshot release" "$goreleaser" release --snapshot --clean --skip=sign,publish --config "$config" >&2
 
 sums=("$dist"/terraform-provider-docsadmin_*_SHA256SUMS)
 [[ -f "${sums[0]}" && ${#sums[@]} -eq 1 ]] || { echo "expected one SHA256SUMS file in $dist/" >&2; exit 1; }
@@ -76,6 +85,6 @@ for host in registry.terraform.io registry.opentofu.org; do
   dir="$mirror/$host/docsadmin/docsadmin"
   mkdir -p "$dir"
   cp "${zips[@]}" "$dir/"
-  echo "mirrored ${#zips[@]} archive(s) of $version into $dir" >&2
+  step "mirrored ${#zips[@]} archive(s) of $version into $dir"
 done
 echo "$version"

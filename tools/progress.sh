@@ -21,13 +21,15 @@ step() {
   echo "${progress_tool:-tools}: $* ($(elapsed))" >&2
 }
 
-# with_heartbeat runs a command, saying every 30 seconds that it still runs.
+# with_heartbeat runs a command, saying every 30 seconds (PROGRESS_EVERY)
+# that it still runs.
 with_heartbeat() {
   local what=$1
   shift
   local script=$$
+  local every=${PROGRESS_EVERY:-30}
   # On stderr, so that a sleep outliving the loop holds no pipe of stdout open.
-  (while sleep 30 && kill -0 "$script" 2>/dev/null; do step "still $what"; done) >&2 &
+  (while sleep "$every" && kill -0 "$script" 2>/dev/null; do step "still $what"; done) >&2 &
   local beat=$!
   local status=0
   "$@" || status=$?

@@ -310,6 +310,7 @@ func (c *Client) send(ctx context.Context, ep endpoint, payload []byte, out any,
 			gone:       resp.StatusCode == http.StatusNotFound && !ep.collection && saysGone(data, ep.object),
 			unrouted:   unroutedAnswer(resp.StatusCode, data, ep.object),
 			project:    ep.project,
+			inProject:  ep.inProject,
 		}
 	}
 	if out == nil {

@@ -33,6 +33,9 @@ type endpoint struct {
 	// path): a 404 means that it is gone only when the API's error names
 	// it (saysGone).
 	object string
+	// inProject marks a path that names a project: a 404 there may say
+	// that the API knows no such project (see InProject).
+	inProject bool
 }
 
 // segment escapes one path segment. Empty, "." and ".." would address
@@ -59,13 +62,13 @@ func startStaticExportEndpoint() endpoint {
 // 404 speaks of the project, or of a route this server does not serve.
 // Its 429 is a quota of starts, not the key's request rate (ownLimit).
 func startProjectExportEndpoint(projectID string) endpoint {
-	ep := endpoint{method: http.MethodPost, ownLimit: true, project: true, object: projectID}
+	ep := endpoint{method: http.MethodPost, ownLimit: true, project: true, object: projectID, inProject: true}
 	ep.path = "/v1/static-export/" + segment("project id", projectID, &ep.invalid) + "/jobs"
 	return ep
 }
 
 func getProjectExportEndpoint(projectID, jobID string) endpoint {
-	ep := endpoint{method: http.MethodGet, idempotent: true, project: true, object: jobID}
+	ep := endpoint{method: http.MethodGet, idempotent: true, project: true, object: jobID, inProject: true}
 	ep.path = "/v1/static-export/" + segment("project id", projectID, &ep.invalid) + "/jobs/" + segment("job id", jobID, &ep.invalid)
 	return ep
 }
@@ -85,20 +88,20 @@ func staticExportLinkEndpoint(jobID string) endpoint {
 }
 
 func getAgentJobEndpoint(projectID, jobID string) endpoint {
-	ep := endpoint{method: http.MethodGet, idempotent: true, object: jobID}
+	ep := endpoint{method: http.MethodGet, idempotent: true, object: jobID, inProject: true}
 	ep.path = "/v2/agent/" + segment("project id", projectID, &ep.invalid) + "/job/" + segment("agent job id", jobID, &ep.invalid)
 	return ep
 }
 
 func createAgentJobEndpoint(projectID string) endpoint {
 	// Not a collection for 404s: an unknown project answers 404 too.
-	ep := endpoint{method: http.MethodPost, object: projectID}
+	ep := endpoint{method: http.MethodPost, object: projectID, inProject: true}
 	ep.path = "/v2/agent/" + segment("project id", projectID, &ep.invalid) + "/job"
 	return ep
 }
 
 func agentJobMessageEndpoint(projectID, jobID string) endpoint {
-	ep := endpoint{method: http.MethodPost, object: jobID}
+	ep := endpoint{method: http.MethodPost, object: jobID, inProject: true}
 	ep.path = "/v2/agent/" + segment("project id", projectID, &ep.invalid) + "/job/" + segment("agent job id", jobID, &ep.invalid) + "/message"
 	return ep
 }
@@ -106,7 +109,7 @@ func agentJobMessageEndpoint(projectID, jobID string) endpoint {
 // Queuing a deployment update builds and publishes the project again: a
 // second request would queue a second deployment.
 func triggerDeploymentEndpoint(projectID string) endpoint {
-	ep := endpoint{method: http.MethodPost, object: projectID}
+	ep := endpoint{method: http.MethodPost, object: projectID, inProject: true}
 	ep.path = "/v1/project/update/" + segment("project id", projectID, &ep.invalid)
 	return ep
 }
@@ -120,7 +123,7 @@ func getDeploymentEndpoint(statusID string) endpoint {
 // A preview request creates the branch's preview or rebuilds it: repeating
 // it would queue a second build.
 func previewDeploymentEndpoint(projectID string) endpoint {
-	ep := endpoint{method: http.MethodPost, object: projectID}
+	ep := endpoint{method: http.MethodPost, object: projectID, inProject: true}
 	ep.path = "/v1/project/preview/" + segment("project id", projectID, &ep.invalid)
 	return ep
 }

@@ -29,6 +29,9 @@ type APIError struct {
 	// unrouted marks an answer given as to a route that is not served
 	// (unroutedAnswer): it is not the API speaking.
 	unrouted bool
+	// inProject marks an answer on a path that names a project (see
+	// InProject).
+	inProject bool
 }
 
 func (e *APIError) Error() string {
@@ -112,6 +115,15 @@ func IsConflict(err error) bool { return StatusCode(err) == http.StatusConflict 
 func ProjectScoped(err error) bool {
 	var apiErr *APIError
 	return errors.As(err, &apiErr) && apiErr.project
+}
+
+// InProject reports an error answered on a path that names a project (an
+// agent job's, a deployment's, a preview's, a project export's), where a
+// 404 that speaks of no object may mean that the API knows no such
+// project as well as that the route is not served.
+func InProject(err error) bool {
+	var apiErr *APIError
+	return errors.As(err, &apiErr) && apiErr.inProject
 }
 
 // IsLinkNotReady reports a link asked for too early: the bundle call's 409,

@@ -126,6 +126,11 @@ func classifyTransport(e *RequestError) Failure {
 	}
 	if !e.MaybeProcessed {
 		kind := notSentKind(e.Err)
+		if kind == KindUnreachable && unknownHost(e.Err) {
+			// The name servers answered that the name does not exist: asking
+			// again within seconds gets the same answer.
+			return Failure{Kind: kind, Reason: "the API's host name does not resolve (no such host); nothing was sent"}
+		}
 		// A certificate or a protocol does not change between attempts.
 		return Failure{Kind: kind, Transient: kind == KindUnreachable, Reason: notSentReasons[kind]}
 	}
@@ -157,6 +162,13 @@ func notSentKind(err error) Kind {
 		return KindProtocol
 	}
 	return ""
+}
+
+// unknownHost reports a host name that the name servers say does not
+// exist (NXDOMAIN), unlike a lookup that timed out or failed for now.
+func unknownHost(err error) bool {
+	var dnsErr *net.DNSError
+	return errors.As(err, &dnsErr) && dnsErr.IsNotFound
 }
 
 func isTLSHandshakeError(err error) bool {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"strings"
 	"sync/atomic"
@@ -304,6 +305,49 @@ func TestConnectionRefusedGivesUpAfterMaxRetries(t *testing.T) {
 	}
 	if !client.IsTransient(err) {
 		t.Errorf("IsTransient = false for %v", err)
+	}
+}
+
+// A host name that does not exist is not asked again: nothing was sent, and
+// the name servers give the same answer seconds later. The dial fails as
+// Go's dialer fails for a name under .invalid (RFC 6761), which no name
+// server resolves; a lookup that timed out is still retried.
+func TestUnknownHostIsNotRetried(t *testing.T) {
+	for _, c := range []struct {
+		name      string
+		dns       net.DNSError
+		transient bool
+		attempts  int
+	}{
+		{"no such host", net.DNSError{Err: "no such host", Name: "api.docsadmin.invalid", IsNotFound: true}, false, 1},
+		{"lookup timed out", net.DNSError{Err: "i/o timeout", Name: "api.docsadmin.invalid", IsTimeout: true, IsTemporary: true}, true, 3},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var dials atomic.Int32
+			transport := &http.Transport{DialContext: func(_ context.Context, network, _ string) (net.Conn, error) {
+				dials.Add(1)
+				dnsErr := c.dns
+				return nil, &net.OpError{Op: "dial", Net: network, Err: &dnsErr}
+			}}
+			cfg := testConfig("https://api.docsadmin.invalid")
+			cfg.HTTPClient = &http.Client{Transport: transport}
+			cfg.MaxRetries = new(2)
+			logger := newRecordingLogger()
+			cfg.Logger = logger
+			_, err := newClient(t, cfg).GetStaticExport(t.Context(), "se_1")
+			if got := client.IsTransient(err); got != c.transient {
+				t.Errorf("IsTransient(%v) = %v, want %v", err, got, c.transient)
+			}
+			if n := int(dials.Load()); n != c.attempts {
+				t.Errorf("%d attempts, want %d", n, c.attempts)
+			}
+			if client.MayHaveActed(err) || client.Classify(err).Kind != client.KindUnreachable {
+				t.Errorf("Classify(%v) = %+v, want unreachable, nothing sent", err, client.Classify(err))
+			}
+			if !c.transient && !strings.Contains(client.Classify(err).Reason, "does not resolve") {
+				t.Errorf("the reason %q does not say that the name does not resolve", client.Classify(err).Reason)
+			}
+		})
 	}
 }
 

@@ -253,13 +253,55 @@ func copyTerraformFiles(t *testing.T, from, to string, skip func(name string) bo
 	}
 }
 
+// sourceDeclared finds the provider's source set outside a comment.
+var sourceDeclared = regexp.MustCompile(`(?m)^[^#\n]*\bsource\s*=\s*"docsadmin/docsadmin"`)
+
 func declaresDocsadminSource(dir string) bool {
 	files, _ := filepath.Glob(filepath.Join(dir, "*.tf"))
 	for _, f := range files {
 		data, _ := os.ReadFile(f)
-		if strings.Contains(string(data), `"docsadmin/docsadmin"`) {
+		if sourceDeclared.Match(data) {
 			return true
 		}
 	}
 	return false
+}
+
+// copyingHeader is how an example that shows its blocks alone says what a
+// module that copies it needs.
+const copyingHeader = `# Copying this? Declare the provider's source once per module, as on the
+# provider page, or terraform init looks for hashicorp/docsadmin:
+#   terraform { required_providers { docsadmin = { source = "docsadmin/docsadmin" } } }
+`
+
+// TestExamplesSayHowToRunAsCopied reads the examples the documentation
+// pages embed: one that does not declare the provider's source (a page's
+// example shows its blocks alone, and two such blocks in one module would
+// be an error) starts by saying how to, so that a copied example does not
+// fail at init looking for hashicorp/docsadmin.
+func TestExamplesSayHowToRunAsCopied(t *testing.T) {
+	t.Parallel()
+	root, err := tfrunner.ModuleRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pages []string
+	for _, pattern := range []string{"resources/*/resource.tf", "data-sources/*/data-source.tf", "ephemeral-resources/*/ephemeral-resource.tf",
+		"actions/*/action.tf", "actions/*/*/action.tf", "functions/*/function.tf"} {
+		found, _ := filepath.Glob(filepath.Join(root, "examples", pattern))
+		pages = append(pages, found...)
+	}
+	if len(pages) < 10 {
+		t.Fatalf("found %d page examples, want every resource's, data source's, action's and function's", len(pages))
+	}
+	for _, path := range pages {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rel, _ := filepath.Rel(root, path)
+		if !sourceDeclared.Match(data) && !strings.HasPrefix(string(data), copyingHeader) {
+			t.Errorf("%s neither declares the provider's source nor starts by saying how to:\n%s", rel, copyingHeader)
+		}
+	}
 }

@@ -205,7 +205,7 @@ func TestAccPipeline_runsAsCopied(t *testing.T) {
 				bin:    bin,
 				runner: runner,
 			}
-			pipelineScenario(t, mock, backend, func(event pipelineEvent) (string, error) {
+			pipelineScenario(t, mock, backend, deploy, func(event pipelineEvent) (string, error) {
 				t.Helper()
 				return ci.run(ctx, t, env, event)
 			})
@@ -215,8 +215,9 @@ func TestAccPipeline_runsAsCopied(t *testing.T) {
 
 // pipelineScenario runs a pipeline through the life of a deployment:
 // nothing deployed yet, a publication, scheduled renewals on fresh runners,
-// a scheduled run that would export, and a second publication.
-func pipelineScenario(t *testing.T, mock *mockapi.Server, backend *stateBackend, run func(pipelineEvent) (string, error)) {
+// scheduled runs that would export (again in place, or anew), and a second
+// publication. deploy is the configuration's directory in the repository.
+func pipelineScenario(t *testing.T, mock *mockapi.Server, backend *stateBackend, deploy string, run func(pipelineEvent) (string, error)) {
 	t.Helper()
 	deployedCommit := func() string {
 		state, _, _ := backend.snapshot()
@@ -275,6 +276,26 @@ func pipelineScenario(t *testing.T, mock *mockapi.Server, backend *stateBackend,
 	if n := mock.Requests(mockapi.EndpointDownload) - downloads; n != 1 {
 		t.Errorf("the scheduled run downloaded the archive %d times, want once (the file on the new runner's empty disk)", n)
 	}
+
+	// A scheduled run never exports, not even in place: a trigger added on
+	// the default branch plans the export again as an update, and the run
+	// stops before applying.
+	mainTF := filepath.Join(deploy, "main.tf")
+	config, err := os.ReadFile(mainTF)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const triggers = "triggers = { docs_commit = var.docs_commit }"
+	if !strings.Contains(string(config), triggers) {
+		t.Fatalf("the configuration no longer sets %s", triggers)
+	}
+	acctest.WriteFile(t, mainTF, strings.Replace(string(config), triggers, `triggers = { docs_commit = var.docs_commit, chart = "2" }`, 1))
+	out, err = run(pipelineEvent{schedule: true, commit: "c2"})
+	acctest.WriteFile(t, mainTF, string(config))
+	if err == nil || !strings.Contains(out, "only renews links") || !strings.Contains(out, pipelineExport+": new export") {
+		t.Fatalf("a scheduled run whose plan exports again in place: err %v; want the plan job's 'new export' and the refusal:\n%s", err, out)
+	}
+	expectExports("after the refused scheduled run that would export in place", 1)
 
 	// A scheduled run never exports: when the export is gone from the API,
 	// its plan would start one, and the run stops before applying.

@@ -383,3 +383,31 @@ func TestStablePagesChangeOnlyWhatWasEdited(t *testing.T) {
 		t.Errorf("an edit of another domain's page changed %v", got)
 	}
 }
+
+// TestConfigPageCountSizesEverySite: Config.PageCount sizes the site of
+// every export that names no paths, in files as sitegen.FileCount says,
+// and leaves alone a domain's own behaviour and the paths a start names.
+func TestConfigPageCountSizesEverySite(t *testing.T) {
+	s, clock := newTestServer(t, Config{PageCount: 300})
+	s.SetExportBehavior("few.example.com", ExportBehavior{PageCount: 2})
+	for _, c := range []struct {
+		body  string
+		pages int
+	}{
+		{`{"domain":"docs.example.com"}`, 300},
+		{`{"domain":"docs.example.com","paths":["index","guides/configuration"]}`, 2},
+		{`{"domain":"few.example.com"}`, 2},
+	} {
+		id := completedJob(t, s, clock, c.body)
+		_, sum, err := download(t, s, id)
+		if err != nil {
+			t.Fatalf("%s: %v", c.body, err)
+		}
+		if want := sitegen.FileCount(c.pages); sum.Files != want {
+			t.Errorf("%s: the archive holds %d files, want %d (%d pages)", c.body, sum.Files, want, c.pages)
+		}
+		if got := int(getJob(t, s, id)["pageCount"].(float64)); got != c.pages {
+			t.Errorf("%s: pageCount %d, want %d", c.body, got, c.pages)
+		}
+	}
+}

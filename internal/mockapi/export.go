@@ -437,7 +437,7 @@ func (s *Server) newExportJob(domain, version string, paths []string, project st
 	b.Duration = cmp.Or(max(b.Duration, 0), s.cfg.ExportDuration)
 	b.Queue = cmp.Or(max(b.Queue, 0), s.cfg.QueueDuration)
 	b.ArchiveSize = cmp.Or(max(b.ArchiveSize, 0), s.cfg.ArchiveSize)
-	b.PageCount = cmp.Or(max(b.PageCount, 0), len(paths))
+	b.PageCount = cmp.Or(max(b.PageCount, 0), len(paths), s.cfg.PageCount)
 	taken := func(id string) bool { return s.jobs[id] != nil }
 	var id string
 	if project == "" {

@@ -13,7 +13,8 @@ import (
 // Part E's error messages, as its reference words them.
 const (
 	// ProjectNotFoundMessage answers both project routes for a project
-	// ForgetProject made unknown (404).
+	// ForgetProject made unknown, and every route of a project outside
+	// Config.Projects (404).
 	ProjectNotFoundMessage = "The project does not exist or is not in your organization."
 	// ProjectJobNotFoundMessage answers a read of a job that is not in the
 	// project (404).

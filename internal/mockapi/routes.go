@@ -92,7 +92,8 @@ var downloadContentTypes = map[Endpoint]string{
 
 // endpoint wraps a handler: count the request, rate-limit it, apply a queued
 // fault if any (a proxy fails regardless of the key), check the key and its
-// scope, handle it.
+// scope and that the API knows the route's project (Config.Projects),
+// handle it.
 // Bundle downloads model object storage, a different service: neither
 // limited nor authenticated by key.
 func (s *Server) endpoint(e Endpoint, rt route) http.HandlerFunc {
@@ -115,6 +116,10 @@ func (s *Server) endpoint(e Endpoint, rt route) http.HandlerFunc {
 				}
 				writeError(w, http.StatusForbidden, fmt.Sprintf(
 					"forbidden: the API key %s; %s %s needs the write scope", lacks, r.Method, r.URL.Path))
+				return
+			}
+			if project := r.PathValue("projectId"); project != "" && !s.knowsProject(project) {
+				writeError(w, http.StatusNotFound, ProjectNotFoundMessage)
 				return
 			}
 			h(w, r)

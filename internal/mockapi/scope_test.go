@@ -71,3 +71,34 @@ func TestForbiddenComesBeforeBodyValidation(t *testing.T) {
 	r := callKey(t, s, "dsa_mock_ro", "POST", "/v1/static-export/jobs", `{"domain":"not a domain"}`)
 	wantStatus(t, r, http.StatusForbidden)
 }
+
+// TestKnownProjects: with Config.Projects, every route of another project
+// answers 404 with ProjectNotFoundMessage and does nothing, while the known
+// ones work; the routes that hold no project are not affected.
+func TestKnownProjects(t *testing.T) {
+	s, _ := newTestServer(t, Config{Projects: []string{"proj_docs"}, APIRevision: RevisionBoth})
+	s.SeedAgentJob("proj_docs", AgentJob{ID: "a1"})
+	s.SeedAgentJob("proj_dosc", AgentJob{ID: "a1"})
+	for _, rq := range []struct{ method, path, body string }{
+		{"POST", "/v1/project/update/proj_dosc", ""},
+		{"POST", "/v1/project/preview/proj_dosc", `{"branch":"main"}`},
+		{"POST", "/v2/agent/proj_dosc/job", `{"prompt":"Document v2"}`},
+		{"GET", "/v2/agent/proj_dosc/job/a1", ""},
+		{"POST", "/v1/static-export/proj_dosc/jobs", ""},
+		{"GET", "/v1/static-export/proj_dosc/jobs/0123456789abcdef01234567", ""},
+	} {
+		r := call(t, s, rq.method, rq.path, rq.body)
+		wantStatus(t, r, http.StatusNotFound)
+		wantJSON(t, r)
+		if msg := r.errorMessage(t); msg != ProjectNotFoundMessage {
+			t.Errorf("%s %s: error %q, want %q", rq.method, rq.path, msg, ProjectNotFoundMessage)
+		}
+	}
+	if n := len(s.DeploymentIDs("proj_dosc")) + len(s.AgentJobsCreated("proj_dosc")) + s.ExportsStarted(DefaultProjectDomain); n != 0 {
+		t.Errorf("the unknown project got %d deployments, agent jobs or exports, want none", n)
+	}
+	wantStatus(t, call(t, s, "POST", "/v1/project/update/proj_docs", ""), http.StatusAccepted)
+	wantStatus(t, call(t, s, "GET", "/v2/agent/proj_docs/job/a1", ""), http.StatusOK)
+	wantStatus(t, call(t, s, "POST", "/v1/static-export/proj_docs/jobs", ""), http.StatusAccepted)
+	wantStatus(t, call(t, s, "POST", "/v1/static-export/jobs", `{"domain":"docs.example.com"}`), http.StatusAccepted)
+}

@@ -91,6 +91,17 @@ type Config struct {
 	// ArchiveSize is ExportBehavior.ArchiveSize for the domains that do not
 	// set it. Default 0: the site alone.
 	ArchiveSize int64
+	// PageCount is how many pages an export's site holds
+	// (sitegen.Site.PageCount; sitegen.FileCount tells its files), for the
+	// domains whose ExportBehavior sets none and the starts that name no
+	// paths. Default 0: the paths asked for, else DefaultPageCount.
+	PageCount int
+	// Projects are the projects the API knows: a request on a route of any
+	// other project (an agent job's, a deployment's, a preview's, a project
+	// export's) answers 404 with ProjectNotFoundMessage, as the API answers
+	// for a project that does not exist or is not in the key's
+	// organization. Empty: every well-formed project exists.
+	Projects []string
 	// StablePages makes an export's pages depend on the site's content
 	// alone (domain, version, pages and their revisions, see EditPage)
 	// rather than on the export: by default the job's id is stamped on
@@ -216,6 +227,8 @@ func NewHandler(cfg Config) *Server {
 	}
 	cfg.APIRevision = resolvedRevision(cfg.APIRevision)
 	cfg.ProjectExportStartsPerHour = cmp.Or(max(cfg.ProjectExportStartsPerHour, 0), DefaultProjectExportStartsPerHour)
+	cfg.PageCount = max(cfg.PageCount, 0)
+	cfg.Projects = slices.Clone(cfg.Projects)
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
@@ -323,6 +336,11 @@ func (s *Server) scopeOf(r *http.Request) keyScope {
 		}
 	}
 	return scopeNone
+}
+
+// knowsProject reports whether the API knows projectID (Config.Projects).
+func (s *Server) knowsProject(projectID string) bool {
+	return len(s.cfg.Projects) == 0 || slices.Contains(s.cfg.Projects, projectID)
 }
 
 // needsWrite reports whether the method needs the write scope.

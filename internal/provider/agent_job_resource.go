@@ -203,7 +203,7 @@ func (r *agentJobResource) Read(ctx context.Context, req resource.ReadRequest, r
 	// address can point elsewhere.
 	recorded := recordedPlace(ctx, req.Private)
 	if r.data.elsewhere(recorded) {
-		resp.Diagnostics.AddWarning(r.data.placeWarning(fmt.Sprintf("Agent job %s in project %s", state.ID.ValueString(), state.ProjectID.ValueString()), *recorded, false))
+		resp.Diagnostics.AddWarning(r.data.placeWarning(fmt.Sprintf("Agent job %s in project %s", state.ID.ValueString(), state.ProjectID.ValueString()), *recorded, keptNotRead))
 		return
 	}
 	job, err := r.data.client.GetAgentJob(ctx, state.ProjectID.ValueString(), state.ID.ValueString())

@@ -128,7 +128,7 @@ func (d *providerData) agentJobCallError(diags *diag.Diagnostics, run agentJobRu
 		detail = gone(subject, err) + " Check job_id and project_id (shown on the dashboard's API keys page), or remove job_id to start a new job."
 	case client.MayHaveActed(err):
 		detail = fmt.Sprintf("Sending the prompt for %s failed in a way that does not tell whether the API acted on it: %s. "+
-			"Look on the dashboard before %s, or a second job may start.", subject, withHint(err), run.rerun)
+			"Look on the dashboard before %s, or a second job may start.", subject, clause(withHint(err)), run.rerun)
 	default:
 		detail = fmt.Sprintf("Sending the prompt for %s failed: %s", subject, withHint(err))
 	}

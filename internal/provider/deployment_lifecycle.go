@@ -8,6 +8,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
@@ -213,7 +214,7 @@ func (d *providerData) refreshDeployment(ctx context.Context, m *deploymentStatu
 	statusID := m.StatusID.ValueString()
 	recorded := recordedPlace(ctx, resp.Private)
 	if d.elsewhere(recorded) {
-		resp.Diagnostics.AddWarning(d.placeWarning("Deployment status "+statusID, *recorded, false))
+		resp.Diagnostics.AddWarning(d.placeWarning("Deployment status "+statusID, *recorded, keptNotRead))
 		return false
 	}
 	dep, err := d.client.GetDeployment(ctx, statusID)
@@ -280,7 +281,8 @@ func (r *deploymentLifecycle[T, M]) Delete(ctx context.Context, req resource.Del
 
 // ModifyPlan plans new work, in place, when triggers changed or the last
 // work is over, and, when the kind waits, the rest of the wait for work left
-// unfinished; otherwise the recorded status stays as it is.
+// unfinished; otherwise the recorded status stays as it is. A provider
+// project_id that moved away from the resource's warns.
 func (r *deploymentLifecycle[T, M]) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	if req.State.Raw.IsNull() || req.Plan.Raw.IsNull() {
 		return
@@ -292,6 +294,9 @@ func (r *deploymentLifecycle[T, M]) ModifyPlan(ctx context.Context, req resource
 		return
 	}
 	pb, sb := plan.base(), state.base()
+	var configured types.String
+	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("project_id"), &configured)...)
+	r.data.warnMovedProject(capitalized(state.subject(sb.StatusID.ValueString())), configured, sb.ProjectID.ValueString(), &resp.Diagnostics)
 	pb.deploymentStatusModel, pb.ID = sb.deploymentStatusModel, sb.ID
 	switch {
 	case redeployNeeded(pb.Triggers, sb.Triggers, sb.deploymentStatusModel):

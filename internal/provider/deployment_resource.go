@@ -28,7 +28,8 @@ func NewDeploymentResource() resource.Resource {
 					MarkdownDescription: "Identifier of the latest deployment's status (same as `status_id`): it changes with every deployment.",
 					Computed:            true,
 				},
-				"project_id": projectIDAttribute("Project to deploy. Default: the provider's `project_id` (or `DOCSADMIN_PROJECT_ID`); one of them must be set. Changing it replaces the resource."),
+				"project_id": projectIDAttribute("Project to deploy. Default: the provider's `project_id` (or `DOCSADMIN_PROJECT_ID`) at create; one of them must be set. Changing it here replaces the resource; " +
+					"a change of the provider's setting keeps the project the resource was made for, and the plan warns."),
 				"triggers": triggersAttribute("Arbitrary strings whose change deploys again, in place, for example `{ docs_commit = var.docs_commit }` to deploy "+
 					"every publication. Not sent to the API.", false),
 			}

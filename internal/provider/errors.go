@@ -40,6 +40,11 @@ func hint(err error) string {
 	case client.KindServer:
 		return "The API had a server-side failure that persisted through retries: try again later; raise max_retries to ride out longer outages."
 	case client.KindNoSuchPath:
+		if client.InProject(err) {
+			return "The answer speaks of no object asked for: either project_id (or " + envProjectID + ") names a project that does not exist or is not in the key's organization " +
+				"(check it against the dashboard's API keys page), or there is no such route at base_url " +
+				"(set it to the API's root, such as https://api.example.com, or to a reverse proxy's prefix in front of it, without an API version such as /v1)."
+		}
 		return "The answer is not the API's own: there is no such route at base_url, so it says nothing of the object asked for. " +
 			"Set base_url to the API's root, such as https://api.example.com, or to a reverse proxy's prefix in front of it, without an API version such as /v1."
 	case client.KindRedirected:

@@ -15,6 +15,7 @@ import (
 
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/acctest"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/client"
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/clock"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/mockapi"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/redirect"
 )
@@ -130,5 +131,43 @@ resource "docsadmin_static_export" "site" {
 				t.Errorf("%d exports started", n-starts)
 			}
 		})
+	}
+}
+
+// A base_url whose host name does not exist (a name under .invalid, which
+// no name server resolves, RFC 6761) fails the apply at once, saying that
+// nothing was sent: with retries spaced 20 seconds apart and max_retries
+// at its default of 5, a single retry would show in the time the apply
+// took.
+func TestAccStaticExport_unknownHostFailsWithoutRetries(t *testing.T) {
+	t.Parallel()
+	config := `
+provider "docsadmin" {
+  base_url = "https://api.docsadmin.invalid"
+  api_key  = "dsa_test_0123456789abcdef"
+}
+
+resource "docsadmin_static_export" "site" {
+  domain = "docs.example.com"
+}
+`
+	var said string
+	start := time.Now()
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testFactories(Options{RetryBackoff: clock.Backoff{Base: 20 * time.Second, Max: 20 * time.Second, Factor: 1}}),
+		ErrorCheck: func(err error) error {
+			said = acctest.FlattenWhitespace(fmt.Sprint(err))
+			return nil
+		},
+		Steps: []resource.TestStep{{Config: config}},
+	})
+	took := time.Since(start)
+	for _, want := range []string{"Cannot start the static export", "no such host", "Nothing was sent", "base_url"} {
+		if !strings.Contains(said, want) {
+			t.Errorf("the error does not say %q: %s", want, said)
+		}
+	}
+	if took >= 15*time.Second {
+		t.Errorf("the apply took %s: the start was retried after a name that does not resolve", took.Round(time.Millisecond))
 	}
 }

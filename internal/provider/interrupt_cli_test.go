@@ -134,6 +134,20 @@ func TestAccInterrupt_applyStopsPromptlyAndResumesTheSameJob(t *testing.T) {
 	}
 	t.Logf("state after the interrupt: job %s, status %q, tainted %v", state.JobID, state.Status, state.Tainted)
 
+	// The plan shows the tainted resource replaced, and says that the apply
+	// continues the job rather than destroying anything.
+	planOutput := tfrunner.Record(tf)
+	if _, err := tf.Plan(ctx, tfexec.Var("create_timeout=2m")); err != nil {
+		t.Fatalf("the plan after the interrupt failed: %v\n%s", err, planOutput)
+	}
+	said = acctest.FlattenWhitespace(planOutput.String())
+	for _, want := range []string{"Unfinished work: the next apply continues it", "Export job " + jobID + " of " + interruptDomain + " was left unfinished",
+		"nothing is deleted at the API", "continues with the same job"} {
+		if !strings.Contains(said, want) {
+			t.Errorf("the plan after the interrupt does not say %q; it said:\n%s", want, planOutput)
+		}
+	}
+
 	// Second apply, with more time: it continues with the same job.
 	secondOutput := tfrunner.Record(tf)
 	resumed := time.Now()

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/types"
 )
 
 // apiPlace is where an object was made.
@@ -39,8 +40,30 @@ func (d *providerData) notePlace(ctx context.Context, what string, recorded *api
 		return
 	}
 	if recorded.Project != "" && recorded.Project != d.projectID {
-		diags.AddWarning(d.placeWarning(what, *recorded, true))
+		diags.AddWarning(d.placeWarning(what, *recorded, keptAndRead))
 	}
+}
+
+// What an object that lives elsewhere becomes, for placeWarning.
+const (
+	keptNotRead = "It is kept in state as it is and not read, so that no request carries the API key to another server, and nothing is dropped."
+	keptAndRead = "It is read there, where it was made, and kept in state."
+)
+
+// warnMovedProject warns, at plan, of an object of project recorded (a
+// deployment or a preview, whose project is an attribute) that a
+// configuration without its own project_id keeps while the provider's
+// project_id now names another: the object stays as it is, and work it
+// starts again (a change of triggers) goes to recorded, the project it
+// was made for. No project on the provider (a create would fail) is no
+// move.
+func (d *providerData) warnMovedProject(what string, configured types.String, recorded string, diags *diag.Diagnostics) {
+	if d == nil || !configured.IsNull() || d.projectID == "" || recorded == "" || recorded == d.projectID {
+		return
+	}
+	diags.AddWarning(d.placeWarning(what, apiPlace{BaseURL: d.baseURL, Project: recorded},
+		fmt.Sprintf("It is kept in state, and a change of triggers starts the next one in project %s again, where this resource was made. "+
+			"To keep project %s without this warning, set project_id = %q in this resource.", recorded, recorded, recorded)))
 }
 
 // elsewhere reports a recorded place at another API than base_url: asking
@@ -69,18 +92,14 @@ func canonicalBaseURL(raw string) string {
 }
 
 // placeWarning is the one wording of an object that lives elsewhere than
-// the provider points now: where it lives, where the provider points, that
-// it is kept (read there, when only the project differs), and what to do.
+// the provider points now: where it lives, where the provider points, what
+// becomes of it (kept), and what to do.
 // what names it, such as "Export job se_1". A move never plans a
 // replacement by itself: a mistyped setting must never cost a new export.
-func (d *providerData) placeWarning(what string, recorded apiPlace, read bool) (string, string) {
+func (d *providerData) placeWarning(what string, recorded apiPlace, kept string) (string, string) {
 	now := d.here("")
 	if recorded.Project != "" {
 		now.Project = d.projectID
-	}
-	kept := "It is kept in state as it is and not read, so that no request carries the API key to another server, and nothing is dropped."
-	if read {
-		kept = "It is read there, where it was made, and kept in state."
 	}
 	return "Object made elsewhere than the provider now points",
 		fmt.Sprintf("%s was made at %s; the provider now points at %s. %s "+

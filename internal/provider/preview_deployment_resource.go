@@ -49,7 +49,8 @@ func previewAttributes() map[string]schema.Attribute {
 			MarkdownDescription: "Identifier of the latest build's status (same as `status_id`): it changes with every rebuild.",
 			Computed:            true,
 		},
-		"project_id": projectIDAttribute("Project of the preview. Default: the provider's `project_id` (or `DOCSADMIN_PROJECT_ID`); one of them must be set. Changing it replaces the resource."),
+		"project_id": projectIDAttribute("Project of the preview. Default: the provider's `project_id` (or `DOCSADMIN_PROJECT_ID`) at create; one of them must be set. Changing it here replaces the resource; " +
+			"a change of the provider's setting keeps the project the resource was made for, and the plan warns."),
 		"branch": schema.StringAttribute{
 			MarkdownDescription: "Branch of the docs repository to preview, such as `feature/new-navigation`. Changing it replaces the resource: another branch is another preview.",
 			Required:            true,

@@ -79,6 +79,18 @@ type unfinishedWork struct {
 	finished bool
 }
 
+// resumeNote is the warning of a refresh that finds work the apply that
+// started it did not see through (what names it, such as "Export job se_1
+// of docs.example.com"). After a create, Terraform marks the resource
+// tainted and plans a replacement with a destroy; the apply continues the
+// same work all the same.
+func resumeNote(what string) (string, string) {
+	return "Unfinished work: the next apply continues it",
+		what + " was left unfinished by the apply that started it (interrupted, timed out, or its link or archive failed). " +
+			"Where the plan shows it replaced (Terraform marks a create that did not finish as tainted: 1 to destroy), the destroy only forgets it, " +
+			"nothing is deleted at the API, and the apply continues with the same job rather than starting another, as long as the settings that started it are unchanged."
+}
+
 // offerUnfinished is Delete's half of the one resume protocol: work in
 // state that the create did not see through, and that is not over, is
 // offered to a create of the same inputs in this run.
@@ -129,7 +141,14 @@ func (d *providerData) resumeOffered(ctx context.Context, key string, what func(
 
 // sentence ends text with one period.
 func sentence(text string) string {
-	return strings.TrimRight(text, ". ") + "."
+	return clause(text) + "."
+}
+
+// clause is text without the period that ends it, for a sentence that goes
+// on after it: withHint's text ends in one, and "outages.. Look" must not
+// be shown.
+func clause(text string) string {
+	return strings.TrimRight(text, ". ")
 }
 
 // exportFingerprint digests what identifies an export.

@@ -339,7 +339,7 @@ func (r *staticExportResource) Read(ctx context.Context, req resource.ReadReques
 	jobID := state.JobID.ValueString()
 	recorded := recordedPlace(ctx, req.Private)
 	if r.data.elsewhere(recorded) {
-		resp.Diagnostics.AddWarning(r.data.placeWarning(state.named(), *recorded, false))
+		resp.Diagnostics.AddWarning(r.data.placeWarning(state.named(), *recorded, keptNotRead))
 		return
 	}
 	r.data.knowExport(state, recorded)
@@ -355,6 +355,10 @@ func (r *staticExportResource) Read(ctx context.Context, req resource.ReadReques
 	}
 	r.data.notePlace(ctx, state.named(), recorded, r.data.exportPlace(jobID), resp.Private, &resp.Diagnostics)
 	state.setJob(job, r.data)
+	if state.BundleURL.IsNull() && job.Status != client.ExportFailed && !wasImported(ctx, req.Private) {
+		// An apply that delivered no link did not finish (unfinishedWork).
+		resp.Diagnostics.AddWarning(resumeNote(state.named()))
+	}
 	// Refresh never generates a link; it only tells whether the one in state
 	// is due for renewal, which the next plan acts on.
 	issuedAt := bundleIssuedAt(ctx, req.Private)
@@ -428,7 +432,7 @@ func (r *staticExportResource) Update(ctx context.Context, req resource.UpdateRe
 		plan.copyJobFrom(state)
 		plan.copyLinkFrom(state)
 		plan.copyArchiveFrom(state)
-		resp.Diagnostics.AddWarning(r.data.placeWarning(state.named(), *recorded, false))
+		resp.Diagnostics.AddWarning(r.data.placeWarning(state.named(), *recorded, keptNotRead))
 		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 		return
 	}

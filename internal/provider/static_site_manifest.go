@@ -77,15 +77,16 @@ type siteManifestModel struct {
 type siteCollector struct {
 	manifest *site.Manifest
 	maxFiles int
+	refused  string // what a reader that meets maxFiles did not do
 }
 
-func newSiteCollector(maxFiles int) *siteCollector {
-	return &siteCollector{manifest: site.NewManifest(), maxFiles: maxFiles}
+func newSiteCollector(maxFiles int, refused string) *siteCollector {
+	return &siteCollector{manifest: site.NewManifest(), maxFiles: maxFiles, refused: refused}
 }
 
 func (c *siteCollector) add(f archive.File) error {
 	if c.manifest.Len() >= c.maxFiles {
-		return &maxFilesError{limit: c.maxFiles}
+		return &maxFilesError{limit: c.maxFiles, consequence: c.refused}
 	}
 	return c.manifest.Add(f.Name, f.Size, f.SHA256, f.MD5)
 }

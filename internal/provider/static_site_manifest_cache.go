@@ -109,7 +109,7 @@ func (c *manifestCache) load(jobID string, maxFiles int) (*site.Manifest, string
 	if e.Version != manifestCacheVersion || e.JobID != jobID || e.BaseURL != c.baseURL || e.Digest != digest(e) {
 		return nil, "", false, nil
 	}
-	collector := newSiteCollector(maxFiles)
+	collector := newSiteCollector(maxFiles, manifestNotRead)
 	for _, cf := range e.Files {
 		file := archive.File{Name: cf.Path, Size: cf.Size}
 		if !decodeHex(cf.SHA256, file.SHA256[:]) || !decodeHex(cf.MD5, file.MD5[:]) {

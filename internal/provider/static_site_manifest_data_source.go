@@ -15,6 +15,10 @@ import (
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/archive"
 )
 
+// manifestNotRead is what the data source did not do when an archive holds
+// more files than max_files.
+const manifestNotRead = "no manifest was read"
+
 var _ datasource.DataSourceWithConfigure = (*staticSiteManifestDataSource)(nil)
 
 // NewStaticSiteManifestDataSource is the docsadmin_static_site_manifest data
@@ -111,7 +115,7 @@ func (d *staticSiteManifestDataSource) cached(ctx context.Context, cache *manife
 		return nil, archive.Summary{}, false
 	}
 	tflog.Debug(ctx, "the site's manifest comes from the cache: no link, no download", map[string]any{"job_id": jobID})
-	return &siteCollector{manifest: m, maxFiles: maxFiles}, archive.Summary{SHA256: sha}, true
+	return &siteCollector{manifest: m, maxFiles: maxFiles, refused: manifestNotRead}, archive.Summary{SHA256: sha}, true
 }
 
 func (d *staticSiteManifestDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
@@ -148,7 +152,7 @@ func (d *staticSiteManifestDataSource) Read(ctx context.Context, req datasource.
 		if link == nil {
 			return
 		}
-		collector = newSiteCollector(int(maxFiles))
+		collector = newSiteCollector(int(maxFiles), manifestNotRead)
 		var err error
 		sum, err = d.data.limits.FetchFiles(ctx, nil, link.BundleURL, archive.UnpackOptions{File: collector.add, Dir: collector.dir})
 		if err != nil {

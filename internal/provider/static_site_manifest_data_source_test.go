@@ -271,14 +271,25 @@ func TestManifestCachePrunesOnlyItsOwnFiles(t *testing.T) {
 
 // The data source refuses the names the resource refuses, directories'
 // included: its manifest is the one a publication would record.
+// maxFilesLine sets max_files in a block, when not 0.
+func maxFilesLine(n int) string {
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf("  max_files       = %d\n", n)
+}
+
 func TestAccStaticSiteManifest_refusesDirectoryNames(t *testing.T) {
 	for _, c := range []struct {
-		name string
-		kind mockapi.ArchiveKind
-		want string
+		name     string
+		kind     mockapi.ArchiveKind
+		want     string
+		maxFiles int
 	}{
-		{"dot directory", mockapi.ArchiveDotDir, `"\.git".*starts\s+with\s+a\s+dot`},
-		{"file and directory collision", mockapi.ArchiveFileDirCollision, `"Manual/x\.html".*directory\s+"Manual"\s+is\s+the\s+same\s+name\s+as\s+the\s+file\s+"manual"`},
+		{"dot directory", mockapi.ArchiveDotDir, `"\.git".*starts\s+with\s+a\s+dot`, 0},
+		{"file and directory collision", mockapi.ArchiveFileDirCollision, `"Manual/x\.html".*directory\s+"Manual"\s+is\s+the\s+same\s+name\s+as\s+the\s+file\s+"manual"`, 0},
+		// A data source publishes nothing: it says what it did not do.
+		{"more files than max_files", mockapi.ArchiveManyFiles, `more\s+than\s+max_files\s+=\s+8000\s+files;\s+no\s+manifest\s+was\s+read\.\s+Raise`, 8000},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
@@ -294,8 +305,8 @@ func TestAccStaticSiteManifest_refusesDirectoryNames(t *testing.T) {
 data "docsadmin_static_site_manifest" "site" {
   job_id          = docsadmin_static_export.site.job_id
   cache_directory = %q
-}
-`, t.TempDir()),
+%s}
+`, t.TempDir(), maxFilesLine(c.maxFiles)),
 						ExpectError: regexp.MustCompile(`(?s)` + c.want),
 					},
 				},

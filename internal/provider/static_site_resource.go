@@ -33,6 +33,7 @@ var (
 	_ resource.ResourceWithValidateConfig = (*staticSiteResource)(nil)
 	_ resource.ResourceWithModifyPlan     = (*staticSiteResource)(nil)
 	_ resource.ResourceWithUpgradeState   = (*staticSiteResource)(nil)
+	_ resource.ResourceWithImportState    = (*staticSiteResource)(nil)
 )
 
 // NewStaticSiteResource is the docsadmin_static_site resource.
@@ -448,7 +449,7 @@ func (r *staticSiteResource) publish(ctx context.Context, plan *staticSiteModel,
 	if link == nil {
 		return false
 	}
-	collector := newSiteCollector(int(plan.MaxFiles.ValueInt64()))
+	collector := newSiteCollector(int(plan.MaxFiles.ValueInt64()), "nothing was published")
 	opts := archive.UnpackOptions{File: collector.add, Dir: collector.dir}
 	if expected != "" {
 		opts.Accept = func(sum archive.Summary) error { return archive.CheckSHA256(sum, expected) }
@@ -702,10 +703,24 @@ func publishProblem(site publish.Site, jobID string, err error) string {
 }
 
 // maxFilesError is the refusal of an archive with more files than
-// max_files.
-type maxFilesError struct{ limit int }
+// max_files; consequence says what its reader did not do, such as "nothing
+// was published".
+type maxFilesError struct {
+	limit       int
+	consequence string
+}
 
 func (e *maxFilesError) Error() string {
-	return fmt.Sprintf("the archive holds more than max_files = %d files; nothing was published. Raise max_files (up to %d) "+
-		"if the site is meant to be this large", e.limit, maxSiteMaxFiles)
+	return fmt.Sprintf("the archive holds more than max_files = %d files; %s. Raise max_files (up to %d) "+
+		"if the site is meant to be this large", e.limit, e.consequence, maxSiteMaxFiles)
+}
+
+// ImportState refuses an import in words of this resource, rather than the
+// framework's generic refusal: the manifest is recorded by the download
+// that writes the tree, so an import would have to do what a create does.
+func (r *staticSiteResource) ImportState(_ context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	resp.Diagnostics.AddError("docsadmin_static_site cannot be imported",
+		fmt.Sprintf("Import of %q was asked for, but a site's manifest and its record of ownership (site.json beside directory) are written by the download "+
+			"that writes the tree, so an import would have to download and unpack the export as a create does. "+
+			"Add the resource to the configuration, with the export's job_id and the directory, and run terraform apply instead.", req.ID))
 }

@@ -662,3 +662,23 @@ func TestAccStaticSite_maxFilesChangePublishesNothing(t *testing.T) {
 		},
 	})
 }
+
+// An import is refused in this resource's words, naming what to do instead,
+// not with the framework's generic refusal.
+func TestAccStaticSite_importIsRefusedSayingWhatToDo(t *testing.T) {
+	mock := acctest.NewMock(t, mockapi.Config{})
+	dir := filepath.Join(t.TempDir(), "site")
+	parallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testFactories(Options{}),
+		Steps: []resource.TestStep{{
+			Config:        siteConfig(mock, dir, ""),
+			ResourceName:  "docsadmin_static_site.site",
+			ImportState:   true,
+			ImportStateId: dir,
+			ExpectError:   regexp.MustCompile(`(?s)docsadmin_static_site cannot be imported.*download and unpack the export as a create does.*Add the\s+resource`),
+		}},
+	})
+	if n := mock.TotalRequests(); n != 0 {
+		t.Errorf("the refused import sent %d requests", n)
+	}
+}

@@ -171,7 +171,7 @@ func lastFailure(err error) string {
 	if err == nil || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
 		return ""
 	}
-	return "; the last poll failed: " + withHint(err)
+	return "; the last poll failed: " + clause(withHint(err))
 }
 
 func lastSeen(obs poll.Observation, seen bool) string {

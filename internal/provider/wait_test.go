@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/client"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/clock"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/poll"
@@ -69,5 +71,31 @@ func TestStartQuotaErrorWritesTheHourAs1h(t *testing.T) {
 	}
 	if strings.Contains(text, "m0s") || strings.Contains(text, "h0m") {
 		t.Errorf("the error shows a duration as time.Duration.String writes it: %s", text)
+	}
+}
+
+// A hint ends a sentence; a message that goes on after quoting one never
+// shows "..": a wait that timed out after a failed poll, and an agent job
+// call that the API may have acted on.
+func TestMessagesThatQuoteAHintEndItOnce(t *testing.T) {
+	outage := &client.APIError{Endpoint: "GET /v2/agent/proj_1/job/aj_1", StatusCode: 503, Message: "unavailable"}
+	if hint(outage) == "" || !strings.HasSuffix(hint(outage), ".") {
+		t.Fatalf("the test needs a hint that ends a sentence, got %q", hint(outage))
+	}
+	w := waitFailure{subject: "agent job aj_1", timeout: timeoutCreate, limit: time.Minute, onTimeout: "Raise it."}
+	waited, ok := w.explain(&poll.TimeoutError{Cause: context.DeadlineExceeded, Waited: time.Minute, LastErr: outage})
+	if !ok || !strings.Contains(waited, "the last poll failed") {
+		t.Fatalf("explain = %q, want the last poll's failure", waited)
+	}
+	var diags diag.Diagnostics
+	d := &providerData{clock: clock.RealClock}
+	d.agentJobCallError(&diags, agentJobRun{projectID: "proj_1", rerun: "the next apply"}, &client.APIError{Endpoint: "POST /v2/agent/proj_1/job", StatusCode: 502, Message: "bad gateway."})
+	if len(diags) != 1 || !strings.Contains(diags[0].Detail(), "does not tell whether the API acted") {
+		t.Fatalf("agentJobCallError = %v, want the error of a call the API may have acted on", diags)
+	}
+	for _, text := range []string{waited, diags[0].Detail()} {
+		if strings.Contains(text, "..") {
+			t.Errorf("the message shows \"..\": %s", text)
+		}
 	}
 }

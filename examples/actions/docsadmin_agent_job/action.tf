@@ -1,3 +1,7 @@
+# Copying this? Declare the provider's source once per module, as on the
+# provider page, or terraform init looks for hashicorp/docsadmin:
+#   terraform { required_providers { docsadmin = { source = "docsadmin/docsadmin" } } }
+
 # Ask the agent to update the documentation whenever the release version
 # changes, and wait for the pull request it opens. Requires Terraform 1.14+.
 variable "release_version" {

@@ -1,3 +1,7 @@
+# Copying this? Declare the provider's source once per module, as on the
+# provider page, or terraform init looks for hashicorp/docsadmin:
+#   terraform { required_providers { docsadmin = { source = "docsadmin/docsadmin" } } }
+
 # Wait for an agent job to finish, fail the plan if it failed, and publish
 # the pull request it opened.
 variable "agent_job_id" {

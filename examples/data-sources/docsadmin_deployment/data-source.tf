@@ -1,3 +1,7 @@
+# Copying this? Declare the provider's source once per module, as on the
+# provider page, or terraform init looks for hashicorp/docsadmin:
+#   terraform { required_providers { docsadmin = { source = "docsadmin/docsadmin" } } }
+
 # Read a deployment that something else queued (the Git integration, another
 # pipeline) and refuse to go on unless it succeeded.
 variable "deployment_status_id" {

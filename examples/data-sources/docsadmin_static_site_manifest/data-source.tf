@@ -1,3 +1,7 @@
+# Copying this? Declare the provider's source once per module, as on the
+# provider page, or terraform init looks for hashicorp/docsadmin:
+#   terraform { required_providers { docsadmin = { source = "docsadmin/docsadmin" } } }
+
 # Second stage of a pipeline: the export was made by the first stage, whose
 # job_id is passed in, so the files are known at plan and for_each plans.
 variable "docs_job_id" {

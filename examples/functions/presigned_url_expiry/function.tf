@@ -1,3 +1,7 @@
+# Copying this? Declare the provider's source once per module, as on the
+# provider page, or terraform init looks for hashicorp/docsadmin:
+#   terraform { required_providers { docsadmin = { source = "docsadmin/docsadmin" } } }
+
 # When does a presigned link stop working? Works for S3 (X-Amz-Date +
 # X-Amz-Expires) and GCS (X-Goog-Date + X-Goog-Expires) links.
 output "bundle_link_expires_at" {

@@ -60,20 +60,21 @@ variable "chart_version" {
   description = "Version of the chart to install."
 }
 
-# Re-exporting: every new docs_commit replaces this resource, which starts a
-# new export, checks its archive and records its digest (archive_sha256). The
-# digest is in the pod template (podAnnotations below), so the release is
-# upgraded and its pods roll onto the new content.
+# Re-exporting: every new docs_commit exports again, in place (an update of
+# this resource, with job_id unknown in the plan), checks the new archive and
+# records its digest (archive_sha256). The digest is in the pod template
+# (podAnnotations below), so the release is upgraded and its pods roll onto
+# the new content.
 #
 # Renewal: links expire. When less than renew_before remains, the next plan
 # shows an in-place update of bundle_url for the same export (no new export,
-# same archive_sha256). Only set_sensitive changes, so the same apply runs a
-# `helm upgrade` that rewrites the Secret holding the link and rolls nothing
-# (with a chart that keeps the link in a Secret; see the guide "Deploying with
-# Helm" for charts that put it in the pod template). A pod that restarts later
-# reads the renewed link. Keep the renewal window (the smaller of renew_before
-# and half the link's lifetime) well above the time between two scheduled
-# applies, so that the link in the Secret is always valid.
+# same job_id and archive_sha256). Only set_sensitive changes, so the same
+# apply runs a `helm upgrade` that rewrites the Secret holding the link and
+# rolls nothing (with a chart that keeps the link in a Secret; see the guide
+# "Deploying with Helm" for charts that put it in the pod template). A pod
+# that restarts later reads the renewed link. Keep renew_before well above
+# the time between two scheduled applies, so that the link in the Secret is
+# always valid.
 resource "docsadmin_static_export" "docs" {
   domain  = var.docs_domain
   version = var.docs_version
@@ -84,8 +85,11 @@ resource "docsadmin_static_export" "docs" {
 
   renew_before = "12h"
 
+  # The first export waits within create; every later one, started by a new
+  # docs_commit, is an update and waits within update (default 30m).
   timeouts {
     create = "90m"
+    update = "90m"
   }
 }
 

@@ -1,3 +1,7 @@
+# Copying this? Declare the provider's source once per module, as on the
+# provider page, or terraform init looks for hashicorp/docsadmin:
+#   terraform { required_providers { docsadmin = { source = "docsadmin/docsadmin" } } }
+
 # A preview of a pull request's branch, rebuilt whenever the branch moves.
 variable "branch" {
   type        = string

@@ -1,3 +1,7 @@
+# Copying this? Declare the provider's source once per module, as on the
+# provider page, or terraform init looks for hashicorp/docsadmin:
+#   terraform { required_providers { docsadmin = { source = "docsadmin/docsadmin" } } }
+
 # Export the whole site; the link is renewed in place before it expires.
 resource "docsadmin_static_export" "docs" {
   domain = "docs.example.com"
@@ -30,8 +34,11 @@ resource "docsadmin_static_export" "release" {
   renew_before   = "12h"
   renew_triggers = { rotation = var.link_rotation }
 
+  # create bounds the first export; a new docs_commit exports again in
+  # place, an update, which update bounds (default 30m).
   timeouts {
     create = "90m"
+    update = "90m"
   }
 }
 

@@ -1,3 +1,7 @@
+# Copying this? Declare the provider's source once per module, as on the
+# provider page, or terraform init looks for hashicorp/docsadmin:
+#   terraform { required_providers { docsadmin = { source = "docsadmin/docsadmin" } } }
+
 variable "docs_commit" {
   type = string
 }
@@ -19,8 +23,11 @@ resource "docsadmin_static_site" "docs" {
   expected_sha256 = docsadmin_static_export.docs.archive_sha256
 }
 
-# Serve or sync the directory itself: web servers resolve the link on each
-# request. A sync that reads the tree for a while (aws s3 sync, rsync)
+# Serve or sync the directory itself, by its path: a server that resolves
+# the link on each request (nginx, python3 -m http.server --directory
+# dist/site) serves every new export. One started inside it (cd dist/site &&
+# python3 -m http.server) keeps the release it found, which a later
+# publication removes: see the static hosting guide. A sync that reads the tree for a while (aws s3 sync, rsync)
 # reads release_directory, which never changes under it, and takes each
 # file's type, cache policy and MD5 from manifest_file (a JSON object by
 # path, written beside the release). State holds no file, whatever the

@@ -27,6 +27,7 @@ import (
 
 	"github.com/hashicorp/terraform-exec/tfexec"
 
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/duration"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/mockapi"
 )
 
@@ -137,7 +138,7 @@ func run(ictx context.Context, args []string, stdout, stderr io.Writer) (err err
 	d.step(2, "Starting the mock API")
 	d.mock = mockapi.NewServer(mockapi.Config{ExportDuration: opts.exportDuration, LinkTTL: opts.linkTTL, APIRevision: mockapi.APIRevision(opts.apiRevision)})
 	fmt.Fprintf(stdout, "Mock API listening on %s (static export API revision %s, exports take %s, links live %s)\n",
-		d.mock.URL, opts.apiRevision, opts.exportDuration, opts.linkTTL)
+		d.mock.URL, opts.apiRevision, duration.Written(opts.exportDuration), duration.Written(opts.linkTTL))
 
 	d.step(3, "terraform init and apply")
 	if err := d.apply(ctx, runner); err != nil {

@@ -4,11 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/bundlelink"
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/duration"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/tfrunner"
 )
 
@@ -21,7 +24,10 @@ const demoVersion = "0.0.0-demo"
 // CLI configuration that installs it from there.
 func (d *demo) setup(ctx context.Context) (*tfrunner.Runner, error) {
 	start := time.Now()
+	fmt.Fprintln(d.stdout, "Building the provider with go build: the first build compiles the plugin framework and its modules (a few minutes); later ones take seconds")
+	stop := heartbeat(d.stdout, "building the provider", progressEvery)
 	runner, version, err := tfrunner.SetupMirror(ctx, d.opts.terraform, d.tmp, demoVersion)
+	stop()
 	if err != nil {
 		return nil, err
 	}
@@ -134,4 +140,32 @@ func (d *demo) printSummary(o outputs) {
 	fmt.Fprintln(w, "                 (a sensitive output: the signature is redacted here; run with -keep to read it with terraform output -raw bundle_url)")
 	fmt.Fprintf(w, "Mock API: %d export(s) started for %s, %d bundle link(s) generated for %s.\n",
 		d.mock.ExportsStarted(demoDomain), demoDomain, d.mock.BundlesGenerated(o.JobID), o.JobID)
+}
+
+// progressEvery is how often a long step says that it still runs.
+const progressEvery = 30 * time.Second
+
+// heartbeat says on w, every interval, that what still runs and for how
+// long, until stop is called, so that a build of minutes does not look
+// stuck.
+func heartbeat(w io.Writer, what string, every time.Duration) (stop func()) {
+	start := time.Now()
+	done := make(chan struct{})
+	var beating sync.WaitGroup
+	beating.Go(func() {
+		ticker := time.NewTicker(every)
+		defer ticker.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-ticker.C:
+				fmt.Fprintf(w, "... still %s (%s)\n", what, duration.Written(time.Since(start).Round(time.Second)))
+			}
+		}
+	})
+	return func() {
+		close(done)
+		beating.Wait()
+	}
 }

@@ -5,6 +5,10 @@
 //
 // It prints DOCSADMIN_BASE_URL and DOCSADMIN_API_KEY on stdout, logs each
 // request (method, path, status) on stderr and stops on SIGINT/SIGTERM.
+// -site-files serves sites of at least that many files, -project names
+// the projects it knows (the examples' proj_0123456789 by default; others
+// answer 404; -any-project knows all), links live 24h by default (-link-ttl),
+// so that the examples' renew_before = "12h" does not renew on every plan,
 // -read-only-key adds a key whose writes answer 403,
 // -agent-job-outcome with -agent-job-duration lets agent jobs finish,
 // -deployment-outcome and -deployment-duration script deployments,
@@ -40,11 +44,13 @@ import (
 	"net/http/httptest"
 	"os"
 	"os/signal"
+	"regexp"
 	"strings"
 	"syscall"
 	"time"
 
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/mockapi"
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/sitegen"
 )
 
 func main() {
@@ -66,10 +72,25 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&cfg.APIKey, "api-key", mockapi.DefaultAPIKey, "accepted API key")
 	fs.DurationVar(&cfg.ExportDuration, "export-duration", mockapi.DefaultExportDuration, "time an export job runs before it completes")
 	fs.DurationVar(&cfg.QueueDuration, "queue-duration", 0, "time an export job stays queued before it runs")
-	fs.DurationVar(&cfg.LinkTTL, "link-ttl", mockapi.DefaultLinkTTL, "lifetime of bundle links")
+	fs.DurationVar(&cfg.LinkTTL, "link-ttl", defaultLinkTTL,
+		"lifetime of bundle links (the examples' renew_before = \"12h\" renews a link of the default lifetime 12h after it was issued, not on every plan)")
 	fs.Float64Var(&cfg.RateLimit, "rate-limit", 0, "max API requests per second (0 = unlimited)")
 	fs.BoolVar(&cfg.OmitExpiresAt, "omit-expires-at", false, "leave expiresAt out of bundle answers")
 	fs.Int64Var(&cfg.ArchiveSize, "archive-size", 0, "pad every export's site to this many bytes of files with poorly compressible content (0 = the site alone)")
+	siteFiles := fs.Int("site-files", 0, fmt.Sprintf("serve every export that names no paths as a site of at least this many files (pages with their payloads, "+
+		"the sitemap, the search index and the assets; at least %d): the smallest such site, whose file count the start-up log gives (0 = the default site of %d files)",
+		sitegen.FileCount(1), sitegen.FileCount(sitegen.DefaultPageCount)))
+	var projects []string
+	fs.Func("project", fmt.Sprintf("a project the API knows (repeatable; default %s, the examples' project): a request on a route of any other "+
+		"project answers 404, as the API answers for a project that does not exist or is not in the key's organization", strings.Join(defaultProjects, ", ")),
+		func(p string) error {
+			if !projectID.MatchString(p) {
+				return errors.New("must be 1 to 64 letters, digits, underscores or hyphens")
+			}
+			projects = append(projects, p)
+			return nil
+		})
+	anyProject := fs.Bool("any-project", false, "know every project: no 404 for a project id (-project is then not allowed)")
 	fs.BoolVar(&cfg.StablePages, "stable-pages", false, "render pages from the site's content alone, not stamped with their export: two exports of the site serve the same files")
 	fs.Func("read-only-key", "also accept this API key with the read scope only: writes made with it answer 403 (repeatable)", func(k string) error {
 		if strings.TrimSpace(k) == "" || strings.ContainsAny(k, " \t\r\n") {
@@ -104,6 +125,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("unexpected arguments: %s", strings.Join(fs.Args(), " "))
 	case cfg.RateLimit < 0 || cfg.ArchiveSize < 0:
 		return errors.New("-rate-limit and -archive-size must not be negative")
+	case *siteFiles != 0 && *siteFiles < sitegen.FileCount(1):
+		return fmt.Errorf("-site-files %d: a site holds at least %d files (one page and its payload, the sitemap, robots.txt, the search index and the assets)", *siteFiles, sitegen.FileCount(1))
+	case *anyProject && len(projects) > 0:
+		return errors.New("-any-project and -project exclude each other: -any-project knows every project")
 	case !mockapi.ValidAgentJobOutcome(cfg.AgentJobOutcome):
 		return fmt.Errorf("invalid -agent-job-outcome %q: want one of %s", cfg.AgentJobOutcome, strings.Join(mockapi.AgentJobOutcomes, ", "))
 	case cfg.AgentJobDuration <= 0:
@@ -116,6 +141,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("invalid -api-revision %q: want one of %s", *revision, strings.Join(revisions, ", "))
 	}
 	cfg.APIRevision = mockapi.APIRevision(*revision)
+	cfg.PageCount = pagesForFiles(*siteFiles)
+	switch {
+	case *anyProject:
+	case len(projects) > 0:
+		cfg.Projects = projects
+	default:
+		cfg.Projects = defaultProjects
+	}
 	for _, k := range cfg.ReadOnlyAPIKeys {
 		if k == cfg.APIKey {
 			return errors.New("-read-only-key must differ from -api-key, which has the write scope")
@@ -151,14 +184,42 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if cfg.SeparateRevisions {
 		revisionJobs = ", each revision knowing only its own jobs"
 	}
-	logger.Printf("%d read-only key(s); static export revision %s%s; %s; deployments end %s after %s; %s",
-		len(cfg.ReadOnlyAPIKeys), cfg.APIRevision, revisionJobs, jobs, cmp.Or(cfg.DeploymentOutcome, mockapi.DeploymentSuccess), cfg.DeploymentQueueDuration+cfg.DeploymentDuration, previews)
+	known := "every project"
+	if len(cfg.Projects) > 0 {
+		known = "projects " + strings.Join(cfg.Projects, ", ") + " (others answer 404)"
+	}
+	pages := cmp.Or(cfg.PageCount, sitegen.DefaultPageCount)
+	logger.Printf("%d read-only key(s); static export revision %s%s; sites of %d files (%d pages); links live %s; %s; %s; deployments end %s after %s; %s",
+		len(cfg.ReadOnlyAPIKeys), cfg.APIRevision, revisionJobs, sitegen.FileCount(pages), pages, cfg.LinkTTL, known, jobs,
+		cmp.Or(cfg.DeploymentOutcome, mockapi.DeploymentSuccess), cfg.DeploymentQueueDuration+cfg.DeploymentDuration, previews)
 
 	<-ctx.Done()
 	logger.Print("shutting down")
 	ts.CloseClientConnections()
 	ts.Close() // waits for the requests in flight, so that all are logged
 	return nil
+}
+
+// defaultLinkTTL is the lifetime of the links the command's mock issues:
+// a day, as a real API's links commonly live, so that the examples'
+// renew_before = "12h" renews a link halfway through its life rather than
+// on every plan, as it would with mockapi.DefaultLinkTTL (1h).
+const defaultLinkTTL = 24 * time.Hour
+
+// defaultProjects are the projects the command's mock knows without
+// -project: the one the examples and the README name.
+var defaultProjects = []string{"proj_0123456789"}
+
+// projectID is the shape of a project id the mock's routes accept.
+var projectID = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+
+// pagesForFiles is the page count of the smallest site of at least files
+// files (0: the default site).
+func pagesForFiles(files int) int {
+	if files <= 0 {
+		return 0
+	}
+	return max(1, (files-sitegen.FileCount(0)+1)/2)
 }
 
 // checkLoopback refuses addresses reachable from other hosts: the fake

@@ -1,10 +1,13 @@
 package main
 
 import (
+	"archive/tar"
 	"bufio"
 	"bytes"
+	"compress/gzip"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -189,17 +192,17 @@ func TestRunPlaysReadOnlyKeysAndFinishedAgentJobs(t *testing.T) {
 		return resp.StatusCode, m
 	}
 
-	status, m := do(readOnly, "POST", "/v2/agent/proj_1/job", `{"prompt":"Document v2"}`)
+	status, m := do(readOnly, "POST", "/v2/agent/proj_0123456789/job", `{"prompt":"Document v2"}`)
 	if msg, _ := m["error"].(string); status != http.StatusForbidden || !strings.Contains(msg, "write scope") {
 		t.Fatalf("create with the read-only key: %d %v", status, m)
 	}
-	status, job := do(key, "POST", "/v2/agent/proj_1/job", `{"prompt":"Document v2"}`)
+	status, job := do(key, "POST", "/v2/agent/proj_0123456789/job", `{"prompt":"Document v2"}`)
 	if status != http.StatusCreated || job["status"] != "active" {
 		t.Fatalf("create: %d %v", status, job)
 	}
 	id := job["id"].(string)
 	waitFor(t, "the 50ms agent job's end", func() bool {
-		status, job = do(readOnly, "GET", "/v2/agent/proj_1/job/"+id, "")
+		status, job = do(readOnly, "GET", "/v2/agent/proj_0123456789/job/"+id, "")
 		return job["status"] != "active"
 	})
 	if pr, _ := job["prLink"].(string); status != http.StatusOK || job["status"] != "completed" || !strings.HasPrefix(pr, "https://") {
@@ -207,7 +210,7 @@ func TestRunPlaysReadOnlyKeysAndFinishedAgentJobs(t *testing.T) {
 	}
 
 	logs := mock.stop(t)
-	if !strings.Contains(logs, "POST /v2/agent/proj_1/job 403") || !strings.Contains(logs, "agent jobs end completed after 50ms") {
+	if !strings.Contains(logs, "POST /v2/agent/proj_0123456789/job 403") || !strings.Contains(logs, "agent jobs end completed after 50ms") {
 		t.Fatalf("stderr does not show the 403 or the settings:\n%s", logs)
 	}
 	if strings.Contains(logs, readOnly) || strings.Contains(logs, key) {
@@ -245,7 +248,7 @@ func TestRunPlaysDeploymentsAndPreviewEntitlement(t *testing.T) {
 		return resp.StatusCode, m
 	}
 
-	status, m := do("POST", "/v1/project/update/proj_1", "")
+	status, m := do("POST", "/v1/project/update/proj_0123456789", "")
 	id, _ := m["statusId"].(string)
 	if status != http.StatusAccepted || id == "" {
 		t.Fatalf("update: %d %v", status, m)
@@ -257,7 +260,7 @@ func TestRunPlaysDeploymentsAndPreviewEntitlement(t *testing.T) {
 	if status != http.StatusOK || m["status"] != "failure" {
 		t.Fatalf("status once the deployment ended: %d %v", status, m)
 	}
-	status, m = do("POST", "/v1/project/preview/proj_1", `{"branch":"feature/x"}`)
+	status, m = do("POST", "/v1/project/preview/proj_0123456789", `{"branch":"feature/x"}`)
 	if msg, _ := m["error"].(string); status != http.StatusForbidden || !strings.Contains(msg, "not available on your current plan") {
 		t.Fatalf("preview without the entitlement: %d %v", status, m)
 	}
@@ -325,9 +328,9 @@ func TestRunServesTheChosenAPIRevision(t *testing.T) {
 			return resp.StatusCode, answer
 		}
 		domainStart, job := send("POST", "/v1/static-export/jobs", `{"domain":"docs.example.com"}`)
-		projStart, _ := send("POST", "/v1/static-export/proj_1/jobs", "")
+		projStart, _ := send("POST", "/v1/static-export/proj_0123456789/jobs", "")
 		if tc.crossRead != 0 {
-			if got, _ := send("GET", fmt.Sprintf("/v1/static-export/proj_1/jobs/%v", job["jobId"]), ""); got != tc.crossRead {
+			if got, _ := send("GET", fmt.Sprintf("/v1/static-export/proj_0123456789/jobs/%v", job["jobId"]), ""); got != tc.crossRead {
 				t.Errorf("%q: the domain job read through the project route: %d, want %d", tc.args, got, tc.crossRead)
 			}
 		}
@@ -449,10 +452,10 @@ func TestRunSwitchesAPIRevisionWhileRunning(t *testing.T) {
 		t.Fatalf("switch to project: %d %q", status, body)
 	}
 
-	if status, body := do(key, "GET", "/v1/static-export/proj_1/jobs/"+job.JobID, ""); status != http.StatusOK || !strings.Contains(body, job.JobID) {
+	if status, body := do(key, "GET", "/v1/static-export/proj_0123456789/jobs/"+job.JobID, ""); status != http.StatusOK || !strings.Contains(body, job.JobID) {
 		t.Errorf("the job started before the switch, read on the project revision: %d %s", status, body)
 	}
-	if status, body := do(key, "POST", "/v1/static-export/proj_1/jobs", ""); status != http.StatusAccepted {
+	if status, body := do(key, "POST", "/v1/static-export/proj_0123456789/jobs", ""); status != http.StatusAccepted {
 		t.Errorf("start on the project revision: %d %s", status, body)
 	}
 	if status, body := do(key, "POST", "/v1/static-export/jobs", `{"domain":"docs.example.com"}`); status != http.StatusNotFound && status != http.StatusMethodNotAllowed {
@@ -461,5 +464,117 @@ func TestRunSwitchesAPIRevisionWhileRunning(t *testing.T) {
 
 	if logs := mock.stop(t); !strings.Contains(logs, "static export revision switched to project") || strings.Contains(logs, key) {
 		t.Errorf("stderr does not show the switch, or shows the key:\n%s", logs)
+	}
+}
+
+// The mock plays a site of a chosen number of files, the projects it knows
+// (another answers 404), and links that live as long as the examples'
+// renewal window expects; -h says each.
+func TestRunPlaysSiteSizesProjectsAndLinkLifetime(t *testing.T) {
+	var usage bytes.Buffer
+	if err := run(context.Background(), []string{"-h"}, io.Discard, &usage); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"-site-files", "-project", "default proj_0123456789", "answers 404", "-any-project", "-link-ttl", "(default 24h0m0s)"} {
+		if !strings.Contains(usage.String(), want) {
+			t.Errorf("-h does not say %q:\n%s", want, usage.String())
+		}
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-site-files", "11"}, "a site holds at least 12 files"},
+		{[]string{"-project", "proj docs"}, "must be 1 to 64 letters"},
+		{[]string{"-any-project", "-project", "proj_docs"}, "exclude each other"},
+	} {
+		err := run(context.Background(), tc.args, io.Discard, io.Discard)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%q: err = %v, want %q", tc.args, err, tc.want)
+		}
+	}
+
+	do := func(c *command, method, path, body string) (int, map[string]any) {
+		t.Helper()
+		req, _ := http.NewRequest(method, c.base+path, strings.NewReader(body))
+		req.Header.Set("Authorization", "Bearer "+c.key)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var m map[string]any
+		_ = json.NewDecoder(resp.Body).Decode(&m)
+		return resp.StatusCode, m
+	}
+
+	for _, tc := range []struct {
+		args          []string
+		known, others int
+		files         int
+		ttl           string
+	}{
+		{nil, http.StatusAccepted, http.StatusNotFound, 94, "86400"},
+		{[]string{"-project", "proj_docs", "-project", "proj_0123456789", "-site-files", "8000", "-link-ttl", "36h"}, http.StatusAccepted, http.StatusNotFound, 8000, "129600"},
+		{[]string{"-any-project", "-site-files", "13"}, http.StatusAccepted, http.StatusCreated, 14, "86400"},
+	} {
+		mock := startCommand(t, append([]string{"-export-duration", "10ms"}, tc.args...)...)
+		known := "proj_0123456789"
+		if status, m := do(mock, "POST", "/v1/project/update/"+known, ""); status != tc.known {
+			t.Errorf("%q: a deployment of %s: %d %v, want %d", tc.args, known, status, m, tc.known)
+		}
+		status, m := do(mock, "POST", "/v2/agent/proj_dosc/job", `{"prompt":"Document v2"}`)
+		if status != tc.others {
+			t.Errorf("%q: an agent job of proj_dosc: %d %v, want %d", tc.args, status, m, tc.others)
+		}
+		if msg, _ := m["error"].(string); status == http.StatusNotFound && !strings.Contains(msg, "does not exist or is not in your organization") {
+			t.Errorf("%q: the 404 says %q", tc.args, msg)
+		}
+
+		_, job := do(mock, "POST", "/v1/static-export/jobs", `{"domain":"docs.example.com"}`)
+		var link map[string]any
+		waitFor(t, "the 10ms export's end", func() bool {
+			status, link = do(mock, "POST", "/v1/static-export/jobs/"+job["jobId"].(string)+"/bundle", "")
+			return status != http.StatusConflict
+		})
+		url, _ := link["bundleUrl"].(string)
+		if !strings.Contains(url, "X-Amz-Expires="+tc.ttl+"&") {
+			t.Errorf("%q: the link lives other than %s seconds: %s", tc.args, tc.ttl, url)
+		}
+		dl, err := http.Get(url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files := countTarFiles(t, dl.Body)
+		dl.Body.Close()
+		if files != tc.files {
+			t.Errorf("%q: the export's archive holds %d files, want %d", tc.args, files, tc.files)
+		}
+		if logs := mock.stop(t); !strings.Contains(logs, fmt.Sprintf("sites of %d files", tc.files)) {
+			t.Errorf("%q: the start-up log does not give the site's %d files:\n%s", tc.args, tc.files, logs)
+		}
+	}
+}
+
+// countTarFiles counts the regular files of a gzip'd tar.
+func countTarFiles(t *testing.T, r io.Reader) int {
+	t.Helper()
+	gz, err := gzip.NewReader(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := tar.NewReader(gz)
+	n := 0
+	for {
+		hdr, err := tr.Next()
+		if errors.Is(err, io.EOF) {
+			return n
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if hdr.Typeflag == tar.TypeReg {
+			n++
+		}
 	}
 }

@@ -1,3 +1,7 @@
+# Copying this? Declare the provider's source once per module, as on the
+# provider page, or terraform init looks for hashicorp/docsadmin:
+#   terraform { required_providers { docsadmin = { source = "docsadmin/docsadmin" } } }
+
 # A release must not fail because the documentation job did. With
 # on_failure = continue (Terraform 1.16+), a failed or timed-out agent job is
 # reported as a warning and the apply goes on: the release is recorded, and

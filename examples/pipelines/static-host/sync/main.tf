@@ -1,5 +1,5 @@
-# The sync variant, for sites of thousands of files: Terraform exports,
-# downloads, verifies and unpacks the archive, then one step syncs the
+# The sync variant, for sites too large for a resource per file: Terraform
+# exports, downloads, verifies and unpacks the archive, then one step syncs the
 # verified tree to the bucket (sync-s3.sh): assets first, then new pages,
 # then the pages that may link to them, then deletions, stale pages before
 # their assets. Terraform tracks the export and the tree, not each object:
