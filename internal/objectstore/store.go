@@ -18,6 +18,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/aws/smithy-go"
 	"gocloud.dev/blob"
 	"gocloud.dev/gcerrors"
 )
@@ -182,9 +183,14 @@ func (e *StoreError) hint() string {
 }
 
 // conciseError is an SDK's error without the request's whole trace: the
-// last 600 bytes at most, which hold the service's code and message.
+// service's code and message where the SDK parsed them, else the last 600
+// bytes at most, which hold them.
 func conciseError(err error) string {
-	msg := err.Error()
+	var api smithy.APIError
+	if errors.As(err, &api) {
+		return strings.TrimSuffix(api.ErrorCode()+": "+api.ErrorMessage(), ".")
+	}
+	msg := strings.TrimSuffix(err.Error(), ".")
 	if len(msg) > 600 {
 		msg = "…" + msg[len(msg)-600:]
 	}
