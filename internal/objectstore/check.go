@@ -3,6 +3,7 @@ package objectstore
 import (
 	"context"
 	"fmt"
+	"path"
 	"slices"
 	"strings"
 
@@ -108,7 +109,7 @@ func (s *Store) Withdraw(ctx context.Context, siteID, pinned string, concurrency
 		case !ok:
 		case !obj.matches(e) && !slices.Contains(rec.Pending, key):
 			w.Left = append(w.Left, s.prefix+key)
-		case isPage(key):
+		case isPage(key) || path.Ext(key) == "":
 			pages = append(pages, key)
 		default:
 			assets = append(assets, key)

@@ -54,7 +54,8 @@ type diff struct {
 
 // planPublication compares the listing with what the provider owns (a
 // trusted record's files, or none) and the new site's files.
-func planPublication(files map[string]site.File, listing map[string]Object, rec *Record) *diff {
+// aliases maps a page's extra keys to the page.
+func planPublication(files map[string]site.File, listing map[string]Object, rec *Record, aliases map[string]string) *diff {
 	d := &diff{listed: map[string]bool{}}
 	own := owned(rec)
 	var pending map[string]bool
@@ -74,12 +75,16 @@ func planPublication(files map[string]site.File, listing map[string]Object, rec 
 		}
 		d.listed[key] = isListed
 		phase := phaseAssets
+		source := key
+		if of, ok := aliases[key]; ok {
+			source = of
+		}
 		switch {
 		case key == rootIndex:
 			phase = phaseRootIndex
-		case isPage(key) && isListed:
+		case isPage(source) && isListed:
 			phase = phaseChangedPages
-		case isPage(key):
+		case isPage(source):
 			phase = phaseNewPages
 		}
 		d.uploads[phase] = append(d.uploads[phase], key)
@@ -94,7 +99,8 @@ func planPublication(files map[string]site.File, listing map[string]Object, rec 
 			// Gone already.
 		case !obj.matches(entry):
 			d.left = append(d.left, key)
-		case isPage(key):
+		case isPage(key) || path.Ext(key) == "":
+			// A key without an extension is a page's alias.
 			d.deletes[phaseDeletePages] = append(d.deletes[phaseDeletePages], key)
 		default:
 			d.deletes[phaseDeleteAssets] = append(d.deletes[phaseDeleteAssets], key)

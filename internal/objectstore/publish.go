@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 
@@ -19,8 +20,11 @@ import (
 // Publication is a site to publish: its files unpacked under Root, as its
 // manifest lists them, and who publishes it.
 type Publication struct {
-	Root          *os.Root
-	Files         map[string]site.File
+	Root  *os.Root
+	Files map[string]site.File
+	// Aliases maps extra keys to the file of Files they hold a copy of:
+	// pages under their extensionless URL, for hosts that never add .html.
+	Aliases       map[string]string
 	SiteID        string // the resource's id: the record's owner
 	JobID         string
 	ArchiveSHA256 string
@@ -99,7 +103,16 @@ func (s *Store) Publish(ctx context.Context, p Publication) (Result, error) {
 		return Result{}, err
 	}
 	delete(listing, RecordKey)
-	d := planPublication(p.Files, listing, rec)
+	files := p.Files
+	if len(p.Aliases) > 0 {
+		files = maps.Clone(p.Files)
+		for alias, of := range p.Aliases {
+			f := p.Files[of]
+			f.Path = alias
+			files[alias] = f
+		}
+	}
+	d := planPublication(files, listing, rec, p.Aliases)
 	if len(d.conflicts) > 0 {
 		return Result{}, &ConflictError{Target: s.Target, Keys: d.conflicts, Untrusted: untrusted}
 	}
@@ -108,7 +121,7 @@ func (s *Store) Publish(ctx context.Context, p Publication) (Result, error) {
 			Keys: append(append([]string(nil), d.deletes[phaseDeletePages]...), d.deletes[phaseDeleteAssets]...)}
 	}
 	final := &Record{Format: recordFormat, Site: p.SiteID, JobID: p.JobID, ArchiveSHA256: p.ArchiveSHA256, Previous: p.Pinned,
-		Complete: true, Files: entriesOf(p.Files)}
+		Complete: true, Files: entriesOf(files)}
 	result := Result{Unchanged: d.unchanged, Left: withPrefix(s.prefix, d.left)}
 	if d.uploadCount() == 0 && d.deleteCount() == 0 && rec != nil && sameRecord(rec, final) {
 		result.RecordSHA256 = recSum
@@ -132,7 +145,11 @@ func (s *Store) Publish(ctx context.Context, p Publication) (Result, error) {
 	}
 	for _, keys := range d.uploads {
 		n, err := s.each(ctx, p.Concurrency, keys, func(ctx context.Context, key string) error {
-			return s.upload(ctx, p.Root, key, p.Files[key], !d.listed[key])
+			source := key
+			if of, ok := p.Aliases[key]; ok {
+				source = of
+			}
+			return s.upload(ctx, p.Root, key, source, files[key], !d.listed[key])
 		})
 		result.Uploaded += n
 		if err != nil {
@@ -183,8 +200,8 @@ func (s *Store) trustedRecord(ctx context.Context, siteID, pinned string) (*Reco
 // and MD5, which the store checks. A key the listing did not hold is
 // written only if it still does not exist: an object someone put there
 // meanwhile is not overwritten.
-func (s *Store) upload(ctx context.Context, root *os.Root, key string, f site.File, create bool) error {
-	file, err := root.Open(filepath.FromSlash(key))
+func (s *Store) upload(ctx context.Context, root *os.Root, key, source string, f site.File, create bool) error {
+	file, err := root.Open(filepath.FromSlash(source))
 	if err != nil {
 		return err
 	}

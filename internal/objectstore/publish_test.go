@@ -444,3 +444,42 @@ func TestPrefixProblem(t *testing.T) {
 		t.Error("NormalPrefix")
 	}
 }
+
+// Pages stored under their extensionless URL too are written with the
+// page's bytes and type, after the assets, and deleted with the page.
+func TestPublishWritesAliasesOfPages(t *testing.T) {
+	ctx := t.Context()
+	b := memblob.OpenBucket(nil)
+	s, ops := memStore(t, b, "")
+	v1 := newTestSite(t, siteV1)
+	p := publication(v1, "site-1", "")
+	p.Aliases = map[string]string{"guide": "guide.html", "gone": "gone.html"}
+	first, err := s.Publish(ctx, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := ops.take()
+	if indexOf(got, "put guide") < indexOf(got, "put old.png") {
+		t.Errorf("the alias of a page went up before what the page loads: %v", got)
+	}
+	attrs, err := b.Attributes(ctx, "guide")
+	if err != nil || attrs.ContentType != site.ContentType("guide.html") {
+		t.Fatalf("the alias's attributes: %+v, %v", attrs, err)
+	}
+	if body, _ := b.ReadAll(ctx, "guide"); string(body) != siteV1["guide.html"] {
+		t.Errorf("the alias holds %q", body)
+	}
+	v2 := newTestSite(t, siteV2)
+	p = publication(v2, "site-1", first.RecordSHA256)
+	p.Aliases = map[string]string{"guide": "guide.html", "new": "new.html"}
+	if _, err := s.Publish(ctx, p); err != nil {
+		t.Fatal(err)
+	}
+	got = ops.take()
+	if indexOf(got, "delete gone") < 0 || indexOf(got, "delete gone") > indexOf(got, "delete old.png") {
+		t.Errorf("the alias of a page gone is not deleted with the pages: %v", got)
+	}
+	if body, _ := b.ReadAll(ctx, "guide"); string(body) != siteV2["guide.html"] {
+		t.Errorf("the alias holds %q after the new export", body)
+	}
+}

@@ -28,6 +28,7 @@ import (
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/archive"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/duration"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/objectstore"
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/site"
 )
 
 var (
@@ -61,6 +62,7 @@ type bucketSiteModel struct {
 	GCS            *bucketGCSModel  `tfsdk:"gcs"`
 	Azure          *bucketAzureMode `tfsdk:"azure"`
 	Prefix         types.String     `tfsdk:"prefix"`
+	Extensionless  types.Bool       `tfsdk:"extensionless_pages"`
 	MaxFiles       types.Int64      `tfsdk:"max_files"`
 	MaxDeletes     types.Int64      `tfsdk:"max_deletes"`
 	Concurrency    types.Int64      `tfsdk:"concurrency"`
@@ -108,6 +110,22 @@ func (m *bucketSiteModel) target() (objectstore.Target, bool) {
 		return t, false
 	}
 	return t, known
+}
+
+// aliases are the extensionless keys of the site's pages, when the model
+// asks for them (by default for the stores whose websites never add
+// .html).
+func (m *bucketSiteModel) aliases(manifest *site.Manifest) map[string]string {
+	if m.Extensionless.IsNull() && m.S3 != nil || !m.Extensionless.IsNull() && !m.Extensionless.ValueBool() {
+		return nil
+	}
+	out := map[string]string{}
+	for route, file := range manifest.Routes() {
+		if _, isFile := manifest.File(route); route != "" && !isFile {
+			out[route] = file
+		}
+	}
+	return out
 }
 
 // keepPublication carries what state says of the site published over to
@@ -201,6 +219,13 @@ func (r *bucketSiteResource) Schema(ctx context.Context, _ resource.SchemaReques
 				Optional: true, Computed: true, Default: stringdefault.StaticString(""),
 				Validators:    []validator.String{stringCheck{summary: "Invalid prefix", description: "must be a folder of keys", check: prefixed(objectstore.PrefixProblem)}},
 				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
+			},
+			"extensionless_pages": schema.BoolAttribute{
+				MarkdownDescription: "Also store each page under its extensionless URL, with the page's content type: " +
+					"`guides/getting-started` for `guides/getting-started.html`, `guides` for `guides/index.html`. Cloud Storage and Azure " +
+					"static websites never add `.html` to a URL, so the export's canonical and sitemap URLs need these copies; behind " +
+					"CloudFront a viewer-request function maps the URLs instead. Default: `true` for `gcs` and `azure`, `false` for `s3`.",
+				Optional: true,
 			},
 			"max_files": schema.Int64Attribute{
 				MarkdownDescription: fmt.Sprintf("Most files the site may hold, counted while the archive streams in. At most `%d`. "+
@@ -398,7 +423,7 @@ func (r *bucketSiteResource) publish(ctx context.Context, plan *bucketSiteModel,
 	plan.FileCount = types.Int64Value(int64(manifest.Len()))
 	plan.SizeBytes = types.Int64Value(manifest.Size())
 	result, err := store.Publish(ctx, objectstore.Publication{
-		Root: root, Files: manifest.Files(), SiteID: plan.ID.ValueString(), JobID: jobID, ArchiveSHA256: sum.SHA256, Pinned: pinned,
+		Root: root, Files: manifest.Files(), Aliases: plan.aliases(manifest), SiteID: plan.ID.ValueString(), JobID: jobID, ArchiveSHA256: sum.SHA256, Pinned: pinned,
 		MaxDeletes: int(plan.MaxDeletes.ValueInt64()), Concurrency: int(plan.Concurrency.ValueInt64()), MaxListed: bucketMaxListed(maxFiles),
 	})
 	if result.RecordSHA256 != "" {

@@ -1,6 +1,8 @@
 package provider
 
 import (
+	"crypto/md5"
+	"crypto/sha256"
 	"fmt"
 	"io"
 	"maps"
@@ -121,8 +123,21 @@ func bucketHoldsArchive(t *testing.T, mock *mockapi.Server, srv *storetest.Serve
 			return err
 		}
 		want := map[string]string{}
+		m := site.NewManifest()
 		for name, body := range files {
 			want[prefix+"/"+name] = string(body)
+			if err := m.Add(name, int64(len(body)), sha256.Sum256(body), md5.Sum(body)); err != nil {
+				return err
+			}
+		}
+		if srv.Target.Kind != objectstore.KindS3 {
+			// Cloud Storage and Azure websites: every page under its
+			// extensionless URL too.
+			for route, page := range m.Routes() {
+				if _, isFile := files[route]; route != "" && !isFile {
+					want[prefix+"/"+route] = string(files[page])
+				}
+			}
 		}
 		maps.Copy(want, others)
 		got := bucketObjects(t, srv)
