@@ -50,7 +50,7 @@ func (s *Store) Check(ctx context.Context, siteID, pinned string, maxListed int)
 	if err != nil {
 		return Drift{}, err
 	}
-	rec, _, untrusted, err := s.trustedRecord(ctx, siteID, pinned)
+	rec, _, untrusted, err := s.trustedRecord(ctx, siteID, pinned, maxListed)
 	if err != nil {
 		return Drift{}, err
 	}
@@ -91,7 +91,7 @@ func (s *Store) Withdraw(ctx context.Context, siteID, pinned string, concurrency
 	if err != nil {
 		return Withdrawal{}, err
 	}
-	rec, _, untrusted, err := s.trustedRecord(ctx, siteID, pinned)
+	rec, _, untrusted, err := s.trustedRecord(ctx, siteID, pinned, maxListed)
 	if err != nil {
 		return Withdrawal{}, err
 	}
@@ -129,11 +129,11 @@ func (s *Store) Withdraw(ctx context.Context, siteID, pinned string, concurrency
 // Inspect checks, before a first publication, that the store answers and
 // that no other site publishes under the prefix: one listing request and
 // one read of the record.
-func (s *Store) Inspect(ctx context.Context, siteID string) error {
+func (s *Store) Inspect(ctx context.Context, siteID string, maxListed int) error {
 	if _, _, err := s.bucket.ListPage(ctx, blob.FirstPageToken, 1, &blob.ListOptions{Prefix: s.prefix}); err != nil {
 		return s.fail("listing", err)
 	}
-	rec, _, untrusted, err := s.trustedRecord(ctx, siteID, "")
+	rec, _, untrusted, err := s.trustedRecord(ctx, siteID, "", maxListed)
 	if err != nil {
 		return err
 	}

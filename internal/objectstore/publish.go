@@ -98,7 +98,7 @@ func (s *Store) Publish(ctx context.Context, p Publication) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	rec, recSum, untrusted, err := s.trustedRecord(ctx, p.SiteID, p.Pinned)
+	rec, recSum, untrusted, err := s.trustedRecord(ctx, p.SiteID, p.Pinned, p.MaxListed)
 	if err != nil {
 		return Result{}, err
 	}
@@ -172,8 +172,8 @@ func (s *Store) Publish(ctx context.Context, p Publication) (Result, error) {
 
 // trustedRecord reads the record and returns it and its SHA-256 when the
 // site may rely on it, or nil and why not.
-func (s *Store) trustedRecord(ctx context.Context, siteID, pinned string) (*Record, string, string, error) {
-	rec, sum, malformed, err := s.readRecord(ctx)
+func (s *Store) trustedRecord(ctx context.Context, siteID, pinned string, maxListed int) (*Record, string, string, error) {
+	rec, sum, malformed, err := s.readRecord(ctx, maxListed)
 	key := s.prefix + RecordKey
 	switch {
 	case err != nil:
@@ -191,7 +191,7 @@ func (s *Store) trustedRecord(ctx context.Context, siteID, pinned string) (*Reco
 		// state was saved: nothing of it was ever served complete.
 		return rec, sum, "", nil
 	case rec.Site != siteID:
-		return nil, "", fmt.Sprintf("The record %s belongs to another site (%s, export job %s): give each site a prefix of its own", key, rec.Site, rec.JobID), nil
+		return nil, "", fmt.Sprintf("The record %s belongs to another site (%.80q, export job %.80q): give each site a prefix of its own", key, rec.Site, rec.JobID), nil
 	}
 	return nil, "", fmt.Sprintf("The record %s is not the one state pins (SHA-256 %s, found %s): it was changed outside Terraform", key, pinned, sum), nil
 }

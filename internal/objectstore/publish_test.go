@@ -5,6 +5,7 @@ import (
 	"crypto/md5"
 	"crypto/sha256"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -283,7 +284,7 @@ func TestPublishRefusesBeforeWritingAnything(t *testing.T) {
 		if _, err := s.Publish(ctx, publication(v1, "site-1", "")); err != nil {
 			t.Fatal(err)
 		}
-		if err := s.Inspect(ctx, ""); err == nil || !strings.Contains(err.Error(), "belongs to another site (site-1") {
+		if err := s.Inspect(ctx, "", 10_000); err == nil || !strings.Contains(err.Error(), `belongs to another site ("site-1"`) {
 			t.Errorf("Inspect = %v, want the other site named", err)
 		}
 		_, err := s.Publish(ctx, publication(v1, "site-2", ""))
@@ -481,5 +482,21 @@ func TestPublishWritesAliasesOfPages(t *testing.T) {
 	}
 	if body, _ := b.ReadAll(ctx, "guide"); string(body) != siteV2["guide.html"] {
 		t.Errorf("the alias holds %q after the new export", body)
+	}
+}
+
+// A record larger than the listing's bound allows is not read whole, and
+// is not the provider's.
+func TestRecordIsBounded(t *testing.T) {
+	ctx := t.Context()
+	b := memblob.OpenBucket(nil)
+	huge := `{"format":"docsadmin-bucket-site/1","site":"site-1","files":{"a":{"size":1,"sha256":"` + strings.Repeat("0", recordBytes(10)) + `"}}}`
+	if err := b.WriteAll(ctx, RecordKey, []byte(huge), nil); err != nil {
+		t.Fatal(err)
+	}
+	s, _ := memStore(t, b, "")
+	d, err := s.Check(ctx, "site-1", "", 10)
+	if err != nil || !strings.Contains(d.Record, fmt.Sprintf("more than %d bytes", recordBytes(10))) {
+		t.Errorf("Check = %+v, %v; want the record refused by its bound", d, err)
 	}
 }

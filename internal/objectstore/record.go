@@ -19,10 +19,10 @@ const RecordKey = ".docsadmin/site.json"
 // apart rather than misread.
 const recordFormat = "docsadmin-bucket-site/1"
 
-// maxRecordBytes bounds the record read back from the store: about 2 KiB a
-// file for the largest site a publication accepts, far more than an entry
-// takes.
-const maxRecordBytes = 256 << 20
+// recordBytes bounds the record read back from the store for a prefix of
+// at most maxListed objects: 512 bytes an entry, more than twice what an
+// entry of a long name takes.
+func recordBytes(maxListed int) int { return 512*maxListed + 64<<10 }
 
 // Record is what the provider wrote under a prefix: every object it owns
 // there, with the digests it wrote, and the uploads of a publication that

@@ -97,7 +97,7 @@ func (s *Store) list(ctx context.Context, limit int) (map[string]Object, error) 
 // readRecord reads the record: nil when there is none, and its SHA-256.
 // A record too large or not in the provider's shape is no record of the
 // provider's: malformed says why, and no object is known to be its.
-func (s *Store) readRecord(ctx context.Context) (rec *Record, sum, malformed string, err error) {
+func (s *Store) readRecord(ctx context.Context, maxListed int) (rec *Record, sum, malformed string, err error) {
 	key := s.prefix + RecordKey
 	r, err := s.bucket.NewReader(ctx, key, nil)
 	if gcerrors.Code(err) == gcerrors.NotFound {
@@ -107,12 +107,13 @@ func (s *Store) readRecord(ctx context.Context) (rec *Record, sum, malformed str
 		return nil, "", "", s.fail("reading the record "+key+" of", err)
 	}
 	defer r.Close()
-	body, err := io.ReadAll(io.LimitReader(r, maxRecordBytes+1))
+	limit := recordBytes(maxListed)
+	body, err := io.ReadAll(io.LimitReader(r, int64(limit)+1))
 	if err != nil {
 		return nil, "", "", s.fail("reading the record "+key+" of", err)
 	}
-	if len(body) > maxRecordBytes {
-		return nil, "", (&LimitError{What: "bytes", Limit: maxRecordBytes}).Error(), nil
+	if len(body) > limit {
+		return nil, "", (&LimitError{What: "bytes", Limit: limit}).Error(), nil
 	}
 	rec, err = decodeRecord(body)
 	if err != nil {

@@ -324,7 +324,7 @@ func (r *bucketSiteResource) ModifyPlan(ctx context.Context, req resource.Modify
 		plan.ArchiveSHA256 = plannedDigest(plan.ExpectedSHA256)
 		if t, known := plan.target(); known && r.data != nil && r.data.client != nil {
 			if err := inspectStore(ctx, t); err != nil {
-				resp.Diagnostics.AddError("Cannot publish the site into this store", err.Error())
+				resp.Diagnostics.AddError("Cannot publish the site into this store", r.storeProblem(err))
 				return
 			}
 		}
@@ -355,7 +355,7 @@ func inspectStore(ctx context.Context, t objectstore.Target) error {
 		return err
 	}
 	defer store.Close()
-	return store.Inspect(ctx, "")
+	return store.Inspect(ctx, "", bucketMaxListed(defaultSiteMaxFiles))
 }
 
 func (r *bucketSiteResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
@@ -386,7 +386,7 @@ func (r *bucketSiteResource) publish(ctx context.Context, plan *bucketSiteModel,
 	t, _ := plan.target()
 	store, err := objectstore.OpenStore(ctx, t)
 	if err != nil {
-		diags.AddError(summary, err.Error())
+		diags.AddError(summary, r.storeProblem(err))
 		return false
 	}
 	defer store.Close()
@@ -432,11 +432,11 @@ func (r *bucketSiteResource) publish(ctx context.Context, plan *bucketSiteModel,
 	if len(result.Left) > 0 {
 		diags.AddWarning("Objects that changed since the provider wrote them were left", fmt.Sprintf("%s: the new site lacks %d "+
 			"objects the provider wrote, which another write has replaced since; they are no longer the provider's, and were left: %s",
-			t, len(result.Left), strings.Join(result.Left[:min(len(result.Left), 10)], ", ")))
+			t, len(result.Left), r.data.sanitizer.Text(strings.Join(result.Left[:min(len(result.Left), 10)], ", "), 4<<10)))
 	}
 	if err != nil {
 		plan.ObjectsIntact = types.BoolValue(false)
-		detail := err.Error()
+		detail := r.storeProblem(err)
 		var failed *objectstore.PublishError
 		if errors.As(err, &failed) {
 			detail += ". The pages the store served before still work; the next apply completes the publication"
@@ -449,6 +449,13 @@ func (r *bucketSiteResource) publish(ctx context.Context, plan *bucketSiteModel,
 		"job_id": jobID, "store": t.String(), "uploaded": result.Uploaded, "deleted": result.Deleted, "unchanged": result.Unchanged,
 	})
 	return true
+}
+
+// storeProblem is a store's error as a message shows it: its text through
+// the sanitizer, which hides any signature an SDK quoted (a SAS token's
+// sig=, X-Amz-Signature=) and bounds its length.
+func (r *bucketSiteResource) storeProblem(err error) string {
+	return r.data.sanitizer.Text(err.Error(), 4<<10)
 }
 
 // bucketMaxListed bounds a listing of the prefix: the site's files, what
@@ -470,7 +477,7 @@ func (r *bucketSiteResource) Read(ctx context.Context, req resource.ReadRequest,
 	}
 	store, err := objectstore.OpenStore(ctx, t)
 	if err != nil {
-		notIntact("Cannot check the static site's objects", err.Error())
+		notIntact("Cannot check the static site's objects", r.storeProblem(err))
 		return
 	}
 	defer store.Close()
@@ -478,7 +485,7 @@ func (r *bucketSiteResource) Read(ctx context.Context, req resource.ReadRequest,
 	if err != nil {
 		// Never removed from state for this: only the store can say the
 		// site is gone, and a failed request says nothing.
-		notIntact("Cannot check the static site's objects", err.Error())
+		notIntact("Cannot check the static site's objects", r.storeProblem(err))
 		return
 	}
 	if !drift.None() {
@@ -516,10 +523,14 @@ func (r *bucketSiteResource) Update(ctx context.Context, req resource.UpdateRequ
 	if !newExport {
 		summary, expected = "Cannot restore the static site", state.ArchiveSHA256.ValueString()
 	}
-	r.publish(ctx, &plan, state.RecordSHA256.ValueString(), expected, timeoutUpdate, limit, summary, &resp.Diagnostics)
-	// Saved even when the publication failed: state then pins the record
-	// it wrote, and objects_intact false plans its completion.
-	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	published := r.publish(ctx, &plan, state.RecordSHA256.ValueString(), expected, timeoutUpdate, limit, summary, &resp.Diagnostics)
+	if published || !plan.RecordSHA256.Equal(state.RecordSHA256) {
+		// A publication that failed after writing its record is saved too:
+		// state then pins that record, and objects_intact false plans the
+		// publication's completion. One refused before it wrote anything
+		// keeps the state as it was.
+		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	}
 }
 
 func (r *bucketSiteResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
@@ -539,7 +550,7 @@ func (r *bucketSiteResource) Delete(ctx context.Context, req resource.DeleteRequ
 	t, _ := state.target()
 	store, err := objectstore.OpenStore(ctx, t)
 	if err != nil {
-		resp.Diagnostics.AddError("Cannot remove the static site", err.Error())
+		resp.Diagnostics.AddError("Cannot remove the static site", r.storeProblem(err))
 		return
 	}
 	defer store.Close()
@@ -547,7 +558,7 @@ func (r *bucketSiteResource) Delete(ctx context.Context, req resource.DeleteRequ
 		bucketMaxListed(int(state.MaxFiles.ValueInt64())))
 	if err != nil {
 		resp.Diagnostics.AddError("Cannot remove the static site", fmt.Sprintf("Deleting the objects of export job %s: %s. %d were "+
-			"deleted; the next destroy deletes the rest", state.JobID.ValueString(), err, w.Deleted))
+			"deleted; the next destroy deletes the rest", state.JobID.ValueString(), r.storeProblem(err), w.Deleted))
 		return
 	}
 	if w.Record != "" {
@@ -556,7 +567,8 @@ func (r *bucketSiteResource) Delete(ctx context.Context, req resource.DeleteRequ
 	}
 	if len(w.Left) > 0 {
 		resp.Diagnostics.AddWarning("Objects that changed since the provider wrote them were left", fmt.Sprintf("%s: %d objects the "+
-			"provider wrote were replaced by another write since, and were left: %s", t, len(w.Left), strings.Join(w.Left[:min(len(w.Left), 10)], ", ")))
+			"provider wrote were replaced by another write since, and were left: %s", t, len(w.Left),
+			r.data.sanitizer.Text(strings.Join(w.Left[:min(len(w.Left), 10)], ", "), 4<<10)))
 	}
 	tflog.Info(ctx, "deleted the site's objects", map[string]any{"store": t.String(), "deleted": w.Deleted})
 }
