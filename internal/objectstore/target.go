@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"os"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -16,6 +17,7 @@ import (
 	"gocloud.dev/blob/azureblob"
 	"gocloud.dev/blob/gcsblob"
 	"gocloud.dev/blob/s3blob"
+	"gocloud.dev/gcp"
 )
 
 // The kinds of store a site is published into.
@@ -133,7 +135,7 @@ func Open(ctx context.Context, t Target) (*blob.Bucket, error) {
 	case KindS3:
 		return openS3(ctx, t)
 	case KindGCS:
-		return (&gcsblob.URLOpener{}).OpenBucketURL(ctx, &url.URL{Scheme: gcsblob.Scheme, Host: t.Bucket})
+		return openGCS(ctx, t)
 	case KindAzure:
 		q := url.Values{}
 		if t.Account != "" {
@@ -143,6 +145,22 @@ func Open(ctx context.Context, t Target) (*blob.Bucket, error) {
 		return opener.OpenBucketURL(ctx, &url.URL{Scheme: azureblob.Scheme, Host: t.Bucket, RawQuery: q.Encode()})
 	}
 	return nil, fmt.Errorf("unknown kind of store %q", t.Kind)
+}
+
+func openGCS(ctx context.Context, t Target) (*blob.Bucket, error) {
+	// An emulator takes no credentials: gcsblob sends none to it.
+	if os.Getenv("STORAGE_EMULATOR_HOST") != "" {
+		return gcsblob.OpenBucket(ctx, gcp.NewAnonymousHTTPClient(gcp.DefaultTransport()), t.Bucket, nil)
+	}
+	creds, err := gcp.DefaultCredentials(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("finding Google Cloud credentials (GOOGLE_APPLICATION_CREDENTIALS, gcloud application-default login, the metadata server): %w", err)
+	}
+	client, err := gcp.NewHTTPClient(gcp.DefaultTransport(), gcp.CredentialsTokenSource(creds))
+	if err != nil {
+		return nil, err
+	}
+	return gcsblob.OpenBucket(ctx, client, t.Bucket, nil)
 }
 
 func openS3(ctx context.Context, t Target) (*blob.Bucket, error) {
