@@ -18,7 +18,9 @@ import (
 	"io"
 	"strings"
 
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"github.com/aws/smithy-go"
+	"google.golang.org/api/googleapi"
 	"gocloud.dev/blob"
 	"gocloud.dev/gcerrors"
 )
@@ -171,7 +173,7 @@ func (e *StoreError) hint() string {
 		strings.Contains(msg, "IncorrectEndpoint") || strings.Contains(msg, "region"):
 		return ". The bucket is in another region or behind another endpoint: set s3.region (and s3.endpoint for an S3-compatible store) to the bucket's"
 	case gcerrors.Code(e.Err) == gcerrors.PermissionDenied || strings.Contains(msg, "AccessDenied") ||
-		strings.Contains(msg, "AuthorizationFailure") || strings.Contains(msg, "AuthorizationPermissionMismatch"):
+		strings.Contains(msg, "AuthorizationFailure") || strings.Contains(msg, "AuthorizationPermissionMismatch") || strings.Contains(msg, "HTTP 403"):
 		return ". The credentials the store's SDK found (environment, shared configuration, workload identity) may not do this: " +
 			"grant them list, read, write and delete on the prefix"
 	case strings.Contains(msg, "no such host") || strings.Contains(msg, "connection refused") || strings.Contains(msg, "dial tcp"):
@@ -188,8 +190,15 @@ func (e *StoreError) hint() string {
 // bytes at most, which hold them.
 func conciseError(err error) string {
 	var api smithy.APIError
-	if errors.As(err, &api) {
+	var azure *azcore.ResponseError
+	var google *googleapi.Error
+	switch {
+	case errors.As(err, &api):
 		return strings.TrimSuffix(api.ErrorCode()+": "+api.ErrorMessage(), ".")
+	case errors.As(err, &azure):
+		return fmt.Sprintf("%s (HTTP %d)", azure.ErrorCode, azure.StatusCode)
+	case errors.As(err, &google):
+		return fmt.Sprintf("%s (HTTP %d)", strings.TrimSuffix(google.Message, "."), google.Code)
 	}
 	msg := strings.TrimSuffix(err.Error(), ".")
 	if len(msg) > 600 {

@@ -6,11 +6,15 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"os"
 	"regexp"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob"
+	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/sas"
 	tfjson "github.com/hashicorp/terraform-json"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
@@ -292,3 +296,40 @@ func TestAccStaticSiteBucket_refusals(t *testing.T) {
 	})
 }
 
+// TestAccStaticSiteBucket_deniedWrite: credentials that may list and read
+// but not write (an Azure SAS of read and list) stop the publication at its
+// record, before any file is written, with an error that says what the
+// credentials lack.
+func TestAccStaticSiteBucket_deniedWrite(t *testing.T) {
+	srv := storetest.Azure(t)
+	srv.Setenv(t)
+	cred, err := azblob.NewSharedKeyCredential("devstoreaccount1", storetest.AzuriteKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	query, err := sas.BlobSignatureValues{
+		Protocol: sas.ProtocolHTTPSandHTTP, ExpiryTime: time.Now().Add(time.Hour), ContainerName: srv.Target.Bucket,
+		Permissions: (&sas.ContainerPermissions{Read: true, List: true}).String(),
+	}.SignWithSharedKey(cred)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("AZURE_STORAGE_CONNECTION_STRING", "DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;BlobEndpoint=http://"+os.Getenv("AZURE_STORAGE_DOMAIN")+"/devstoreaccount1;SharedAccessSignature="+query.Encode())
+	mock := acctest.NewMock(t, mockapi.Config{})
+	resource.Test(t, resource.TestCase{
+		IsUnitTest:               true,
+		ProtoV6ProviderFactories: testFactories(Options{}),
+		Steps: []resource.TestStep{{
+			Config: bucketConfig(mock, srv, "1", "docs", ""),
+			ExpectError: regexp.MustCompile(`(?s)Cannot\s+publish\s+the\s+static\s+site.*writing\s+the\s+record\s+docs/.docsadmin/site.json.*` +
+				`may\s+not\s+do\s+this:\s+grant\s+them\s+list,\s+read,\s+write\s+and\s+delete`),
+		}},
+		CheckDestroy: func(*terraform.State) error {
+			t.Setenv("AZURE_STORAGE_CONNECTION_STRING", storetest.AzuriteConnectionString(os.Getenv("AZURE_STORAGE_DOMAIN")))
+			if got := bucketObjects(t, srv); len(got) != 0 {
+				return fmt.Errorf("a denied publication left %v", slices.Sorted(maps.Keys(got)))
+			}
+			return nil
+		},
+	})
+}

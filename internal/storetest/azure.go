@@ -42,8 +42,7 @@ func Azure(t testing.TB) *Server {
 	cmd.Dir = dir
 	serve(t, "azurite", cmd, addr)
 
-	conn := "DefaultEndpointsProtocol=http;AccountName=" + azureAccount + ";AccountKey=" + azureKey +
-		";BlobEndpoint=http://" + addr + "/" + azureAccount + ";"
+	conn := AzuriteConnectionString(addr)
 	client, err := container.NewClientFromConnectionString(conn, bucketName, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -66,4 +65,14 @@ func Azure(t testing.TB) *Server {
 			"AZURE_STORAGE_IS_LOCAL_EMULATOR=true",
 		},
 	}
+}
+
+// AzuriteKey is the key of Azurite's well-known account, devstoreaccount1.
+const AzuriteKey = azureKey
+
+// AzuriteConnectionString is the connection string of Azurite's account at
+// addr (host:port), with its key.
+func AzuriteConnectionString(addr string) string {
+	return "DefaultEndpointsProtocol=http;AccountName=" + azureAccount + ";AccountKey=" + azureKey +
+		";BlobEndpoint=http://" + addr + "/" + azureAccount + ";"
 }
