@@ -224,7 +224,8 @@ func (r *bucketSiteResource) Schema(ctx context.Context, _ resource.SchemaReques
 				MarkdownDescription: "Also store each page under its extensionless URL, with the page's content type: " +
 					"`guides/getting-started` for `guides/getting-started.html`, `guides` for `guides/index.html`. Cloud Storage and Azure " +
 					"static websites never add `.html` to a URL, so the export's canonical and sitemap URLs need these copies; behind " +
-					"CloudFront a viewer-request function maps the URLs instead. Default: `true` for `gcs` and `azure`, `false` for `s3`.",
+					"CloudFront a viewer-request function maps the URLs instead. Changing it writes or deletes the copies, from the same " +
+					"archive. Default: `true` for `gcs` and `azure`, `false` for `s3`.",
 				Optional: true,
 			},
 			"max_files": schema.Int64Attribute{
@@ -337,7 +338,7 @@ func (r *bucketSiteResource) ModifyPlan(ctx context.Context, req resource.Modify
 		return
 	}
 	newExport := republishes(plan.JobID, plan.ExpectedSHA256, state.JobID, state.ExpectedSHA256)
-	if !newExport && state.ObjectsIntact.ValueBool() {
+	if !newExport && state.ObjectsIntact.ValueBool() && plan.Extensionless.Equal(state.Extensionless) {
 		return
 	}
 	plan.ObjectsIntact = types.BoolValue(true)
@@ -506,7 +507,7 @@ func (r *bucketSiteResource) Update(ctx context.Context, req resource.UpdateRequ
 	}
 	plan.ID = state.ID
 	newExport := republishes(plan.JobID, plan.ExpectedSHA256, state.JobID, state.ExpectedSHA256)
-	if !newExport && state.ObjectsIntact.ValueBool() {
+	if !newExport && state.ObjectsIntact.ValueBool() && plan.Extensionless.Equal(state.Extensionless) {
 		plan.keepPublication(state)
 		plan.ObjectsIntact = types.BoolValue(true)
 		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
