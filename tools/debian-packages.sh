@@ -5,7 +5,9 @@
 # pipeline's steps, shellcheck, which actionlint runs on the workflow's
 # scripts, nginx, the web server that internal/sitetest serves an unpacked
 # export with, using the configuration the static hosting guide gives, and
-# Node.js, which runs the example's CloudFront Function there. Does nothing
+# Node.js, which runs the example's CloudFront Function there, and npm,
+# which installs Azurite, the Azure Blob server of the object-store tests
+# (tools/azurite.sh). Does nothing
 # when every command is there.
 set -euo pipefail
 
@@ -18,6 +20,7 @@ declare -A package_of=(
   [shellcheck]=shellcheck
   [nginx]=nginx
   [node]=nodejs
+  [npm]=npm
 )
 missing=()
 for command in "${!package_of[@]}"; do

@@ -1,11 +1,10 @@
 #!/usr/bin/env bash
 # Prints the path of the versitygw pinned in tools/versitygw/go.mod, building
-# it on first use: the S3-compatible server (posix backend) that
-# internal/sitetest syncs the static-host example's site to with
-# examples/pipelines/static-host/sync/sync-s3.sh. The binary is cached outside
+# it on first use: the S3-compatible server (posix backend) that the
+# object-store tests publish into (internal/storetest starts it). The binary is cached outside
 # the repository, next to the goreleaser and Terraform builds, under a name
 # keyed by the tool module's go.mod and go.sum, so a version bump builds
-# afresh; the test looks for it there.
+# afresh; the tests look for it there.
 set -euo pipefail
 progress_tool=versitygw.sh
 # shellcheck source=tools/progress.sh

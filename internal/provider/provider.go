@@ -284,6 +284,7 @@ func (p *docsadminProvider) Resources(context.Context) []func() resource.Resourc
 		NewPreviewDeploymentResource,
 		NewAgentJobResource,
 		NewStaticSiteResource,
+		NewStaticSiteBucketResource,
 	}
 }
 

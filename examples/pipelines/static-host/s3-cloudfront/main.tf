@@ -1,7 +1,7 @@
-# Stage 2 of publishing to a static host: upload the files of a completed
-# export to an S3 bucket served by CloudFront, one object per file, assets
-# before the pages that refer to them, stale files deleted last. Stage 1
-# (../export) exports and passes the job id.
+# Stage 2 of publishing to a static host: publish the site of a completed
+# export into an S3 bucket served by CloudFront, with
+# docsadmin_static_site_bucket. Stage 1 (../export) exports and passes the
+# job id.
 terraform {
   required_version = ">= 1.10"
   required_providers {
@@ -32,80 +32,33 @@ variable "site_bucket" {
   description = "Name of the bucket that holds the site; only CloudFront reads it."
 }
 
-# The export's files, read during plan: the job id is known, so the plan
-# lists every object to upload, change or delete, even for an export started
-# a moment ago.
+# The export's site, verified and published into the bucket by the provider
+# itself: one listing, only the files that differ uploaded (assets, then new
+# pages, then changed pages, then index.html), what the export dropped
+# deleted last, each object with the manifest's Content-Type and
+# Cache-Control. It writes and deletes only the objects it wrote, listed in
+# .docsadmin/site.json. Credentials: the AWS SDK's chain (the runner's role).
+resource "docsadmin_static_site_bucket" "docs" {
+  job_id = var.docs_job_id
+  s3 = {
+    bucket = aws_s3_bucket.site.id
+    region = var.region
+  }
+
+  timeouts {
+    create = "45m"
+    update = "45m"
+  }
+}
+
+# The export's routes, for the CloudFront Function's list of folders: read
+# once per export (the manifest is cached), no file is written.
 data "docsadmin_static_site_manifest" "docs" {
   job_id = var.docs_job_id
 }
 
-# Downloads the archive once, verifies it, and unpacks it. On a fresh runner
-# the tree is restored in place with one download; the manifest stays the
-# same, so no upload changes.
-resource "docsadmin_static_site" "docs" {
-  job_id          = var.docs_job_id
-  directory       = "${path.module}/dist/site"
-  expected_sha256 = data.docsadmin_static_site_manifest.docs.archive_sha256
-}
-
-locals {
-  root = docsadmin_static_site.docs.directory
-  # Files that refer to others (pages, their RSC payloads, the sitemap, the
-  # search index) go up after everything they may refer to.
-  refers = "\\.(html|txt|xml|json)$"
-  assets = { for path, f in data.docsadmin_static_site_manifest.docs.files : path => f if !can(regex(local.refers, path)) }
-  pages  = { for path, f in data.docsadmin_static_site_manifest.docs.files : path => f if can(regex(local.refers, path)) }
-}
-
 resource "aws_s3_bucket" "site" {
   bucket = var.site_bucket
-}
-
-resource "aws_s3_object" "assets" {
-  for_each = local.assets
-
-  bucket        = aws_s3_bucket.site.id
-  key           = each.key
-  source        = "${local.root}/${each.key}"
-  source_hash   = each.value.sha256 # in state only: uploads again when the file changes
-  content_type  = each.value.content_type
-  cache_control = each.value.cache_control
-
-  # A file gone from the export is deleted only after the resources that
-  # depend on this one (the pages) have been uploaded: see ../README.md.
-  lifecycle {
-    create_before_destroy = true
-  }
-}
-
-resource "aws_s3_object" "pages" {
-  for_each = local.pages
-
-  bucket        = aws_s3_bucket.site.id
-  key           = each.key
-  source        = "${local.root}/${each.key}"
-  source_hash   = each.value.sha256
-  content_type  = each.value.content_type
-  cache_control = each.value.cache_control
-
-  lifecycle {
-    create_before_destroy = true
-  }
-
-  # Every asset is in place before the first page that may refer to it.
-  depends_on = [aws_s3_object.assets]
-}
-
-# Replaced with every export, after every page: a removed page is deleted
-# only after this, so after every page that linked to it has been replaced.
-resource "terraform_data" "published" {
-  triggers_replace = [data.docsadmin_static_site_manifest.docs.archive_sha256]
-
-  lifecycle {
-    create_before_destroy = true
-  }
-
-  depends_on = [aws_s3_object.pages]
 }
 
 # /guides/getting-started -> guides/getting-started.html, /guides and

@@ -3,12 +3,12 @@ package sitetest
 import (
 	"bytes"
 	"context"
-	"crypto/hmac"
 	"crypto/md5"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"encoding/xml"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -17,77 +17,62 @@ import (
 	"net/http/httputil"
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 	"sync"
-	"syscall"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/aws/aws-sdk-go-v2/service/s3/types"
+
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/mockapi"
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/objectstore"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/site"
-	"github.com/docsadmin/terraform-provider-docsadmin/internal/testtools"
-	"github.com/docsadmin/terraform-provider-docsadmin/internal/tfrunner"
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/storetest"
 )
 
-// syncScript is the sync step of the static-host example: it syncs an
-// unpacked export to an S3 bucket with the AWS CLI, from the manifest.
-var syncScript = filepath.Join("examples", "pipelines", "static-host", "sync", "sync-s3.sh")
-
-// The bucket, its region and the gateway's root credentials.
-const (
-	s3Bucket = "docs-site"
-	s3Region = "eu-west-1"
-	s3Access = "SITETESTACCESSKEY"
-	s3Secret = "sitetest-secret-key-0123456789"
-)
-
-// TestS3SyncPublishesExportsInOrder runs the static-host example's sync step
-// against a real S3-compatible server, versitygw on a temporary directory:
-// an export into an empty bucket, then a second export of the same site
-// with pages edited, added and removed and images added, renamed and
-// removed, each from a symbolic link to its release directory, as the
-// provider publishes docsadmin_static_site's directory. After each sync the
-// bucket holds the export and nothing else, every object with the
-// manifest's MD5 as its ETag, Content-Type and Cache-Control.
+// TestObjectStorePublishesExportsInOrder publishes two exports of a site
+// into a real S3-compatible server, versitygw on a temporary directory,
+// with the code behind docsadmin_static_site_bucket (objectstore): an
+// export into an empty bucket, then a second export of the same site with
+// pages edited, added and removed and images added, renamed and removed.
+// After each publication the bucket holds the export and the provider's
+// record and nothing else, every object with the manifest's MD5 as its
+// ETag, Content-Type and Cache-Control, and the record is the one the
+// publication returned for state to pin.
 //
-// While the second sync runs, a crawler reads the bucket as visitors and
-// search engines would, round after round: from index.html, the sitemap and
-// the search index it follows every link, and it reads every other page the
-// bucket holds (a stale page that someone bookmarked, a new page not linked
-// yet). No page may refer to an image, script or style that the bucket does
-// not hold at that moment, and no page reachable from the entry points may
-// link to a page the bucket does not hold. Every mutating request of the
-// script passes through a recording proxy, and the order of its uploads and
-// deletions is held to the same rules, whatever the crawler happened to
-// see: a file referred to is in place before the first upload of a page
-// that refers to it (for a page already published, also a page it links
-// to), deletions come after every upload, and an image, script or style is
-// deleted only after every page that referred to it was replaced or
-// deleted. The script uploads only the files that differ, changes nothing
-// when the bucket holds the export already, and leaves the verified tree as
-// it found it.
-func TestS3SyncPublishesExportsInOrder(t *testing.T) {
+// While the second publication runs, a crawler reads the bucket as
+// visitors and search engines would, round after round: from index.html,
+// the sitemap and the search index it follows every link, and it reads
+// every other page the bucket holds (a stale page that someone bookmarked,
+// a new page not linked yet). No page may refer to an image, script or
+// style that the bucket does not hold at that moment, and no page
+// reachable from the entry points may link to a page the bucket does not
+// hold. Every mutating request passes through a recording proxy, and the
+// order of the uploads and deletions is held to the same rules, whatever
+// the crawler happened to see: a file referred to is in place before the
+// first upload of a page that refers to it (for a page already published,
+// also a page it links to), deletions come after every upload, and an
+// image, script or style is deleted only after every page that referred to
+// it was replaced or deleted; the record is written before anything else
+// and again after everything else. A publication uploads only the files
+// that differ, writes nothing at all when the bucket holds the export
+// already, and leaves the verified tree as it found it.
+func TestObjectStorePublishesExportsInOrder(t *testing.T) {
 	if testing.Short() {
-		t.Skip("runs the sync step against an S3 server, end to end: slow; runs in make test")
+		t.Skip("publishes into an S3 server, end to end: slow; runs in make test")
 	}
-	aws := awsCLI(t)
-	for _, tool := range []string{"sh", "jq"} {
-		testtools.LookPath(t, tool, "the sync step runs it: "+testtools.MakeTools)
-	}
-	root, err := tfrunner.ModuleRoot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	script := filepath.Join(root, syncScript)
-	gateway := startVersitygw(t, versitygwBinary(t))
-	proxy, ops := recordingProxy(t, gateway)
-	client := &s3Client{endpoint: gateway, http: &http.Client{Timeout: 30 * time.Second}}
+	srv := storetest.S3(t)
+	srv.Setenv(t) // the credentials, for the SDK's chain as in the provider
+	gateway := newBucketReader(t, srv)
+	proxy, ops := recordingProxy(t, srv.Target.Endpoint)
 
 	first, second := twoExports(t)
 	routes := first.manifest.Routes()
@@ -97,52 +82,67 @@ func TestS3SyncPublishesExportsInOrder(t *testing.T) {
 	first.index(t, routes)
 	second.index(t, routes)
 
-	work := t.TempDir()
-	awsEnv := awsEnvironment(t, work, proxy)
-	awsRun(t, aws, awsEnv, "s3api", "create-bucket", "--bucket", s3Bucket,
-		"--create-bucket-configuration", "LocationConstraint="+s3Region)
-
-	// The directory docsadmin_static_site publishes: a symbolic link to the
-	// release directory of the current export, replaced in one rename.
-	link := filepath.Join(work, "site")
-	publish := func(v *siteVersion) {
+	target := srv.Target
+	target.Endpoint = proxy
+	store, err := objectstore.OpenStore(t.Context(), target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	publish := func(v *siteVersion, pinned string) objectstore.Result {
 		t.Helper()
-		tmp := link + ".new"
-		if err := os.Symlink(v.dir, tmp); err != nil {
+		root, err := os.OpenRoot(v.dir)
+		if err != nil {
 			t.Fatal(err)
 		}
-		if err := os.Rename(tmp, link); err != nil {
-			t.Fatal(err)
+		defer root.Close()
+		ctx, cancel := context.WithTimeout(t.Context(), 5*time.Minute)
+		defer cancel()
+		result, err := store.Publish(ctx, objectstore.Publication{
+			Root: root, Files: v.manifest.Files(), SiteID: "site-1", JobID: v.name, ArchiveSHA256: v.digest, Pinned: pinned,
+			MaxDeletes: 256, Concurrency: 16, MaxListed: 100_000,
+		})
+		if err != nil {
+			t.Fatalf("publishing %s: %v", v.name, err)
 		}
+		return result
 	}
 
 	// The first export, into the empty bucket.
-	publish(first)
-	ops.reset()
 	start := time.Now()
-	runSync(t, script, awsEnv, link, first.writeManifest(t, filepath.Join(work, "manifest-1.json")))
-	t.Logf("first sync: %d files in %s", len(first.files), time.Since(start).Round(time.Millisecond))
-	checkOrder(t, "first sync", nil, first, ops.take(), start)
-	checkBucket(t, client, first)
+	result := publish(first, "")
+	t.Logf("first publication: %d files in %s", len(first.files), time.Since(start).Round(time.Millisecond))
+	checkResult(t, nil, first, result)
+	checkOrder(t, "first publication", nil, first, ops.take(), start)
+	checkBucket(t, gateway, first, result.RecordSHA256)
 	checkUntouched(t, first)
 
 	// The second export, while a crawler reads the bucket.
-	publish(second)
-	ops.reset()
-	c := &s3Crawler{client: client, routes: routes, versions: []*siteVersion{first, second}}
+	c := &s3Crawler{bucket: gateway, routes: routes, versions: []*siteVersion{first, second}}
 	ctx, stop := context.WithCancel(t.Context())
 	crawled := make(chan struct{})
 	go func() { defer close(crawled); c.run(ctx) }()
-	c.waitRounds(t, 1) // a round before the sync starts, to see the crawler work
+	c.waitRounds(t, 1) // a round before the publication starts, to see the crawler work
+	// On loopback a publication ends within tens of milliseconds, before
+	// the crawler has read the bucket once. The proxy holds each request
+	// that changes the bucket for twice as long as that round took (rounds
+	// slow down on a loaded host), so that each of the publication's
+	// ordered steps (the record, assets, new pages, changed pages,
+	// deletions of pages, then of assets, the record) lasts a round or
+	// more: the crawler completes several rounds meanwhile, and each
+	// step's half-done state is there longer for a reader to see.
+	hold := 2 * c.roundTime(0)
+	ops.hold.Store(int64(hold))
 	start = time.Now()
-	runSync(t, script, awsEnv, link, second.writeManifest(t, filepath.Join(work, "manifest-2.json")))
+	result = publish(second, result.RecordSHA256)
 	end := time.Now()
 	stop()
 	<-crawled
 
 	during, pages := c.roundsWithin(start, end)
-	t.Logf("second sync: %d files, %d to upload, %d to delete, in %s; %d crawl rounds during it, reading %d pages",
-		len(second.files), len(filesToUpload(first, second)), len(filesToDelete(first, second)), end.Sub(start).Round(time.Millisecond), during, pages)
+	t.Logf("second publication: %d files, %d uploaded, %d deleted, in %s with each change held %s; "+
+		"%d crawl rounds during it, reading %d pages", len(second.files), result.Uploaded, result.Deleted,
+		end.Sub(start).Round(time.Millisecond), hold.Round(time.Millisecond), during, pages)
 	for _, e := range c.errors {
 		t.Errorf("crawler: %s", e)
 	}
@@ -150,16 +150,33 @@ func TestS3SyncPublishesExportsInOrder(t *testing.T) {
 		t.Errorf("crawler: %s", v)
 	}
 	if during < 3 {
-		t.Errorf("the crawler completed %d rounds during the second sync, want at least 3", during)
+		t.Errorf("the crawler completed %d rounds during the second publication, want at least 3", during)
 	}
-	checkOrder(t, "second sync", first, second, ops.take(), start)
-	checkBucket(t, client, second)
+	checkResult(t, first, second, result)
+	checkOrder(t, "second publication", first, second, ops.take(), start)
+	checkBucket(t, gateway, second, result.RecordSHA256)
 	checkUntouched(t, second)
 
-	// Once more: the bucket holds the export, so nothing changes.
-	runSync(t, script, awsEnv, link, filepath.Join(work, "manifest-2.json"))
+	// Once more: the bucket holds the export, so nothing is written, not
+	// even the record.
+	again := publish(second, result.RecordSHA256)
 	for _, op := range ops.take() {
-		t.Errorf("a sync of the export the bucket holds: %s %v", op.kind, op.keys)
+		t.Errorf("a publication of the export the bucket holds: %s %v", op.kind, op.keys)
+	}
+	if again.Uploaded != 0 || again.Deleted != 0 || again.RecordSHA256 != result.RecordSHA256 {
+		t.Errorf("a publication of the export the bucket holds: %+v, want nothing uploaded or deleted and the record %s kept",
+			again, result.RecordSHA256)
+	}
+}
+
+// checkResult holds what a publication from before (nil: an empty bucket)
+// to after says it did to the files that differ.
+func checkResult(t *testing.T, before, after *siteVersion, r objectstore.Result) {
+	t.Helper()
+	up, del := len(filesToUpload(before, after)), len(filesToDelete(before, after))
+	if r.Uploaded != up || r.Deleted != del || r.Unchanged != len(after.files)-up || len(r.Left) > 0 || r.RecordSHA256 == "" {
+		t.Errorf("publishing %s: %+v, want %d uploaded, %d deleted, %d unchanged, nothing left and a record",
+			after.name, r, up, del, len(after.files)-up)
 	}
 }
 
@@ -171,7 +188,11 @@ type siteVersion struct {
 	manifest *site.Manifest
 	files    map[string]site.File
 	refs     map[string][]string  // file → the keys it links to or loads, itself excluded
-	mtimes   map[string]time.Time // as unpacked, to see that the sync leaves them
+	mtimes   map[string]time.Time // as unpacked, to see that the publication leaves them
+	// digest is the SHA-256 of the manifest, which the record keeps as the
+	// archive's: the tree is not the archive's alone, since the test adds
+	// images to it.
+	digest string
 }
 
 // twoExports are two exports of the mock's site (StablePages: only what
@@ -276,6 +297,12 @@ func newSiteVersion(t *testing.T, name, dir string) *siteVersion {
 		}
 	}
 	v.files = v.manifest.Files()
+	encoded, err := site.EncodeFiles(v.files)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(encoded)
+	v.digest = hex.EncodeToString(sum[:])
 	return v
 }
 
@@ -299,20 +326,6 @@ func (v *siteVersion) index(t *testing.T, routes map[string]string) {
 	if len(v.refs["sitemap.xml"]) == 0 || len(v.refs["search-index.json"]) == 0 || len(v.refs["index.html"]) == 0 {
 		t.Fatalf("%s: no references found in the sitemap, the search index or index.html", v.name)
 	}
-}
-
-// writeManifest writes the manifest as docsadmin_static_site writes its
-// manifest_file, which the example gives the sync step.
-func (v *siteVersion) writeManifest(t *testing.T, name string) string {
-	t.Helper()
-	body, err := site.EncodeFiles(v.files)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(name, body, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return name
 }
 
 // isHTMLPage is a file whose links a visitor follows: an HTML page. Other files
@@ -398,7 +411,7 @@ func filesToDelete(before, after *siteVersion) []string {
 	return out
 }
 
-// checkUntouched holds the sync step to reading the verified tree: every
+// checkUntouched holds the publication to reading the verified tree: every
 // file keeps its modification time.
 func checkUntouched(t *testing.T, v *siteVersion) {
 	t.Helper()
@@ -408,52 +421,60 @@ func checkUntouched(t *testing.T, v *siteVersion) {
 			t.Fatalf("%s: %v", v.name, err)
 		}
 		if !fi.ModTime().Equal(mtime) {
-			t.Errorf("%s: the sync step changed the modification time of %s in the verified tree", v.name, p)
+			t.Errorf("%s: the publication changed the modification time of %s in the verified tree", v.name, p)
 		}
 	}
 }
 
-// checkBucket holds the bucket to exactly the files of v: the same keys,
-// every object with the file's MD5 as its ETag and the manifest's
-// Content-Type and Cache-Control.
-func checkBucket(t *testing.T, c *s3Client, v *siteVersion) {
+// checkBucket holds the bucket to exactly the files of v and the record
+// whose SHA-256 is record: the same keys, every file's object with the
+// file's MD5 as its ETag and the manifest's Content-Type and Cache-Control.
+func checkBucket(t *testing.T, b *bucketReader, v *siteVersion, record string) {
 	t.Helper()
 	ctx := t.Context()
-	objects, err := c.list(ctx, s3Bucket)
+	objects, err := b.list(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for key := range objects {
-		if _, ok := v.files[key]; !ok {
-			t.Errorf("after the sync of %s the bucket holds %s, which the export does not", v.name, key)
+		if _, ok := v.files[key]; !ok && key != objectstore.RecordKey {
+			t.Errorf("after the publication of %s the bucket holds %s, which the export does not", v.name, key)
 		}
+	}
+	body, _, found, err := b.get(ctx, objectstore.RecordKey)
+	switch sum := sha256.Sum256(body); {
+	case err != nil:
+		t.Fatal(err)
+	case !found:
+		t.Errorf("after the publication of %s the bucket lacks the record %s", v.name, objectstore.RecordKey)
+	case hex.EncodeToString(sum[:]) != record:
+		t.Errorf("after the publication of %s the record's SHA-256 is %x, not the %s the publication returned", v.name, sum, record)
 	}
 	for _, p := range v.manifest.Paths() {
 		f := v.files[p]
 		etag, ok := objects[p]
 		if !ok {
-			t.Errorf("after the sync of %s the bucket lacks %s", v.name, p)
+			t.Errorf("after the publication of %s the bucket lacks %s", v.name, p)
 			continue
 		}
 		if want := `"` + f.MD5 + `"`; etag != want {
 			t.Errorf("%s: ETag %s, want %s", p, etag, want)
 		}
-		resp, err := c.do(ctx, http.MethodHead, s3Bucket, p, nil)
+		head, err := b.head(ctx, p)
 		if err != nil {
 			t.Fatal(err)
 		}
-		resp.Body.Close()
-		if resp.StatusCode != http.StatusOK {
-			t.Errorf("HEAD %s: %s", p, resp.Status)
+		if head == nil {
+			t.Errorf("HEAD %s: not found, though the listing holds it", p)
 			continue
 		}
-		if got := resp.Header.Get("ETag"); got != `"`+f.MD5+`"` {
+		if got := aws.ToString(head.ETag); got != `"`+f.MD5+`"` {
 			t.Errorf("HEAD %s: ETag %s, want %q", p, got, f.MD5)
 		}
-		if got := resp.Header.Get("Content-Type"); got != f.ContentType {
+		if got := aws.ToString(head.ContentType); got != f.ContentType {
 			t.Errorf("%s: Content-Type %q, want %q", p, got, f.ContentType)
 		}
-		if got := resp.Header.Get("Cache-Control"); got != f.CacheControl {
+		if got := aws.ToString(head.CacheControl); got != f.CacheControl {
 			t.Errorf("%s: Cache-Control %q, want %q", p, got, f.CacheControl)
 		}
 	}
@@ -470,6 +491,7 @@ func checkBucket(t *testing.T, c *s3Client, v *siteVersion) {
 func checkOrder(t *testing.T, name string, before, after *siteVersion, ops []s3Op, start time.Time) {
 	t.Helper()
 	at := func(tm time.Time) string { return "+" + tm.Sub(start).Round(time.Millisecond).String() }
+	ops = checkRecordWrites(t, name, ops, at)
 	putStart, putEnd := map[string]time.Time{}, map[string]time.Time{}
 	delStart, delEnd := map[string]time.Time{}, map[string]time.Time{}
 	var lastPut time.Time
@@ -541,172 +563,43 @@ func checkOrder(t *testing.T, name string, before, after *siteVersion, ops []s3O
 	}
 }
 
-// awsCLI is the AWS CLI on PATH, of a version that reads the endpoint from
-// AWS_ENDPOINT_URL (1.29 and 2.13 or later).
-func awsCLI(t *testing.T) string {
+// checkRecordWrites holds a publication's requests to writing the record
+// first and last: the first request ends before any other starts, the last
+// starts after every other ended, and both are uploads of the record. It
+// returns the other requests, the ones the publishing rules apply to.
+func checkRecordWrites(t *testing.T, name string, ops []s3Op, at func(time.Time) string) []s3Op {
 	t.Helper()
-	bin := testtools.LookPath(t, "aws", "the sync step runs the AWS CLI: install it with pip install awscli, "+
-		"or AWS's installer for version 2")
-	out, err := exec.Command(bin, "--version").CombinedOutput()
-	if err != nil {
-		t.Fatalf("aws --version: %v\n%s", err, out)
-	}
-	m := regexp.MustCompile(`aws-cli/(\d+)\.(\d+)\.`).FindSubmatch(out)
-	if m == nil {
-		t.Fatalf("aws --version printed %q", out)
-	}
-	major, _ := strconv.Atoi(string(m[1]))
-	minor, _ := strconv.Atoi(string(m[2]))
-	if (major == 1 && minor < 29) || (major == 2 && minor < 13) || major < 1 {
-		t.Fatalf("%s is %s: the test points it at the gateway with AWS_ENDPOINT_URL, which needs version 1.29 or 2.13 "+
-			"or later (Debian 12's awscli package is 2.9: use pip install awscli or AWS's installer)", bin, bytes.TrimSpace(out))
-	}
-	return bin
-}
-
-// awsEnvironment is the environment of the AWS CLI and the sync step: the
-// test's, without any AWS setting, plus the gateway's endpoint and
-// credentials, and empty configuration files, so that no user
-// configuration or instance metadata plays a part.
-func awsEnvironment(t *testing.T, dir, endpoint string) []string {
-	t.Helper()
-	var env []string
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "AWS_") {
-			env = append(env, kv)
+	var rest, record []s3Op
+	for _, op := range ops {
+		if slices.Contains(op.keys, objectstore.RecordKey) {
+			record = append(record, op)
+		} else {
+			rest = append(rest, op)
 		}
 	}
-	config, credentials := filepath.Join(dir, "aws-config"), filepath.Join(dir, "aws-credentials")
-	for _, name := range []string{config, credentials} {
-		if err := os.WriteFile(name, nil, 0o600); err != nil {
-			t.Fatal(err)
+	for _, op := range record {
+		if op.kind != "put" || len(op.keys) != 1 {
+			t.Errorf("%s: %s %v: the record is only ever uploaded, on its own", name, op.kind, op.keys)
+		}
+		if op.status >= 300 {
+			t.Errorf("%s: %s %v answered %d", name, op.kind, op.keys, op.status)
 		}
 	}
-	return append(env,
-		"AWS_ENDPOINT_URL="+endpoint,
-		"AWS_ACCESS_KEY_ID="+s3Access,
-		"AWS_SECRET_ACCESS_KEY="+s3Secret,
-		"AWS_DEFAULT_REGION="+s3Region,
-		"AWS_EC2_METADATA_DISABLED=true",
-		"AWS_CONFIG_FILE="+config,
-		"AWS_SHARED_CREDENTIALS_FILE="+credentials,
-		"AWS_PAGER=",
-	)
-}
-
-func awsRun(t *testing.T, aws string, env []string, args ...string) {
-	t.Helper()
-	cmd := exec.CommandContext(t.Context(), aws, args...)
-	cmd.Env = env
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("aws %s: %v\n%s", strings.Join(args, " "), err, out)
+	if len(record) < 2 {
+		t.Errorf("%s wrote the record %d times, want once before anything else and once after", name, len(record))
+		return rest
 	}
-}
-
-// runSync runs the sync step as the example's local-exec provisioner does.
-func runSync(t *testing.T, script string, env []string, siteDir, manifest string) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "sh", script)
-	cmd.Env = append(slices.Clone(env), "SITE="+siteDir, "MANIFEST="+manifest, "BUCKET="+s3Bucket)
-	cmd.Dir = t.TempDir()
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("%s: %v\n%s", syncScript, err, out)
-	} else if len(bytes.TrimSpace(out)) > 0 {
-		t.Logf("%s printed:\n%s", syncScript, out)
-	}
-}
-
-// versitygwBinary is the versitygw that tools/versitygw.sh builds from
-// tools/versitygw/go.mod into the tools cache, under a name keyed by the
-// module's go.mod and go.sum, as the script keys it.
-func versitygwBinary(t *testing.T) string {
-	t.Helper()
-	root, err := tfrunner.ModuleRoot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	key := sha256.New()
-	for _, name := range []string{"go.mod", "go.sum"} {
-		content, err := os.ReadFile(filepath.Join(root, "tools", "versitygw", name))
-		if err != nil {
-			t.Fatal(err)
+	sort.Slice(record, func(i, j int) bool { return record[i].start.Before(record[j].start) })
+	first, last := record[0], record[len(record)-1]
+	for _, op := range rest {
+		if op.start.Before(first.end) {
+			t.Errorf("%s: %s %v started at %s, before the record's first write ended (%s)", name, op.kind, op.keys, at(op.start), at(first.end))
 		}
-		key.Write(content)
-	}
-	cache, err := tfrunner.ToolsCache()
-	if err != nil {
-		t.Fatal(err)
-	}
-	bin := filepath.Join(cache, "versitygw-"+hex.EncodeToString(key.Sum(nil))[:16], "versitygw")
-	if fi, err := os.Stat(bin); err != nil || !fi.Mode().IsRegular() {
-		if err == nil {
-			err = fmt.Errorf("%s is not a regular file", bin)
-		}
-		testtools.Missing(t, "versitygw, the S3 server of this test,", "run make tools (tools/versitygw.sh builds it into "+bin+")", err)
-	}
-	return bin
-}
-
-// startVersitygw serves S3 from a temporary directory with versitygw's
-// posix backend (metadata in a sidecar directory, so that the file
-// system's extended attributes do not matter) on a free loopback port,
-// with the root credentials from its environment. It returns the endpoint
-// and stops the server when the test ends.
-func startVersitygw(t *testing.T, bin string) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	l.Close()
-	dir := t.TempDir()
-	data, meta := filepath.Join(dir, "data"), filepath.Join(dir, "meta")
-	for _, d := range []string{data, meta} {
-		if err := os.Mkdir(d, 0o755); err != nil {
-			t.Fatal(err)
+		if op.end.After(last.start) {
+			t.Errorf("%s: %s %v ended at %s, after the record's last write started (%s)", name, op.kind, op.keys, at(op.end), at(last.start))
 		}
 	}
-	cmd := exec.Command(bin, "--port", addr, "--region", s3Region, "--keep-alive", "--quiet",
-		"posix", "--sidecar", meta, data)
-	cmd.Env = append(os.Environ(), "ROOT_ACCESS_KEY_ID="+s3Access, "ROOT_SECRET_ACCESS_KEY="+s3Secret)
-	var output bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &output, &output
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan struct{})
-	var waitErr error // read once exited is closed
-	go func() { waitErr = cmd.Wait(); close(exited) }()
-	t.Cleanup(func() {
-		_ = cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-exited:
-		case <-time.After(10 * time.Second):
-			_ = cmd.Process.Kill()
-			<-exited
-		}
-		if t.Failed() {
-			t.Logf("versitygw's output:\n%s", output.String())
-		}
-	})
-	ctx, cancel := context.WithTimeout(t.Context(), 15*time.Second)
-	defer cancel()
-	for {
-		if conn, err := net.Dial("tcp", addr); err == nil {
-			conn.Close()
-			return "http://" + addr
-		}
-		select {
-		case <-exited:
-			t.Fatalf("versitygw stopped: %v\n%s", waitErr, output.String())
-		case <-ctx.Done():
-			t.Fatalf("versitygw did not listen within 15s\n%s", output.String())
-		case <-time.After(20 * time.Millisecond):
-		}
-	}
+	return rest
 }
 
 // s3Op is one request that changed the bucket, as the recording proxy saw
@@ -723,6 +616,9 @@ type s3Op struct {
 type opLog struct {
 	mu  sync.Mutex
 	ops []s3Op
+	// hold is how long the proxy holds each request that changes the
+	// bucket before it forwards it, a time.Duration.
+	hold atomic.Int64
 }
 
 func (l *opLog) add(op s3Op) {
@@ -730,8 +626,6 @@ func (l *opLog) add(op s3Op) {
 	defer l.mu.Unlock()
 	l.ops = append(l.ops, op)
 }
-
-func (l *opLog) reset() { l.take() }
 
 func (l *opLog) take() []s3Op {
 	l.mu.Lock()
@@ -744,7 +638,8 @@ func (l *opLog) take() []s3Op {
 // recordingProxy forwards every request to the gateway as it is (the Host
 // header included, which the client signed) and logs those that change
 // objects: PutObject, DeleteObject, DeleteObjects, and any multipart or
-// other request with a body. It returns the proxy's URL.
+// other request with a body, each held for the log's hold first. It
+// returns the proxy's URL.
 func recordingProxy(t *testing.T, target string) (string, *opLog) {
 	t.Helper()
 	u, err := url.Parse(target)
@@ -786,6 +681,9 @@ func recordingProxy(t *testing.T, target string) (string, *opLog) {
 		default:
 			op.kind, op.keys = r.Method+" ?"+r.URL.RawQuery, []string{key}
 		}
+		if op.kind != "" {
+			time.Sleep(time.Duration(log.hold.Load()))
+		}
 		rec := &proxyRecorder{ResponseWriter: w, status: http.StatusOK}
 		proxy.ServeHTTP(rec, r)
 		if op.kind != "" {
@@ -819,145 +717,86 @@ func (r *proxyRecorder) Flush() {
 	}
 }
 
-// s3Client makes S3 requests signed with AWS Signature Version 4, path
-// style, with the gateway's root credentials.
-type s3Client struct {
-	endpoint string
-	http     *http.Client
+// bucketReader reads the bucket straight from the gateway, past the
+// recording proxy, with the server's credentials and nothing from the
+// environment. It never retries: every failed request is seen.
+type bucketReader struct {
+	client *s3.Client
+	bucket string
 }
 
-// do sends an S3 request for key of bucket ("" for the bucket itself) with
-// the query q.
-func (c *s3Client) do(ctx context.Context, method, bucket, key string, q url.Values) (*http.Response, error) {
-	canonicalURI := "/" + bucket
-	if key != "" {
-		canonicalURI += "/" + uriEncode(key, false)
+func newBucketReader(t *testing.T, srv *storetest.Server) *bucketReader {
+	t.Helper()
+	env := map[string]string{}
+	for _, kv := range srv.Env {
+		k, v, _ := strings.Cut(kv, "=")
+		env[k] = v
 	}
-	names := slices.Sorted(maps.Keys(q))
-	var query []string
-	for _, name := range names {
-		for _, v := range q[name] {
-			query = append(query, uriEncode(name, true)+"="+uriEncode(v, true))
-		}
+	if env["AWS_ACCESS_KEY_ID"] == "" || env["AWS_SECRET_ACCESS_KEY"] == "" {
+		t.Fatal("the S3 server's environment holds no credentials")
 	}
-	canonicalQuery := strings.Join(query, "&")
-	u, err := url.Parse(c.endpoint + canonicalURI)
-	if err != nil {
-		return nil, err
+	return &bucketReader{
+		client: s3.New(s3.Options{
+			Region:                     srv.Target.Region,
+			BaseEndpoint:               aws.String(srv.Target.Endpoint),
+			UsePathStyle:               true,
+			Credentials:                credentials.NewStaticCredentialsProvider(env["AWS_ACCESS_KEY_ID"], env["AWS_SECRET_ACCESS_KEY"], ""),
+			Retryer:                    aws.NopRetryer{},
+			ResponseChecksumValidation: aws.ResponseChecksumValidationWhenRequired,
+			HTTPClient:                 &http.Client{Timeout: 30 * time.Second},
+		}),
+		bucket: srv.Target.Bucket,
 	}
-	u.RawQuery = canonicalQuery
-	req, err := http.NewRequestWithContext(ctx, method, u.String(), nil)
-	if err != nil {
-		return nil, err
-	}
-	now := time.Now().UTC()
-	amzDate := now.Format("20060102T150405Z")
-	emptySHA := sha256.Sum256(nil)
-	payload := hex.EncodeToString(emptySHA[:])
-	req.Header.Set("X-Amz-Date", amzDate)
-	req.Header.Set("X-Amz-Content-Sha256", payload)
-	canonical := strings.Join([]string{
-		method, canonicalURI, canonicalQuery,
-		"host:" + req.URL.Host + "\nx-amz-content-sha256:" + payload + "\nx-amz-date:" + amzDate + "\n",
-		"host;x-amz-content-sha256;x-amz-date", payload,
-	}, "\n")
-	scope := amzDate[:8] + "/" + s3Region + "/s3/aws4_request"
-	canonicalSum := sha256.Sum256([]byte(canonical))
-	toSign := "AWS4-HMAC-SHA256\n" + amzDate + "\n" + scope + "\n" + hex.EncodeToString(canonicalSum[:])
-	mac := func(k []byte, s string) []byte {
-		h := hmac.New(sha256.New, k)
-		h.Write([]byte(s))
-		return h.Sum(nil)
-	}
-	signingKey := mac(mac(mac(mac([]byte("AWS4"+s3Secret), amzDate[:8]), s3Region), "s3"), "aws4_request")
-	req.Header.Set("Authorization", "AWS4-HMAC-SHA256 Credential="+s3Access+"/"+scope+
-		", SignedHeaders=host;x-amz-content-sha256;x-amz-date, Signature="+hex.EncodeToString(mac(signingKey, toSign)))
-	return c.http.Do(req)
 }
 
-// uriEncode encodes s as SigV4's canonical request does: every byte but the
-// unreserved characters, and '/' too when slash.
-func uriEncode(s string, slash bool) string {
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		ch := s[i]
-		switch {
-		case 'A' <= ch && ch <= 'Z', 'a' <= ch && ch <= 'z', '0' <= ch && ch <= '9', ch == '-', ch == '_', ch == '.', ch == '~':
-			b.WriteByte(ch)
-		case ch == '/' && !slash:
-			b.WriteByte(ch)
-		default:
-			fmt.Fprintf(&b, "%%%02X", ch)
-		}
-	}
-	return b.String()
-}
-
-// list returns the ETag of every object of bucket, by key.
-func (c *s3Client) list(ctx context.Context, bucket string) (map[string]string, error) {
+// list returns the ETag of every object of the bucket, by key.
+func (b *bucketReader) list(ctx context.Context) (map[string]string, error) {
 	objects := map[string]string{}
-	token := ""
-	for {
-		q := url.Values{"list-type": {"2"}}
-		if token != "" {
-			q.Set("continuation-token", token)
-		}
-		resp, err := c.do(ctx, http.MethodGet, bucket, "", q)
+	pages := s3.NewListObjectsV2Paginator(b.client, &s3.ListObjectsV2Input{Bucket: aws.String(b.bucket)})
+	for pages.HasMorePages() {
+		page, err := pages.NextPage(ctx)
 		if err != nil {
 			return nil, err
 		}
-		body, err := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		if err != nil {
-			return nil, err
+		for _, o := range page.Contents {
+			objects[aws.ToString(o.Key)] = aws.ToString(o.ETag)
 		}
-		if resp.StatusCode != http.StatusOK {
-			return nil, fmt.Errorf("ListObjectsV2: %s\n%s", resp.Status, body)
-		}
-		var result struct {
-			Contents []struct {
-				Key  string
-				ETag string
-			}
-			IsTruncated           bool
-			NextContinuationToken string
-		}
-		if err := xml.Unmarshal(body, &result); err != nil {
-			return nil, fmt.Errorf("ListObjectsV2: %v\n%s", err, body)
-		}
-		for _, o := range result.Contents {
-			objects[o.Key] = o.ETag
-		}
-		if !result.IsTruncated {
-			return objects, nil
-		}
-		token = result.NextContinuationToken
 	}
+	return objects, nil
 }
 
-// get returns the object's body and ETag, or found false on 404.
-func (c *s3Client) get(ctx context.Context, bucket, key string) (body []byte, etag string, found bool, err error) {
-	resp, err := c.do(ctx, http.MethodGet, bucket, key, nil)
+// get returns the object's body and ETag, or found false when there is
+// none.
+func (b *bucketReader) get(ctx context.Context, key string) (body []byte, etag string, found bool, err error) {
+	out, err := b.client.GetObject(ctx, &s3.GetObjectInput{Bucket: aws.String(b.bucket), Key: aws.String(key)})
+	var missing *types.NoSuchKey
+	if errors.As(err, &missing) {
+		return nil, "", false, nil
+	}
 	if err != nil {
 		return nil, "", false, err
 	}
-	defer resp.Body.Close()
-	body, err = io.ReadAll(resp.Body)
-	switch {
-	case err != nil:
+	defer out.Body.Close()
+	if body, err = io.ReadAll(out.Body); err != nil {
 		return nil, "", false, err
-	case resp.StatusCode == http.StatusNotFound:
-		return nil, "", false, nil
-	case resp.StatusCode != http.StatusOK:
-		return nil, "", false, fmt.Errorf("GET %s: %s\n%s", key, resp.Status, body)
 	}
-	return body, resp.Header.Get("ETag"), true, nil
+	return body, aws.ToString(out.ETag), true, nil
+}
+
+// head returns the object's metadata, or nil when there is none.
+func (b *bucketReader) head(ctx context.Context, key string) (*s3.HeadObjectOutput, error) {
+	out, err := b.client.HeadObject(ctx, &s3.HeadObjectInput{Bucket: aws.String(b.bucket), Key: aws.String(key)})
+	var missing *types.NotFound
+	if errors.As(err, &missing) {
+		return nil, nil
+	}
+	return out, err
 }
 
 // s3Crawler reads the bucket round after round, as visitors and search
 // engines would, and records what they would have seen broken.
 type s3Crawler struct {
-	client   *s3Client
+	bucket   *bucketReader
 	routes   map[string]string
 	versions []*siteVersion
 
@@ -1013,6 +852,13 @@ func (c *s3Crawler) waitRounds(t *testing.T, n int) {
 	}
 }
 
+// roundTime is how long the nth complete round took.
+func (c *s3Crawler) roundTime(n int) time.Duration {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.rounds[n].end.Sub(c.rounds[n].start)
+}
+
 // roundsWithin counts the rounds that ran entirely between start and end,
 // and the pages they read.
 func (c *s3Crawler) roundsWithin(start, end time.Time) (rounds, pages int) {
@@ -1045,7 +891,7 @@ func (c *s3Crawler) version(key string, sum string) string {
 // there, unchanged, after the listing, so a page replaced in between is not
 // counted.
 func (c *s3Crawler) round(ctx context.Context, n int) (int, error) {
-	held, err := c.client.list(ctx, s3Bucket)
+	held, err := c.bucket.list(ctx)
 	if err != nil {
 		return 0, err
 	}
@@ -1070,7 +916,7 @@ func (c *s3Crawler) round(ctx context.Context, n int) (int, error) {
 			}
 		}
 		v := queue[i]
-		body, etag, found, err := c.client.get(ctx, s3Bucket, v.key)
+		body, etag, found, err := c.bucket.get(ctx, v.key)
 		if err != nil {
 			return pages, err
 		}
@@ -1088,7 +934,7 @@ func (c *s3Crawler) round(ctx context.Context, n int) (int, error) {
 			continue
 		}
 		refs := siteReferences(v.key, body, c.routes)
-		now, err := c.client.list(ctx, s3Bucket)
+		now, err := c.bucket.list(ctx)
 		if err != nil {
 			return pages, err
 		}
@@ -1105,12 +951,11 @@ func (c *s3Crawler) round(ctx context.Context, n int) (int, error) {
 		if len(missing) == 0 {
 			continue
 		}
-		resp, err := c.client.do(ctx, http.MethodHead, s3Bucket, v.key, nil)
+		head, err := c.bucket.head(ctx, v.key)
 		if err != nil {
 			return pages, err
 		}
-		resp.Body.Close()
-		if resp.StatusCode == http.StatusOK && resp.Header.Get("ETag") == etag {
+		if head != nil && aws.ToString(head.ETag) == etag {
 			how := "a page no entry point leads to"
 			if v.reachable {
 				how = "reachable from index.html, the sitemap or the search index"
