@@ -408,7 +408,7 @@ func (r *bucketSiteResource) publish(ctx context.Context, plan *bucketSiteModel,
 	}
 	defer root.Close()
 	maxFiles := int(plan.MaxFiles.ValueInt64())
-	collector := newSiteCollector(maxFiles)
+	collector := newSiteCollector(maxFiles, "nothing was written")
 	opts := archive.UnpackOptions{File: collector.add, Dir: collector.dir}
 	if expected != "" {
 		opts.Accept = func(sum archive.Summary) error { return archive.CheckSHA256(sum, expected) }
