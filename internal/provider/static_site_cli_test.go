@@ -241,3 +241,32 @@ func TestAccStaticSite_cliReplace(t *testing.T) {
 		})
 	}
 }
+
+// An archive of a few hundred KiB that holds 100,000 empty directories
+// beside its pages would make every refresh walk them all: directories
+// count against max_files with the files, and the apply is refused naming
+// the bound and how to raise it, leaving nothing at the site's path.
+func TestAccStaticSite_cliManyDirectoriesRefused(t *testing.T) {
+	if testing.Short() {
+		t.Skip("100,000 directories unpacked and removed: slow; runs in make test")
+	}
+	t.Parallel()
+	runner := acctest.CLIRunner(t)
+	mock := acctest.NewMock(t, mockapi.Config{})
+	mock.SetExportBehavior("docs.example.com", mockapi.ExportBehavior{Archive: mockapi.ArchiveManyDirs})
+	parent := t.TempDir()
+	tf := cliSiteModule(t, runner, mock, filepath.Join(parent, "site"), "")
+	out := tfrunner.Record(tf)
+	if err := tf.Apply(t.Context()); err == nil {
+		t.Fatalf("the apply of a site of %d empty directories succeeded; want it refused\n%s", mockapi.ManyDirs, out.String())
+	}
+	applied := acctest.FlattenWhitespace(out.String())
+	for _, want := range []string{"more than max_files = 100000 files and directories", "Raise max_files (up to 1000000)"} {
+		if !strings.Contains(applied, want) {
+			t.Errorf("the refusal does not say %s:\n%s", want, out.String())
+		}
+	}
+	if entries, _ := os.ReadDir(parent); len(entries) > 0 {
+		t.Errorf("the refused archive left %s behind", entries[0].Name())
+	}
+}

@@ -448,7 +448,7 @@ func (r *staticSiteResource) publish(ctx context.Context, plan *staticSiteModel,
 	if link == nil {
 		return false
 	}
-	collector := newSiteCollector(int(plan.MaxFiles.ValueInt64()))
+	collector := newSiteTreeCollector(int(plan.MaxFiles.ValueInt64()))
 	opts := archive.UnpackOptions{File: collector.add, Dir: collector.dir}
 	if expected != "" {
 		opts.Accept = func(sum archive.Summary) error { return archive.CheckSHA256(sum, expected) }
@@ -702,10 +702,18 @@ func publishProblem(site publish.Site, jobID string, err error) string {
 }
 
 // maxFilesError is the refusal of an archive with more files than
-// max_files.
-type maxFilesError struct{ limit int }
+// max_files, or, for a tree on disk, more files and directories.
+type maxFilesError struct {
+	limit, files int
+	dirs         int // -1 where directories do not count
+}
 
 func (e *maxFilesError) Error() string {
-	return fmt.Sprintf("the archive holds more than max_files = %d files; nothing was published. Raise max_files (up to %d) "+
-		"if the site is meant to be this large", e.limit, maxSiteMaxFiles)
+	if e.dirs < 0 {
+		return fmt.Sprintf("the archive holds more than max_files = %d files; nothing was published. Raise max_files (up to %d) "+
+			"if the site is meant to be this large", e.limit, maxSiteMaxFiles)
+	}
+	return fmt.Sprintf("the archive holds more than max_files = %d files and directories (%d files and %d directories when it was "+
+		"stopped: every refresh walks each directory as it checks each file, so directories count); nothing was published. Raise "+
+		"max_files (up to %d) if the site is meant to be this large", e.limit, e.files, e.dirs, maxSiteMaxFiles)
 }
