@@ -290,28 +290,19 @@ func walkSiteDir(ctx context.Context, r *os.Root, prefix string, fn func(string,
 
 // siteFileSHA256 hashes the regular file name of r that Lstat described as
 // info; a file replaced since (another inode, a link, a special file) is
-// errReplaced.
+// localfile.ErrReplaced.
 func siteFileSHA256(r *os.Root, name string, info fs.FileInfo) (string, error) {
-	f, err := r.OpenFile(name, os.O_RDONLY|openNonblock, 0)
+	f, err := localfile.OpenFound(r, name, info, 0)
 	if err != nil {
 		return "", err
 	}
 	defer f.Close()
-	opened, err := f.Stat()
-	if err != nil {
-		return "", err
-	}
-	if !opened.Mode().IsRegular() || !os.SameFile(opened, info) {
-		return "", errReplaced
-	}
 	h := sha256.New()
 	if _, err := io.Copy(h, f); err != nil {
 		return "", err
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil
 }
-
-var errReplaced = errors.New("replaced while it was read")
 
 // siteWantFromRecords reads what the records of release say of its files,
 // checked against manifestSHA256 (the manifest's SHA-256 in state, "" when
@@ -375,7 +366,7 @@ func compareSiteTree(ctx context.Context, root string, want map[string]siteWant,
 			read++
 			digest, err := siteFileSHA256(parent, name, info)
 			switch {
-			case errors.Is(err, errReplaced):
+			case errors.Is(err, localfile.ErrReplaced):
 				d.add(&d.changed, &d.changedN, rel+" (replaced while it was read)")
 			case err != nil:
 				return err

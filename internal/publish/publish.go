@@ -763,7 +763,7 @@ func (o *opened) create(owner string) (*storeLock, error) {
 		return lock, nil
 	}()
 	if err == nil {
-		err = renameNoReplace(o.parent, tmpName, o.parent, o.site.storeBase())
+		err = localfile.RenameNoReplace(o.parent, tmpName, o.parent, o.site.storeBase())
 		if err != nil {
 			lock.Close()
 		}
@@ -934,7 +934,7 @@ func (st *Staged) moveIn(release string, records map[string][]byte) error {
 	if err := localfile.SyncTree(st.tree); err != nil {
 		return fmt.Errorf("syncing the new tree to disk: %w", err)
 	}
-	if err := renameAt(st.staging, stagedTree, st.releases, release); err != nil {
+	if err := localfile.Rename(st.staging, stagedTree, st.releases, release); err != nil {
 		return err
 	}
 	if len(records) == 0 {
@@ -993,7 +993,7 @@ func (o *opened) switchLink(found Found, release string) error {
 	if err := o.store.Symlink(target, tmp); err != nil {
 		return fmt.Errorf("creating the symbolic link that serves the site: %w", err)
 	}
-	err := exchange(o.store, tmp, o.parent, s.base())
+	err := localfile.Exchange(o.store, tmp, o.parent, s.base())
 	switch {
 	case err == nil:
 		if o.ownLinkAt(o.store, tmp) {
@@ -1001,7 +1001,7 @@ func (o *opened) switchLink(found Found, release string) error {
 			return nil
 		}
 		// Not the provider's: put it back, and take the new link out.
-		if err := exchange(o.store, tmp, o.parent, s.base()); err != nil {
+		if err := localfile.Exchange(o.store, tmp, o.parent, s.base()); err != nil {
 			return fmt.Errorf("%s appeared at %s during the switch and could not be put back from %s: %w; move it back by hand",
 				"an entry the provider did not make", s.Dir, filepath.Join(s.Store, tmp), err)
 		}
@@ -1015,7 +1015,7 @@ func (o *opened) switchLink(found Found, release string) error {
 			}
 			return appeared()
 		}
-		if err := renameAt(o.store, tmp, o.parent, s.base()); err != nil {
+		if err := localfile.Rename(o.store, tmp, o.parent, s.base()); err != nil {
 			_ = o.store.Remove(tmp)
 			return fmt.Errorf("switching %s to the new tree: %w", s.Dir, err)
 		}
@@ -1143,7 +1143,7 @@ func (s Site) Withdraw(owner string) (Withdrawal, error) {
 func (o *opened) removeLink(aside *os.Root) error {
 	s := o.site
 	gone := linkGoneName + "-" + randomName()
-	if err := renameNoReplace(o.parent, s.base(), aside, gone); err != nil {
+	if err := localfile.RenameNoReplace(o.parent, s.base(), aside, gone); err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil
 		}
@@ -1152,7 +1152,7 @@ func (o *opened) removeLink(aside *os.Root) error {
 	if o.ownLinkAt(aside, gone) {
 		return aside.Remove(gone)
 	}
-	if err := renameNoReplace(aside, gone, o.parent, s.base()); err != nil {
+	if err := localfile.RenameNoReplace(aside, gone, o.parent, s.base()); err != nil {
 		return fmt.Errorf("an entry the provider did not make replaced the link %s while it was being removed, and could not be "+
 			"put back from %s: %w; move it back by hand", s.Dir, filepath.Join(aside.Name(), gone), err)
 	}
