@@ -275,12 +275,21 @@ func (r *staticSiteResource) ModifyPlan(ctx context.Context, req resource.Modify
 		return
 	}
 	if !newExport && state.TreeIntact.ValueBool() {
+		// Intact at the last refresh, or the refresh was skipped: the
+		// checks that walk no tree are made all the same, and warn.
+		problem, found := r.publishedSiteProblem(state)
+		if problem == "" {
+			problem = movedStoreProblem(state, found, recordedSitePins(ctx, req.Private))
+		}
+		if problem != "" {
+			resp.Diagnostics.AddAttributeWarning(path.Root("directory"), "The static site on disk is not as published", problem)
+		}
 		set("tree_intact", types.BoolValue(true))
 		return
 	}
 	// A switch is planned: what is at the directory must still be the
 	// provider's.
-	if problem := r.publishedSiteProblem(state); problem != "" {
+	if problem, _ := r.publishedSiteProblem(state); problem != "" {
 		resp.Diagnostics.AddAttributeWarning(path.Root("directory"), "The static site cannot be published at its directory", problem)
 		if !newExport {
 			// Nothing to restore while the directory is not the provider's:
@@ -356,25 +365,43 @@ func (r *staticSiteResource) newSiteProblem(plan siteScalars) string {
 }
 
 // publishedSiteProblem says why the site in state cannot be published
-// again at its directory, or "".
-func (r *staticSiteResource) publishedSiteProblem(state siteScalars) string {
+// again at its directory, or "", and what is there.
+func (r *staticSiteResource) publishedSiteProblem(state siteScalars) (string, publish.Found) {
 	site, err := publish.Locate(state.Directory.ValueString())
 	if err != nil {
-		return err.Error()
+		return err.Error(), publish.Found{}
 	}
 	found, err := site.Inspect()
 	switch {
 	case err != nil:
-		return err.Error()
+		return err.Error(), found
 	case found.Foreign != "":
-		return foreignProblem(site, found.Foreign) + " " + foreignAtSiteConsequence
+		return foreignProblem(site, found.Foreign) + " " + foreignAtSiteConsequence, found
 	case found.Marker != nil && found.Marker.Owner != state.ID.ValueString():
-		return publishProblem(site, state.JobID.ValueString(), &publish.ConflictError{Site: site, Other: *found.Marker})
+		return publishProblem(site, state.JobID.ValueString(), &publish.ConflictError{Site: site, Other: *found.Marker}), found
 	}
 	if err := site.CheckStore(); err != nil {
-		return err.Error()
+		return err.Error(), found
 	}
-	return ""
+	return "", found
+}
+
+// movedStoreProblem says, when the store found at the site's name is not
+// the one the site published from (moved, copied or replaced since), what
+// that means, or "": its records are not trusted and a destroy leaves it.
+// A refresh then finds the site not intact, and the publication that
+// restores it takes the store over (one of the same owner, which only the
+// user who runs Terraform can have made: Inspect refuses another user's).
+func movedStoreProblem(state siteScalars, found publish.Found, pins sitePins) string {
+	if pins.Store.IsZero() || found.Marker == nil || found.Store == pins.Store {
+		return ""
+	}
+	site, err := publish.Locate(state.Directory.ValueString())
+	if err != nil {
+		return ""
+	}
+	return fmt.Sprintf("%s is not the store this site published from (it is %s, and the site published from %s): it was moved, "+
+		"copied or replaced since, so nothing in it is trusted, and a destroy would leave it as it is.", site.Store, found.Store, pins.Store)
 }
 
 // rememberSite records a site in state as this run sees it.
@@ -399,37 +426,40 @@ func (r *staticSiteResource) Create(ctx context.Context, req resource.CreateRequ
 	if plan.ID.IsUnknown() || plan.ID.IsNull() {
 		plan.ID = types.StringValue(newSiteOwner())
 	}
-	if !r.publish(ctx, &plan, plan.ExpectedSHA256.ValueString(), timeoutCreate, limit, "Cannot publish the static site", &resp.Diagnostics) {
+	pins, ok := r.publish(ctx, &plan, plan.ExpectedSHA256.ValueString(), timeoutCreate, limit, "Cannot publish the static site", &resp.Diagnostics)
+	if !ok {
 		return
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	resp.Diagnostics.Append(recordSitePins(ctx, resp.Private, pins)...)
 }
 
 // publish asks a fresh link for the plan's job, unpacks its archive into a
 // new release of the plan's directory and switches the directory to it,
-// recording the manifest and the release in the plan. An archive whose
-// SHA-256 is not expected (when set) is refused.
-func (r *staticSiteResource) publish(ctx context.Context, plan *staticSiteModel, expected string, timeout timeoutName, limit time.Duration, summary string, diags *diag.Diagnostics) bool {
+// recording the manifest and the release in the plan, and returns what the
+// resource pins of its store (private state). An archive whose SHA-256 is
+// not expected (when set) is refused.
+func (r *staticSiteResource) publish(ctx context.Context, plan *staticSiteModel, expected string, timeout timeoutName, limit time.Duration, summary string, diags *diag.Diagnostics) (sitePins, bool) {
 	jobID, owner := plan.JobID.ValueString(), plan.ID.ValueString()
 	site, err := publish.Locate(plan.Directory.ValueString())
 	if err != nil {
 		diags.AddAttributeError(path.Root("directory"), summary, err.Error())
-		return false
+		return sitePins{}, false
 	}
 	if problem := r.data.sites.claim(site, owner, jobID); problem != "" {
 		diags.AddAttributeError(path.Root("directory"), summary, problem)
-		return false
+		return sitePins{}, false
 	}
 	if problem := publish.PathProblem(site.Dir); problem != "" {
 		diags.AddAttributeError(path.Root("directory"), summary, problem+". "+siteDirectoryAccepted)
-		return false
+		return sitePins{}, false
 	}
 	// Claimed before the download, so that a directory that cannot be
 	// published costs no download.
 	staged, err := site.Stage(owner)
 	if err != nil {
 		diags.AddAttributeError(path.Root("directory"), summary, publishProblem(site, jobID, err))
-		return false
+		return sitePins{}, false
 	}
 	staged.Configuration = r.data.configuration
 	if staged.TookOver != "" {
@@ -446,7 +476,7 @@ func (r *staticSiteResource) publish(ctx context.Context, plan *staticSiteModel,
 	// Always a fresh link: one kept in state may have expired long ago.
 	link := r.data.completedExportLink(ctx, jobID, diags)
 	if link == nil {
-		return false
+		return sitePins{}, false
 	}
 	collector := newSiteTreeCollector(int(plan.MaxFiles.ValueInt64()))
 	opts := archive.UnpackOptions{File: collector.add, Dir: collector.dir}
@@ -458,7 +488,7 @@ func (r *staticSiteResource) publish(ctx context.Context, plan *staticSiteModel,
 	sum, err := r.data.limits.FetchUnpack(ctx, nil, link.BundleURL, staged.TreeDir(), opts)
 	if err != nil {
 		diags.AddError(summary, r.data.siteDownloadProblem(jobID, link.BundleURL, "unpacking into "+site.Dir+" from", limit, timeout, err))
-		return false
+		return sitePins{}, false
 	}
 	// What the names' checks held is not needed any more: a site of
 	// 100,000 files publishes in less memory without it.
@@ -467,13 +497,13 @@ func (r *staticSiteResource) publish(ctx context.Context, plan *staticSiteModel,
 	records, err := newSiteRecords(ctx, staged.Tree, manifest)
 	if err != nil {
 		diags.AddError(summary, fmt.Sprintf("Recording the files of export job %s unpacked into %s failed; nothing was published: %s", jobID, site.Dir, err))
-		return false
+		return sitePins{}, false
 	}
 	fileCount, sizeBytes := manifest.Len(), manifest.Size()
 	release, err := staged.Switch(jobID, records.forSwitch())
 	if err != nil && release == "" {
 		diags.AddAttributeError(path.Root("directory"), summary, publishProblem(site, jobID, err))
-		return false
+		return sitePins{}, false
 	}
 	if err != nil {
 		// Published: what failed after the switch is bookkeeping, which the
@@ -493,7 +523,7 @@ func (r *staticSiteResource) publish(ctx context.Context, plan *staticSiteModel,
 	tflog.Info(ctx, "published the export's site", map[string]any{
 		"job_id": jobID, "directory": site.Dir, "release": release, "sha256": sum.SHA256, "files": fileCount,
 	})
-	return true
+	return sitePins{Store: staged.Store, StatSHA256: records.statSHA256()}, true
 }
 
 // Read checks the site on disk against its release's records, without any
@@ -517,6 +547,7 @@ func (r *staticSiteResource) Read(ctx context.Context, req resource.ReadRequest,
 	notIntact := func() {
 		resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("tree_intact"), types.BoolValue(false))...)
 	}
+	pins := recordedSitePins(ctx, req.Private)
 	found, err := site.Inspect()
 	if err != nil {
 		resp.Diagnostics.AddAttributeWarning(path.Root("directory"), "Cannot check the static site on disk", err.Error())
@@ -532,16 +563,19 @@ func (r *staticSiteResource) Read(ctx context.Context, req resource.ReadRequest,
 		return
 	}
 	var drift siteDrift
+	moved := movedStoreProblem(state, found, pins)
 	switch {
 	case found.Foreign != "":
 		drift.whole = foreignProblem(site, found.Foreign)
 		drift.foreign = true
+	case moved != "":
+		drift.whole = moved
 	case found.Current == "":
 		drift.whole = fmt.Sprintf("%s does not exist on this machine (a fresh runner, or it was removed)", site.Dir)
 	default:
 		resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("release_directory"), types.StringValue(site.Release(found.Current)))...)
 		resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("manifest_file"), types.StringValue(site.Record(found.Current, manifestRecord)))...)
-		drift, err = checkRelease(ctx, site, found.Current, state)
+		drift, err = checkRelease(ctx, site, found.Current, state, pins.StatSHA256)
 		if err != nil {
 			resp.Diagnostics.AddAttributeWarning(path.Root("directory"), "Cannot check the static site on disk",
 				fmt.Sprintf("Reading %s to compare it with the site of export job %s failed: %s", site.Dir, state.JobID.ValueString(), err))
@@ -584,9 +618,11 @@ func (r *staticSiteResource) Update(ctx context.Context, req resource.UpdateRequ
 		// A restore publishes the same archive again.
 		summary, expected = "Cannot restore the static site", state.ArchiveSHA256.ValueString()
 	}
-	if !r.publish(ctx, &plan, expected, timeoutUpdate, limit, summary, &resp.Diagnostics) {
+	pins, ok := r.publish(ctx, &plan, expected, timeoutUpdate, limit, summary, &resp.Diagnostics)
+	if !ok {
 		return
 	}
+	resp.Diagnostics.Append(recordSitePins(ctx, resp.Private, pins)...)
 	if !newExport && !plan.ManifestSHA256.Equal(state.ManifestSHA256) {
 		// The same archive gives the same manifest: only a change of the
 		// provider's tables could tell it otherwise.
@@ -609,19 +645,33 @@ func (r *staticSiteResource) Delete(ctx context.Context, req resource.DeleteRequ
 		resp.Diagnostics.AddError("Cannot remove the static site", err.Error())
 		return
 	}
+	pins := recordedSitePins(ctx, req.Private)
+	// Where the store it published from is not at its name, it is left
+	// wherever it went: the provider removes that store only.
+	elsewhere := ""
+	if !pins.Store.IsZero() {
+		elsewhere = " The store this site published from (" + pins.Store.String() + ") is not there under its name; wherever it " +
+			"was moved, it is left as it is."
+	}
 	found, err := site.Inspect()
 	if entry := (*publish.EntryError)(nil); errors.As(err, &entry) {
 		// Someone put their own entry where the store was: nothing there
 		// is the provider's to remove.
 		resp.Diagnostics.AddWarning("The static site's directory was left in place",
-			entry.Error()+". Destroying this resource (export job "+state.JobID.ValueString()+") removes nothing there.")
+			entry.Error()+". Destroying this resource (export job "+state.JobID.ValueString()+") removes nothing there."+elsewhere)
 		return
 	}
 	if err != nil {
 		resp.Diagnostics.AddError("Cannot remove the static site", err.Error())
 		return
 	}
-	withdrawn, err := site.Withdraw(state.ID.ValueString())
+	withdrawn, err := site.Withdraw(state.ID.ValueString(), pins.Store)
+	if other := (*publish.OtherStoreError)(nil); errors.As(err, &other) {
+		resp.Diagnostics.AddWarning("The static site's directory was left in place",
+			other.Error()+". Destroying this resource (export job "+state.JobID.ValueString()+") removes nothing there: that store "+
+				"and "+site.Dir+" stay as they are. Remove them by hand if they are no longer needed."+elsewhere)
+		return
+	}
 	if err != nil {
 		resp.Diagnostics.AddError("Cannot remove the static site", fmt.Sprintf("Removing %s and %s failed: %s", site.Dir, site.Store, err))
 		return

@@ -41,3 +41,12 @@ func ownerOf(info fs.FileInfo) (int, bool) {
 	}
 	return int(st.Uid), true
 }
+
+// identityOf is the device and inode of what info describes.
+func identityOf(info fs.FileInfo) (StoreID, bool) {
+	st, ok := info.Sys().(*syscall.Stat_t)
+	if !ok {
+		return StoreID{}, false
+	}
+	return StoreID{Dev: uint64(st.Dev), Ino: uint64(st.Ino)}, true //nolint:unconvert // not uint64 on every system
+}
