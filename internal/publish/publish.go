@@ -590,10 +590,10 @@ type Staged struct {
 	// store and no other.
 	Store    StoreID
 	lock     *storeLock
-	o             *opened
-	releases      *os.Root
-	staging       *os.Root
-	tree          *os.Root
+	o        *opened
+	releases *os.Root
+	staging  *os.Root
+	tree     *os.Root
 }
 
 // TreeDir is the empty directory the tree is to be written into, as a
