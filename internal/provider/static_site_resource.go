@@ -336,8 +336,8 @@ func plannedDigest(expected types.String) types.String {
 
 // newSiteProblem says why a new site cannot be published at its
 // directory, or "": the path holds what the provider did not write, a site
-// that another configuration publishes, a store whose entries are not the
-// provider's, or a path another site of this run claims.
+// that is not in this run's state publishes there, a store whose entries
+// are not the provider's, or a path another site of this run claims.
 func (r *staticSiteResource) newSiteProblem(plan siteScalars) string {
 	site, err := publish.Locate(plan.Directory.ValueString())
 	if err != nil {
@@ -356,12 +356,31 @@ func (r *staticSiteResource) newSiteProblem(plan siteScalars) string {
 	if r.data == nil {
 		return ""
 	}
-	if m := found.Marker; m != nil && (m.Current != "" || found.Current != "") && m.Configuration != "" && m.Configuration != r.data.configuration {
-		// Published from another configuration: never an object this plan
-		// replaces. (One of this configuration may be: the apply decides.)
-		return publishProblem(site, plan.JobID.ValueString(), &publish.ConflictError{Site: site, Other: *m})
+	if m := found.Marker; m != nil && (m.Current != "" || found.Current != "") && !r.data.sites.inState(m.Owner) && !maybeReplaced(m, plan, r.data.configuration) {
+		// Published by a site that this run has not read from its state:
+		// another configuration's, or another state's of this working
+		// directory (-state=, another backend key). Never an object this
+		// plan replaces, which Terraform refreshes and plans first. (One of
+		// this state may be: the apply decides.)
+		problem := publishProblem(site, plan.JobID.ValueString(), &publish.ConflictError{Site: site, Other: *m})
+		if m.Configuration != "" && m.Configuration == r.data.configuration {
+			problem += " That site was published from this working directory and workspace, but the state of this run does not " +
+				"hold it: it is another state's (another -state file or backend key), or it was removed from this state."
+		}
+		return problem
 	}
 	return r.data.sites.overlap(site, plan.JobID.ValueString())
+}
+
+// maybeReplaced says whether the site a marker records may be the object
+// that a new one replaces although this run did not read it from its
+// state: Terraform neither refreshes nor plans a tainted object under
+// -refresh=false before it plans its replacement. Such a site was
+// published from this working directory and workspace, of the export the
+// replacement publishes (known at plan). The apply then decides; a new
+// site of another state publishes a job not yet known at plan, or another.
+func maybeReplaced(m *publish.Marker, plan siteScalars, configuration string) bool {
+	return m.Configuration == configuration && !plan.JobID.IsUnknown() && m.JobID == plan.JobID.ValueString()
 }
 
 // publishedSiteProblem says why the site in state cannot be published
