@@ -92,10 +92,10 @@ func (r *staticSiteResource) Schema(ctx context.Context, _ resource.SchemaReques
 			"`site.json` records the publication; it never follows a symbolic link it finds there. A `directory` that holds anything " +
 			"else (a directory, a file, a link it did not make) is refused and left untouched, as are the working directory, the home " +
 			"directory, the directories above them and directories that hold a Terraform configuration or state, a store whose " +
-			"entries are not the provider's, and a directory another configuration publishes: at plan for a new site, before " +
-			"anything of the plan runs. Two sites whose directories are the same or nested, however written, are refused. When a " +
-			"user's entry replaces the link later, plans warn and change nothing, and destroy removes the provider's store and " +
-			"leaves the entry.\n\n" +
+			"entries are not the provider's or belong to another user, and a directory a site of another configuration or another " +
+			"state publishes: at plan for a new site, before anything of the plan runs. Two sites whose directories are the same or " +
+			"nested, however written, are refused. When a user's entry replaces the link later, plans warn and change nothing, and " +
+			"destroy removes the provider's store and leaves the entry; a destroy removes only the store the site published from.\n\n" +
 			"State holds no file, whatever the site's size: `manifest_file` is a JSON file beside the release that lists every file with its " +
 			"digests, content type and cache policy, for a sync step, and `docsadmin_static_site_manifest` gives the same files as a map " +
 			"for `for_each`. Refresh checks the release on disk without any request, against stat data recorded at publication, as git's " +
@@ -136,8 +136,9 @@ func (r *staticSiteResource) Schema(ctx context.Context, _ resource.SchemaReques
 				Validators: []validator.String{stringCheck{summary: "Invalid SHA-256", description: "must be 64 hexadecimal digits", check: sha256Problem}},
 			},
 			"max_files": schema.Int64Attribute{
-				MarkdownDescription: fmt.Sprintf("Most files the site may hold, counted while the archive streams in: an archive with more is "+
-					"refused before it is published. State holds no file, so the default keeps an unchanged plan within seconds of a small "+
+				MarkdownDescription: fmt.Sprintf("Most files and directories the site may hold together, counted while the archive streams "+
+					"in: an archive with more is refused before it is published. Directories count because every refresh walks each of them "+
+					"as it checks each file. State holds no file, so the default keeps an unchanged plan within seconds of a small "+
 					"site's (the performance guide has the figures); the bound on unpacked bytes, `max_unpacked_bytes`, applies too. "+
 					"Changing it publishes nothing when the site fits; a value below `file_count` is refused at plan. At most `%d`. "+
 					"Default: `%d`.", maxSiteMaxFiles, defaultSiteMaxFiles),
@@ -547,7 +548,9 @@ func (r *staticSiteResource) publish(ctx context.Context, plan *staticSiteModel,
 
 // Read checks the site on disk against its release's records, without any
 // request, and records the verdict in tree_intact; a difference is shown as
-// a warning that names the files. It never removes the resource: a runner
+// a warning that names the files. Only what state and private state pin is
+// trusted: the manifest by its digest, the stat record by its digest, the
+// store by its owner and identity. It never removes the resource: a runner
 // without the site plans a restore.
 func (r *staticSiteResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
 	state, diags := readSiteScalars(ctx, req.State)
@@ -650,9 +653,11 @@ func (r *staticSiteResource) Update(ctx context.Context, req resource.UpdateRequ
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 }
 
-// Delete removes the link and the store this site published with, and
-// nothing else: a directory another site took over, or that holds what the
-// provider did not write, stays.
+// Delete removes the link and the store this site published from (by the
+// identity recorded in private state), and nothing else: a directory
+// another site took over, that holds what the provider did not write, or
+// whose store is another user's or not the one recorded, stays, and a
+// warning says what was left.
 func (r *staticSiteResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
 	var state staticSiteModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
