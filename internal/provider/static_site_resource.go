@@ -279,8 +279,8 @@ func (r *staticSiteResource) ModifyPlan(ctx context.Context, req resource.Modify
 		// Intact at the last refresh, or the refresh was skipped: the
 		// checks that walk no tree are made all the same, and warn.
 		problem, found := r.publishedSiteProblem(state)
-		if problem == "" {
-			problem = movedStoreProblem(state, found, recordedSitePins(ctx, req.Private))
+		if site, err := publish.Locate(state.Directory.ValueString()); err == nil && problem == "" {
+			problem = movedStoreProblem(site, found, recordedSitePins(ctx, req.Private))
 		}
 		if problem != "" {
 			resp.Diagnostics.AddAttributeWarning(path.Root("directory"), "The static site on disk is not as published", problem)
@@ -412,12 +412,8 @@ func (r *staticSiteResource) publishedSiteProblem(state siteScalars) (string, pu
 // A refresh then finds the site not intact, and the publication that
 // restores it takes the store over (one of the same owner, which only the
 // user who runs Terraform can have made: Inspect refuses another user's).
-func movedStoreProblem(state siteScalars, found publish.Found, pins sitePins) string {
+func movedStoreProblem(site publish.Site, found publish.Found, pins sitePins) string {
 	if pins.Store.IsZero() || found.Marker == nil || found.Store == pins.Store {
-		return ""
-	}
-	site, err := publish.Locate(state.Directory.ValueString())
-	if err != nil {
 		return ""
 	}
 	return fmt.Sprintf("%s is not the store this site published from (it is %s, and the site published from %s): it was moved, "+
@@ -585,7 +581,7 @@ func (r *staticSiteResource) Read(ctx context.Context, req resource.ReadRequest,
 		return
 	}
 	var drift siteDrift
-	moved := movedStoreProblem(state, found, pins)
+	moved := movedStoreProblem(site, found, pins)
 	switch {
 	case found.Foreign != "":
 		drift.whole = foreignProblem(site, found.Foreign)
