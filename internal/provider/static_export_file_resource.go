@@ -2,7 +2,6 @@ package provider
 
 import (
 	"bufio"
-	"cmp"
 	"context"
 	"crypto/md5"
 	"encoding/hex"
@@ -167,7 +166,7 @@ func (r *staticExportFileResource) Create(ctx context.Context, req resource.Crea
 	defer dir.Close()
 	if info, err := dir.Lstat(name); err == nil && info.IsDir() {
 		// Checked at plan too; the disk may have changed since.
-		resp.Diagnostics.AddAttributeError(path.Root("filename"), "Invalid filename", existingDirectoryProblem(filename))
+		resp.Diagnostics.AddAttributeError(path.Root("filename"), "Invalid filename", directoryAtFilename(filename))
 		return
 	}
 	// Always a fresh link: one kept in state may have expired long ago.
@@ -292,9 +291,8 @@ func (d *providerData) downloadArchive(ctx context.Context, link string, dir *os
 // openFileDir opens the directory of filename, made when missing, as the
 // one handle the resource writes, hashes and removes the file through.
 func openFileDir(filename string) (*os.Root, string, error) {
-	dir, name := filepath.Split(filename)
-	root, err := localfile.OpenRootDir(cmp.Or(dir, "."))
-	return root, name, err
+	root, err := localfile.OpenRootDir(filepath.Dir(filename))
+	return root, filepath.Base(filename), err
 }
 
 // sizeBound passes on at most left bytes, then fails: a download larger
@@ -404,10 +402,15 @@ func filenameProblem(s string) string {
 // archive could never be renamed over it.
 func existingDirectoryProblem(s string) string {
 	if info, err := os.Stat(s); err == nil && info.IsDir() {
-		return fmt.Sprintf("%q is an existing directory. Accepted: a path to the file to write inside it, such as %q.", s,
-			filepath.Join(s, "docs-bundle.tar.gz"))
+		return directoryAtFilename(s)
 	}
 	return ""
+}
+
+// directoryAtFilename words a filename where a directory stands.
+func directoryAtFilename(s string) string {
+	return fmt.Sprintf("%q is an existing directory. Accepted: a path to the file to write inside it, such as %q.", s,
+		filepath.Join(s, "docs-bundle.tar.gz"))
 }
 
 var octalPermission = regexp.MustCompile(`^0?[0-7]{3}$`)
