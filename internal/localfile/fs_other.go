@@ -3,13 +3,17 @@
 package localfile
 
 import (
+	"errors"
 	"io/fs"
 	"os"
+	"path/filepath"
 )
 
-// openNoFollow opens p for reading; OpenRegular has checked it is a
-// regular file and checks again once it is open.
-func openNoFollow(p string) (*os.File, error) { return os.Open(p) }
+// nonBlocking has no meaning here: there are no FIFOs in a directory.
+const nonBlocking = 0
+
+// dirOnly adds nothing here: there are no FIFOs in a directory.
+const dirOnly = ""
 
 // SyncTree syncs every regular file below dir.
 func SyncTree(dir *os.Root) error {
@@ -26,5 +30,25 @@ func SyncTree(dir *os.Root) error {
 	})
 }
 
-// dirOnly adds nothing here: there are no FIFOs in a directory.
-const dirOnly = ""
+// Rename renames from in fromDir to to in toDir, replacing a link at to.
+// Windows cannot rename over a directory link, so the old one is removed
+// first: the name is missing for that moment.
+func Rename(fromDir *os.Root, from string, toDir *os.Root, to string) error {
+	src, dst := filepath.Join(fromDir.Name(), from), filepath.Join(toDir.Name(), to)
+	if err := os.Rename(src, dst); err == nil {
+		return nil
+	}
+	if err := toDir.Remove(to); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	return os.Rename(src, dst)
+}
+
+// Exchange is not available here (see Rename).
+func Exchange(*os.Root, string, *os.Root, string) error { return errors.ErrUnsupported }
+
+// RenameNoReplace renames only while nothing is at to: a check, then the
+// rename.
+func RenameNoReplace(fromDir *os.Root, from string, toDir *os.Root, to string) error {
+	return checkThenRename(fromDir, from, toDir, to)
+}

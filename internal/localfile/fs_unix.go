@@ -4,15 +4,37 @@ package localfile
 
 import (
 	"os"
-	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
-// openNoFollow opens p for reading without following a symbolic link or
-// blocking on a FIFO.
-func openNoFollow(p string) (*os.File, error) {
-	return os.OpenFile(p, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOFOLLOW, 0)
-}
+// nonBlocking opens a FIFO swapped in at the last moment without waiting
+// for its writer (the file is then refused as not the one found).
+const nonBlocking = unix.O_NONBLOCK
 
 // dirOnly, added to a path, makes the system resolve it as a directory: a
 // FIFO or a device there is refused before it is opened.
 const dirOnly = "/."
+
+// Rename renames from in fromDir to to in toDir, replacing what is at to
+// (rename(2)): one name in each of two confined handles.
+func Rename(fromDir *os.Root, from string, toDir *os.Root, to string) error {
+	return withDirs(fromDir, toDir, func(fromFd, toFd int) error {
+		return unix.Renameat(fromFd, from, toFd, to)
+	})
+}
+
+// withDirs runs f with descriptors of the directories of two handles.
+func withDirs(a, b *os.Root, f func(aFd, bFd int) error) error {
+	da, err := a.Open(".")
+	if err != nil {
+		return err
+	}
+	defer da.Close()
+	db, err := b.Open(".")
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	return f(int(da.Fd()), int(db.Fd()))
+}

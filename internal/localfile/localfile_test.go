@@ -5,6 +5,8 @@ package localfile
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -142,5 +144,79 @@ func TestSyncTree(t *testing.T) {
 	defer root.Close()
 	if err := SyncTree(root); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// RemoveFound removes the file that was hashed and no other: not one
+// renamed over it since (which stays, with its content), and, through the
+// handle of its directory, not one of the same name in a directory that a
+// link swapped in for that directory leads to.
+func TestRemoveFoundRemovesOnlyTheFileFound(t *testing.T) {
+	parent := t.TempDir()
+	sub, other := filepath.Join(parent, "dist"), filepath.Join(parent, "other")
+	for _, d := range []string{sub, other} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write := func(p, body string) {
+		t.Helper()
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	file := filepath.Join(sub, "bundle.tar.gz")
+	write(file, "written")
+	dir, name, err := OpenParent(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dir.Close()
+	sum, size, found, err := SHA256In(dir, name)
+	if want := sha256.Sum256([]byte("written")); err != nil || sum != hex.EncodeToString(want[:]) || size != 7 {
+		t.Fatalf("SHA256In = %s, %d, %v", sum, size, err)
+	}
+
+	// Another file renamed over the one hashed: put back, not removed.
+	write(filepath.Join(sub, "theirs"), "theirs")
+	if err := os.Rename(filepath.Join(sub, "theirs"), file); err != nil {
+		t.Fatal(err)
+	}
+	if err := RemoveFound(dir, name, found); !errors.Is(err, ErrReplaced) {
+		t.Errorf("RemoveFound of a file replaced since it was hashed = %v, want ErrReplaced", err)
+	}
+	if body, err := os.ReadFile(file); err != nil || string(body) != "theirs" {
+		t.Errorf("the file that replaced the one hashed holds %q (%v), want it left as it was", body, err)
+	}
+	if entries, _ := os.ReadDir(sub); len(entries) != 1 {
+		t.Errorf("RemoveFound left %v in the directory", entries)
+	}
+
+	// The directory swapped for a link to another that holds a file of the
+	// same name, after the hash: the handle still names the directory the
+	// file was hashed in.
+	write(file, "written again")
+	_, _, found, err = SHA256In(dir, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(filepath.Join(other, name), "the user's")
+	if err := os.Rename(sub, sub+"-moved"); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(other, sub); err != nil {
+		t.Fatal(err)
+	}
+	if err := RemoveFound(dir, name, found); err != nil {
+		t.Fatalf("RemoveFound = %v", err)
+	}
+	if body, err := os.ReadFile(filepath.Join(other, name)); err != nil || string(body) != "the user's" {
+		t.Errorf("the file of the directory the link leads to holds %q (%v): removed through the link", body, err)
+	}
+	if _, err := os.Lstat(filepath.Join(sub+"-moved", name)); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the file hashed is still there (lstat: %v)", err)
+	}
+	if err := RemoveFound(dir, name, found); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("RemoveFound of a file already gone = %v, want fs.ErrNotExist", err)
 	}
 }

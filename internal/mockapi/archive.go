@@ -51,6 +51,9 @@ const (
 	// ArchiveManyFiles is the site with ManyFiles more empty files: a few
 	// hundred KiB that would fill state.
 	ArchiveManyFiles
+	// ArchiveManyDirs is the site with ManyDirs empty directories: about
+	// 500 KiB that every refresh of an unpacked site would walk.
+	ArchiveManyDirs
 	// ArchiveDotfiles is the site with .git/config (whose core.fsmonitor
 	// runs a command in any git call there) and .htaccess.
 	ArchiveDotfiles
@@ -88,6 +91,7 @@ var archiveKindNames = []string{
 	ArchiveSparse:           "sparse",
 	ArchiveBomb:             "bomb",
 	ArchiveManyFiles:        "many files",
+	ArchiveManyDirs:         "many directories",
 	ArchiveDotfiles:         "dotfiles",
 	ArchiveDotRoute:         "dot route",
 	ArchiveCaseCollision:    "case collision",
@@ -101,6 +105,9 @@ func (k ArchiveKind) String() string { return enumName(archiveKindNames, k) }
 
 // ManyFiles is the number of empty files ArchiveManyFiles adds.
 const ManyFiles = 60_000
+
+// ManyDirs is the number of empty directories ArchiveManyDirs adds.
+const ManyDirs = 100_000
 
 // jobArchive is what a job's download serves, generated anew at each
 // download (never held whole in memory) and measured once by a dry run.
@@ -196,6 +203,12 @@ func extraNames(kind ArchiveKind) []string {
 		names := make([]string, ManyFiles)
 		for i := range names {
 			names[i] = fmt.Sprintf("assets/many/%03d/%05d.txt", i/1000, i)
+		}
+		return names
+	case ArchiveManyDirs:
+		names := make([]string, ManyDirs)
+		for i := range names {
+			names[i] = fmt.Sprintf("assets/empty/%03d/%05d/", i/1000, i)
 		}
 		return names
 	case ArchiveDotfiles:

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
+
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/publish"
 )
 
 // Private state: what a resource records that its schema does not show. Each
@@ -46,6 +48,12 @@ const (
 	// that it is gone: a base_url or project_id that now points elsewhere (a
 	// typo, a staging API) never drops it.
 	privatePlace = "made_at"
+	// privateSiteStore records what a docsadmin_static_site trusts on disk
+	// beside what its state pins: the store it published from, by its
+	// identity (a destroy removes that store and no other), and the SHA-256
+	// of the stat record of the release it published (a refresh trusts the
+	// stat data of that record only).
+	privateSiteStore = "site_store"
 )
 
 func setPrivateJSON(ctx context.Context, private privateSetter, key string, v any) diag.Diagnostics {
@@ -131,4 +139,22 @@ func recordedPlace(ctx context.Context, private privateGetter) *apiPlace {
 		return nil
 	}
 	return &p
+}
+
+// sitePins are what a site recorded of its store when it published (see
+// privateSiteStore). Zero for a state written before they were recorded:
+// the store is then known by its name only, and every file is read.
+type sitePins struct {
+	Store      publish.StoreID `json:"store"`
+	StatSHA256 string          `json:"stat_sha256,omitempty"`
+}
+
+func recordSitePins(ctx context.Context, private privateSetter, p sitePins) diag.Diagnostics {
+	return setPrivateJSON(ctx, private, privateSiteStore, p)
+}
+
+func recordedSitePins(ctx context.Context, private privateGetter) sitePins {
+	var p sitePins
+	getPrivateJSON(ctx, private, privateSiteStore, &p)
+	return p
 }

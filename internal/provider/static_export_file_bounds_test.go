@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/localfile"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/sitegen"
 )
 
@@ -31,7 +32,12 @@ func TestDownloadArchiveStopsPastTheReportedSize(t *testing.T) {
 	defer server.Close()
 	filename := filepath.Join(t.TempDir(), "bundle.tar.gz")
 	const reported = 1 << 20
-	_, err := (&providerData{}).downloadArchive(t.Context(), server.URL+"/bundle.tar.gz?X-Amz-Signature=secret", filename, 0o644, "", reported)
+	dir, name, err := openFileDir(filename)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dir.Close()
+	_, err = (&providerData{}).downloadArchive(t.Context(), server.URL+"/bundle.tar.gz?X-Amz-Signature=secret", dir, name, 0o644, "", reported)
 	if err == nil || !strings.Contains(err.Error(), "larger than the 1048576 bytes the API reported") {
 		t.Fatalf("err = %v, want the reported size named", err)
 	}
@@ -53,7 +59,7 @@ func TestDownloadArchiveStopsPastTheReportedSize(t *testing.T) {
 
 // A FIFO where the archive should be is a changed file, found without
 // opening it: opening a FIFO blocks until a writer comes, and so would plan.
-func TestFileChangedNeverOpensAFIFO(t *testing.T) {
+func TestArchiveOnDiskNeverOpensAFIFO(t *testing.T) {
 	t.Parallel()
 	fifo := filepath.Join(t.TempDir(), "bundle.tar.gz")
 	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
@@ -63,15 +69,15 @@ func TestFileChangedNeverOpensAFIFO(t *testing.T) {
 	var reason string
 	var err error
 	go func() {
-		reason, err = fileChanged(fifo, strings.Repeat("0", 64), 10)
+		reason, err = archiveOnDisk(fifo, strings.Repeat("0", 64), 10, localfile.RemoveFound)
 		close(done)
 	}()
 	select {
 	case <-done:
 	case <-time.After(5 * time.Second):
-		t.Fatal("fileChanged blocked on a FIFO")
+		t.Fatal("archiveOnDisk blocked on a FIFO")
 	}
 	if err != nil || reason != "no longer a regular file" {
-		t.Errorf("fileChanged = %q, %v; want it reported as no longer a regular file", reason, err)
+		t.Errorf("archiveOnDisk = %q, %v; want it reported as no longer a regular file", reason, err)
 	}
 }

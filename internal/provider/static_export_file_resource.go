@@ -155,10 +155,18 @@ func (r *staticExportFileResource) Create(ctx context.Context, req resource.Crea
 	ctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
 
-	jobID := plan.JobID.ValueString()
-	if problem := existingDirectoryProblem(plan.Filename.ValueString()); problem != "" {
+	jobID, filename := plan.JobID.ValueString(), plan.Filename.ValueString()
+	// One handle of the file's directory for everything that follows: its
+	// path is resolved once.
+	dir, name, err := openFileDir(filename)
+	if err != nil {
+		resp.Diagnostics.AddAttributeError(path.Root("filename"), "Cannot write the static export's archive", err.Error())
+		return
+	}
+	defer dir.Close()
+	if info, err := dir.Lstat(name); err == nil && info.IsDir() {
 		// Checked at plan too; the disk may have changed since.
-		resp.Diagnostics.AddAttributeError(path.Root("filename"), "Invalid filename", problem)
+		resp.Diagnostics.AddAttributeError(path.Root("filename"), "Invalid filename", directoryAtFilename(filename))
 		return
 	}
 	// Always a fresh link: one kept in state may have expired long ago.
@@ -171,9 +179,9 @@ func (r *staticExportFileResource) Create(ctx context.Context, req resource.Crea
 	if link.SizeBytes != nil {
 		reported = *link.SizeBytes
 	}
-	written, err := r.data.downloadArchive(ctx, link.BundleURL, plan.Filename.ValueString(), perm, plan.ExpectedSHA256.ValueString(), reported)
+	written, err := r.data.downloadArchive(ctx, link.BundleURL, dir, name, perm, plan.ExpectedSHA256.ValueString(), reported)
 	if err != nil {
-		failure := archiveFailure{doing: "writing the archive of export job " + jobID + " to " + plan.Filename.ValueString(),
+		failure := archiveFailure{doing: "writing the archive of export job " + jobID + " to " + filename,
 			use: "a deployment", timeout: timeoutCreate, limit: limit}
 		resp.Diagnostics.AddError("Cannot write the static export's archive", failure.explain(r.data, link.BundleURL, err))
 		return
@@ -199,7 +207,7 @@ func (r *staticExportFileResource) Read(ctx context.Context, req resource.ReadRe
 		return
 	}
 	filename := state.Filename.ValueString()
-	reason, err := fileChanged(filename, state.SHA256.ValueString(), state.SizeBytes.ValueInt64())
+	reason, err := archiveOnDisk(filename, state.SHA256.ValueString(), state.SizeBytes.ValueInt64(), nil)
 	if err != nil {
 		resp.Diagnostics.AddError("Cannot check the static export's archive on disk",
 			fmt.Sprintf("Reading %s to compare it with the archive of export job %s failed: %s", filename, state.JobID.ValueString(), err))
@@ -226,22 +234,18 @@ func (r *staticExportFileResource) Delete(ctx context.Context, req resource.Dele
 	}
 	filename := state.Filename.ValueString()
 	// Only the archive this resource wrote is deleted: a destroy without a
-	// refresh may meet a file someone put there since.
-	reason, err := fileChanged(filename, state.SHA256.ValueString(), state.SizeBytes.ValueInt64())
+	// refresh may meet a file someone put there since. It is hashed and
+	// removed through one handle of its directory, and removed only while
+	// it is the file hashed.
+	reason, err := archiveOnDisk(filename, state.SHA256.ValueString(), state.SizeBytes.ValueInt64(), localfile.RemoveFound)
 	switch {
 	case err != nil:
-		resp.Diagnostics.AddError("Cannot delete the static export's archive", fmt.Sprintf("Reading %s to check it is the archive written failed: %s", filename, err))
-		return
-	case reason == "missing":
-		return
-	case reason != "":
+		resp.Diagnostics.AddError("Cannot delete the static export's archive", fmt.Sprintf("Deleting %s, the archive of export job %s, failed: %s",
+			filename, state.JobID.ValueString(), err))
+	case reason != "" && reason != "missing":
 		resp.Diagnostics.AddWarning("The static export's archive was left in place", fmt.Sprintf(
 			"%s is %s: it is not the archive of export job %s that this resource wrote, and the provider deletes only what it wrote. "+
 				"Delete it by hand if it is not needed.", filename, reason, state.JobID.ValueString()))
-		return
-	}
-	if err := os.Remove(filename); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		resp.Diagnostics.AddError("Cannot delete the static export's archive", fmt.Sprintf("Deleting %s failed: %s", filename, err))
 	}
 }
 
@@ -251,23 +255,14 @@ type writtenArchive struct {
 	MD5 string // lower-case hex
 }
 
-// downloadArchive streams the archive behind link into a temporary file next
-// to filename, verifying it on the way, checks its digest against expected
-// when set, syncs it, and renames it into place: filename is either left as
-// it was or holds the complete, verified archive. A download that grows past
-// reportedSize, the size the API reported (0: unknown), stops at once.
-func (d *providerData) downloadArchive(ctx context.Context, link, filename string, perm os.FileMode, expected string, reportedSize int64) (writtenArchive, error) {
-	dir, base := filepath.Split(filename)
-	if dir == "" {
-		dir = "."
-	}
-	root, err := localfile.OpenRootDir(dir)
-	if err != nil {
-		return writtenArchive{}, err
-	}
-	defer root.Close()
+// downloadArchive streams the archive behind link into a temporary file in
+// dir, verifying it on the way, checks its digest against expected when
+// set, syncs it, and renames it into place as name: name is either left as
+// it was or holds the complete, verified archive. A download that grows
+// past reportedSize, the size the API reported (0: unknown), stops at once.
+func (d *providerData) downloadArchive(ctx context.Context, link string, dir *os.Root, name string, perm os.FileMode, expected string, reportedSize int64) (writtenArchive, error) {
 	var written writtenArchive
-	err = localfile.Write(root, base, perm, func(w io.Writer) error {
+	err := localfile.Write(dir, name, perm, func(w io.Writer) error {
 		buffered := bufio.NewWriterSize(w, fileWriteBuffer)
 		md5sum := md5.New()
 		out := io.MultiWriter(buffered, md5sum)
@@ -293,6 +288,13 @@ func (d *providerData) downloadArchive(ctx context.Context, link, filename strin
 	return written, nil
 }
 
+// openFileDir opens the directory of filename, made when missing, as the
+// one handle the resource writes, hashes and removes the file through.
+func openFileDir(filename string) (*os.Root, string, error) {
+	root, err := localfile.OpenRootDir(filepath.Dir(filename))
+	return root, filepath.Base(filename), err
+}
+
 // sizeBound passes on at most left bytes, then fails: a download larger
 // than the API said is not written in full first.
 type sizeBound struct {
@@ -308,11 +310,23 @@ func (b *sizeBound) Write(p []byte) (int, error) {
 	return b.w.Write(p)
 }
 
-// fileChanged says why the file no longer holds the archive recorded in
-// state ("missing", "changed on disk"), or "" when it still does. It reads
-// the file in a stream: memory stays bounded whatever its size.
-func fileChanged(filename, wantSHA256 string, wantSize int64) (string, error) {
-	info, err := os.Lstat(filename)
+// archiveOnDisk says why the file at filename no longer holds the archive
+// recorded in state ("missing", "changed on disk"), or "" when it still
+// does, and then hands it to remove, when set, with what Lstat found of it.
+// The file's directory is opened once and everything goes through it
+// (localfile.OpenParent): a directory of the path swapped for a link
+// between the hash and the removal leads the removal nowhere else. The file
+// is read as a stream: memory stays bounded whatever its size.
+func archiveOnDisk(filename, wantSHA256 string, wantSize int64, remove func(*os.Root, string, fs.FileInfo) error) (string, error) {
+	dir, name, err := localfile.OpenParent(filename)
+	if errors.Is(err, fs.ErrNotExist) {
+		return "missing", nil
+	}
+	if err != nil {
+		return "", err
+	}
+	defer dir.Close()
+	info, err := dir.Lstat(name)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return "missing", nil
@@ -323,14 +337,27 @@ func fileChanged(filename, wantSHA256 string, wantSize int64) (string, error) {
 	case info.Size() != wantSize:
 		return "changed on disk (another size)", nil
 	}
-	sum, size, err := localfile.SHA256(filename)
-	if err != nil {
+	sum, size, found, err := localfile.SHA256In(dir, name)
+	switch {
+	case errors.Is(err, localfile.ErrReplaced), errors.As(err, new(*localfile.NotRegularError)):
+		return "changed on disk (replaced while it was read)", nil
+	case errors.Is(err, fs.ErrNotExist):
+		return "missing", nil
+	case err != nil:
 		return "", err
-	}
-	if size != wantSize || sum != wantSHA256 {
+	case size != wantSize || sum != wantSHA256:
 		return "changed on disk (another SHA-256)", nil
+	case remove == nil:
+		return "", nil
 	}
-	return "", nil
+	err = remove(dir, name, found)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return "missing", nil
+	case errors.Is(err, localfile.ErrReplaced):
+		return "changed on disk (replaced before it was removed)", nil
+	}
+	return "", err
 }
 
 // expectedDigestPlan makes sha256 known at plan time when the configuration
@@ -375,10 +402,15 @@ func filenameProblem(s string) string {
 // archive could never be renamed over it.
 func existingDirectoryProblem(s string) string {
 	if info, err := os.Stat(s); err == nil && info.IsDir() {
-		return fmt.Sprintf("%q is an existing directory. Accepted: a path to the file to write inside it, such as %q.", s,
-			filepath.Join(s, "docs-bundle.tar.gz"))
+		return directoryAtFilename(s)
 	}
 	return ""
+}
+
+// directoryAtFilename words a filename where a directory stands.
+func directoryAtFilename(s string) string {
+	return fmt.Sprintf("%q is an existing directory. Accepted: a path to the file to write inside it, such as %q.", s,
+		filepath.Join(s, "docs-bundle.tar.gz"))
 }
 
 var octalPermission = regexp.MustCompile(`^0?[0-7]{3}$`)

@@ -241,3 +241,104 @@ func TestAccStaticSite_cliReplace(t *testing.T) {
 		})
 	}
 }
+
+// An archive of a few hundred KiB that holds 100,000 empty directories
+// beside its pages would make every refresh walk them all: directories
+// count against max_files with the files, and the apply is refused naming
+// the bound and how to raise it, leaving nothing at the site's path.
+func TestAccStaticSite_cliManyDirectoriesRefused(t *testing.T) {
+	if testing.Short() {
+		t.Skip("100,000 directories unpacked and removed: slow; runs in make test")
+	}
+	t.Parallel()
+	runner := acctest.CLIRunner(t)
+	mock := acctest.NewMock(t, mockapi.Config{})
+	mock.SetExportBehavior("docs.example.com", mockapi.ExportBehavior{Archive: mockapi.ArchiveManyDirs})
+	parent := t.TempDir()
+	tf := cliSiteModule(t, runner, mock, filepath.Join(parent, "site"), "")
+	out := tfrunner.Record(tf)
+	if err := tf.Apply(t.Context()); err == nil {
+		t.Fatalf("the apply of a site of %d empty directories succeeded; want it refused\n%s", mockapi.ManyDirs, out.String())
+	}
+	applied := acctest.FlattenWhitespace(out.String())
+	for _, want := range []string{"more than max_files = 100000 files and directories", "Raise max_files (up to 1000000)"} {
+		if !strings.Contains(applied, want) {
+			t.Errorf("the refusal does not say %s:\n%s", want, out.String())
+		}
+	}
+	if entries, _ := os.ReadDir(parent); len(entries) > 0 {
+		t.Errorf("the refused archive left %s behind", entries[0].Name())
+	}
+}
+
+// Two states of one working directory, as -state or two backend keys of
+// one checkout give (common in CI), are two configurations: the second
+// state's new site at the first's directory is refused at plan, saying
+// why, and its apply fails before its export starts. (The provider sees
+// nothing of either way to name a state; -state needs no init, which a
+// backend's would, and an init cannot install the provider under test.)
+func TestAccStaticSite_cliAnotherStateOfThisDirectoryRefusedAtPlan(t *testing.T) {
+	t.Parallel()
+	runner := acctest.CLIRunner(t)
+	mock := acctest.NewMock(t, mockapi.Config{})
+	tf := cliSiteModule(t, runner, mock, filepath.Join(t.TempDir(), "site"), "")
+	ctx := t.Context()
+	out := tfrunner.Record(tf)
+	if err := tf.Apply(ctx); err != nil {
+		t.Fatalf("apply with the first state: %v\n%s", err, out.String())
+	}
+	second := tfexec.State(filepath.Join(t.TempDir(), "second.tfstate")) //nolint:staticcheck // -state is what is tested
+	for _, run := range []struct {
+		name string
+		run  func() error
+	}{
+		{"plan", func() error { _, err := tf.Plan(ctx, second); return err }},
+		{"apply", func() error { return tf.Apply(ctx, second) }},
+	} {
+		out = tfrunner.Record(tf)
+		if err := run.run(); err == nil {
+			t.Fatalf("the %s with the second state succeeded; want it refused:\n%s", run.name, out.String())
+		}
+		said := acctest.FlattenWhitespace(out.String())
+		for _, want := range []string{"is published by another docsadmin_static_site", "it is another state's"} {
+			if !strings.Contains(said, want) {
+				t.Errorf("the %s with the second state does not say %s:\n%s", run.name, want, out.String())
+			}
+		}
+	}
+	must(t, exportsStarted(mock, 1))
+}
+
+// A tainted site is neither refreshed nor planned by Terraform before its
+// replacement under -refresh=false, so the plan of the replacement meets a
+// site this run has not read from its state: published from this working
+// directory and of the same export, it may be the object replaced, and
+// the apply decides; the replacement is published.
+func TestAccStaticSite_cliTaintedReplacedWithoutRefresh(t *testing.T) {
+	t.Parallel()
+	runner := acctest.CLIRunner(t)
+	mock := acctest.NewMock(t, mockapi.Config{})
+	dir := filepath.Join(t.TempDir(), "site")
+	tf := cliSiteModule(t, runner, mock, dir, "")
+	ctx := t.Context()
+	out := tfrunner.Record(tf)
+	if err := tf.Apply(ctx); err != nil {
+		t.Fatalf("apply: %v\n%s", err, out.String())
+	}
+	oldTarget := linkTarget(t, dir)
+	if err := tf.Taint(ctx, siteAddress); err != nil {
+		t.Fatal(err)
+	}
+	out = tfrunner.Record(tf)
+	if changes, err := tf.Plan(ctx, tfexec.Refresh(false)); err != nil || !changes {
+		t.Fatalf("the plan of the tainted site without refresh: changes %v (want true), error %v\n%s", changes, err, out.String())
+	}
+	out = tfrunner.Record(tf)
+	if err := tf.Apply(ctx, tfexec.Refresh(false)); err != nil {
+		t.Fatalf("the apply of the tainted site without refresh: %v\n%s", err, out.String())
+	}
+	if target := linkTarget(t, dir); target == oldTarget {
+		t.Errorf("the link still points to the tainted site's release %s", target)
+	}
+	must(t, exportsStarted(mock, 1))
+}

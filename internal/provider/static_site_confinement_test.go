@@ -307,3 +307,47 @@ func TestAccStaticSite_switchReplacesOnlyWhatItChecked(t *testing.T) {
 		},
 	})
 }
+
+// A copy of the store put in its place by the user who runs Terraform (a
+// backup restored) is not the store the site published from: the refresh
+// trusts nothing in it and says so, the apply publishes into it afresh and
+// records it, and then the destroy removes it, leaving the store that was
+// moved aside.
+func TestAccStaticSite_storeCopyIsRepublishedBeforeItIsRemoved(t *testing.T) {
+	mock := acctest.NewMock(t, mockapi.Config{})
+	parent := t.TempDir()
+	dir := filepath.Join(parent, "site")
+	store, aside := filepath.Join(parent, ".site.docsadmin"), filepath.Join(parent, ".site.docsadmin-backup")
+	parallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testFactories(Options{}),
+		Steps: []resource.TestStep{
+			{Config: siteConfig(mock, dir, "")},
+			{
+				PreConfig: func() {
+					if err := os.Rename(store, aside); err != nil {
+						t.Fatal(err)
+					}
+					if err := os.CopyFS(store, os.DirFS(aside)); err != nil {
+						t.Fatal(err)
+					}
+				},
+				Config:             siteConfig(mock, dir, ""),
+				PlanOnly:           true,
+				ExpectNonEmptyPlan: true,
+			},
+			{
+				Config: siteConfig(mock, dir, ""),
+				Check:  resource.TestCheckResourceAttr(siteAddress, "tree_intact", "true"),
+			},
+		},
+		CheckDestroy: func(*terraform.State) error {
+			if _, err := os.Lstat(store); !errors.Is(err, fs.ErrNotExist) {
+				return fmt.Errorf("the store the site took over is still there (lstat: %v)", err)
+			}
+			if _, err := os.Lstat(filepath.Join(aside, "site.json")); err != nil {
+				return fmt.Errorf("the store moved aside was removed: %v", err)
+			}
+			return nil
+		},
+	})
+}

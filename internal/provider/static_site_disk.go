@@ -163,6 +163,20 @@ func (c *siteClaims) remember(site publish.Site, owner, jobID string) {
 	c.claims = append(c.claims, siteClaim{site: site, owner: owner, jobID: jobID})
 }
 
+// inState reports whether owner is a site this run read or planned from
+// its state: what makes a site this configuration's, since Terraform
+// tells a provider neither which state it runs with nor where it is kept.
+func (c *siteClaims) inState(owner string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, other := range c.claims {
+		if !other.fresh && other.owner == owner {
+			return true
+		}
+	}
+	return false
+}
+
 func randomHex(n int) string {
 	b := make([]byte, n)
 	_, _ = rand.Read(b)
@@ -172,9 +186,12 @@ func randomHex(n int) string {
 func normalizeSHA256(s string) string { return strings.ToLower(s) }
 
 // runConfiguration names the configuration this run belongs to, recorded
-// with each site it publishes: Terraform runs a provider in the root
-// module's directory, and the workspace is in TF_WORKSPACE or in the data
-// directory's environment file. "" when the directory cannot be read.
+// with each site it publishes so that a refusal can say where another
+// site came from: Terraform runs a provider in the root module's
+// directory, and the workspace is in TF_WORKSPACE or in the data
+// directory's environment file. "" when the directory cannot be read. Two
+// states of one working directory share it: whether a site is this run's
+// is decided by its state (siteClaims.inState).
 func runConfiguration() string {
 	wd, err := os.Getwd()
 	if err != nil {

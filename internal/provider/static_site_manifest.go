@@ -73,29 +73,65 @@ type siteManifestModel struct {
 }
 
 // siteCollector builds a manifest from the files a verifying pass tells,
-// refusing a name no host serves alike and more files than maxFiles.
+// refusing a name no host serves alike and more files than maxFiles. For a
+// tree on disk (withDirs), directories count against maxFiles too: a
+// refresh walks each of them as it checks each file.
 type siteCollector struct {
 	manifest *site.Manifest
 	maxFiles int
 	refused  string // what a reader that meets maxFiles did not do
+	withDirs bool
 }
 
+// newSiteCollector collects the files of a manifest the plan holds, or of
+// objects a store holds, whose cost is their files.
 func newSiteCollector(maxFiles int, refused string) *siteCollector {
 	return &siteCollector{manifest: site.NewManifest(), maxFiles: maxFiles, refused: refused}
 }
 
+// newSiteTreeCollector collects the files of a tree unpacked on disk,
+// whose cost is its files and directories.
+func newSiteTreeCollector(maxFiles int, refused string) *siteCollector {
+	c := newSiteCollector(maxFiles, refused)
+	c.withDirs = true
+	return c
+}
+
 func (c *siteCollector) add(f archive.File) error {
 	if c.manifest.Len() >= c.maxFiles {
-		return &maxFilesError{limit: c.maxFiles, consequence: c.refused}
+		return c.overflow()
 	}
-	return c.manifest.Add(f.Name, f.Size, f.SHA256, f.MD5)
+	if err := c.manifest.Add(f.Name, f.Size, f.SHA256, f.MD5); err != nil {
+		return err
+	}
+	return c.checkDirs()
 }
 
 // dir checks a directory the archive names, by the rules of the files'
 // names: one a host could not serve alike (.git/, a backslash, a name that
 // folds as a file's) is refused before it is made.
 func (c *siteCollector) dir(name string) error {
-	return c.manifest.AddDir(name)
+	if err := c.manifest.AddDir(name); err != nil {
+		return err
+	}
+	return c.checkDirs()
+}
+
+// checkDirs refuses a tree whose files and directories are more than
+// maxFiles, where directories count.
+func (c *siteCollector) checkDirs() error {
+	if c.withDirs && c.manifest.Len()+c.manifest.Dirs() > c.maxFiles {
+		return c.overflow()
+	}
+	return nil
+}
+
+func (c *siteCollector) overflow() error {
+	e := &maxFilesError{limit: c.maxFiles, files: c.manifest.Len(), dirs: -1, consequence: c.refused}
+	if c.withDirs {
+		e.dirs = c.manifest.Dirs()
+	}
+	return e
 }
 
 // model turns the manifest and the archive's digest into attribute values.

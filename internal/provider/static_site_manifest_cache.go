@@ -4,10 +4,8 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -78,9 +76,10 @@ func newManifestCache(dir, baseURL string) *manifestCache {
 	return &manifestCache{dir: dir, baseURL: baseURL}
 }
 
-func (c *manifestCache) path(jobID string) string {
+// name is the entry of jobID in the cache's directory.
+func (c *manifestCache) name(jobID string) string {
 	sum := sha256.Sum256([]byte(c.baseURL + "\x00" + jobID))
-	return filepath.Join(c.dir, hex.EncodeToString(sum[:16])+".json")
+	return hex.EncodeToString(sum[:16]) + ".json"
 }
 
 // digest is the SHA-256 of the entry without its digest.
@@ -94,12 +93,16 @@ func digest(e manifestCacheEntry) string {
 // load returns the sealed manifest of jobID, or false when there is none
 // that can be trusted.
 func (c *manifestCache) load(jobID string, maxFiles int) (*site.Manifest, string, bool, error) {
-	f, err := localfile.OpenRegular(c.path(jobID))
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, "", false, nil
-	}
+	// One handle of the cache: the entry is read and touched through it.
+	root, err := localfile.OpenDir(c.dir)
 	if err != nil {
-		return nil, "", false, nil // not a regular file: ignored, rewritten
+		return nil, "", false, nil // no cache yet, or not a directory: the store makes or refuses it
+	}
+	defer root.Close()
+	name := c.name(jobID)
+	f, _, err := localfile.OpenRegularIn(root, name, 0)
+	if err != nil {
+		return nil, "", false, nil // missing, or not a regular file: ignored, rewritten
 	}
 	defer f.Close()
 	var e manifestCacheEntry
@@ -119,11 +122,8 @@ func (c *manifestCache) load(jobID string, maxFiles int) (*site.Manifest, string
 			return nil, "", false, err // max_files lower than the site: said as a download would
 		}
 	}
-	if root, err := os.OpenRoot(c.dir); err == nil { // used: kept another TTL; confined to the cache
-		now := time.Now()
-		_ = root.Chtimes(filepath.Base(c.path(jobID)), now, now)
-		root.Close()
-	}
+	now := time.Now() // used: kept another TTL
+	_ = root.Chtimes(name, now, now)
 	return collector.manifest, e.ArchiveSHA256, true, nil
 }
 
@@ -145,24 +145,24 @@ func (c *manifestCache) store(jobID, archiveSHA256 string, m *site.Manifest) err
 		return err
 	}
 	defer root.Close()
-	if err := localfile.WriteBytes(root, filepath.Base(c.path(jobID)), 0o644, data); err != nil {
+	if err := localfile.WriteBytes(root, c.name(jobID), 0o644, data); err != nil {
 		return fmt.Errorf("writing the manifest cache: %w", err)
 	}
-	c.prune(time.Now().Add(-manifestCacheTTL))
+	prune(root, time.Now().Add(-manifestCacheTTL))
 	return nil
 }
 
-// prune removes the entries that no read has used since before, and
-// temporary files a killed run left; best effort. Only names the cache
+// prune removes the cache's entries that no read has used since before,
+// and temporary files a killed run left; best effort. Only names the cache
 // writes are touched: cache_directory may name a directory that holds
 // files of the user's.
-func (c *manifestCache) prune(before time.Time) {
-	root, err := os.OpenRoot(c.dir)
+func prune(root *os.Root, before time.Time) {
+	d, err := root.Open(".")
 	if err != nil {
 		return
 	}
-	defer root.Close()
-	entries, err := os.ReadDir(c.dir)
+	entries, err := d.ReadDir(-1)
+	d.Close()
 	if err != nil {
 		return
 	}

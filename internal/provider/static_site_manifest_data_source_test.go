@@ -244,7 +244,6 @@ data "docsadmin_static_site_manifest" "site" {
 func TestManifestCachePrunesOnlyItsOwnFiles(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	cache := newManifestCache(dir, "https://api.example.com")
 	old := time.Now().Add(-2 * manifestCacheTTL)
 	names := map[string]bool{ // name: pruned when old
 		"notes.txt": false, "main.tf": false, "0123456789abcdef0123456789abcdef.json.bak": false,
@@ -260,7 +259,12 @@ func TestManifestCachePrunesOnlyItsOwnFiles(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	cache.prune(time.Now().Add(-manifestCacheTTL))
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
+	prune(root, time.Now().Add(-manifestCacheTTL))
 	for name, pruned := range names {
 		_, err := os.Lstat(filepath.Join(dir, name))
 		if gone := errors.Is(err, fs.ErrNotExist); gone != pruned {

@@ -93,10 +93,10 @@ func (r *staticSiteResource) Schema(ctx context.Context, _ resource.SchemaReques
 			"`site.json` records the publication; it never follows a symbolic link it finds there. A `directory` that holds anything " +
 			"else (a directory, a file, a link it did not make) is refused and left untouched, as are the working directory, the home " +
 			"directory, the directories above them and directories that hold a Terraform configuration or state, a store whose " +
-			"entries are not the provider's, and a directory another configuration publishes: at plan for a new site, before " +
-			"anything of the plan runs. Two sites whose directories are the same or nested, however written, are refused. When a " +
-			"user's entry replaces the link later, plans warn and change nothing, and destroy removes the provider's store and " +
-			"leaves the entry.\n\n" +
+			"entries are not the provider's or belong to another user, and a directory a site of another configuration or another " +
+			"state publishes: at plan for a new site, before anything of the plan runs. Two sites whose directories are the same or " +
+			"nested, however written, are refused. When a user's entry replaces the link later, plans warn and change nothing, and " +
+			"destroy removes the provider's store and leaves the entry; a destroy removes only the store the site published from.\n\n" +
 			"State holds no file, whatever the site's size: `manifest_file` is a JSON file beside the release that lists every file with its " +
 			"digests, content type and cache policy, for a sync step, and `docsadmin_static_site_manifest` gives the same files as a map " +
 			"for `for_each`. Refresh checks the release on disk without any request, against stat data recorded at publication, as git's " +
@@ -137,8 +137,9 @@ func (r *staticSiteResource) Schema(ctx context.Context, _ resource.SchemaReques
 				Validators: []validator.String{stringCheck{summary: "Invalid SHA-256", description: "must be 64 hexadecimal digits", check: sha256Problem}},
 			},
 			"max_files": schema.Int64Attribute{
-				MarkdownDescription: fmt.Sprintf("Most files the site may hold, counted while the archive streams in: an archive with more is "+
-					"refused before it is published. State holds no file, so the default keeps an unchanged plan within seconds of a small "+
+				MarkdownDescription: fmt.Sprintf("Most files and directories the site may hold together, counted while the archive streams "+
+					"in: an archive with more is refused before it is published. Directories count because every refresh walks each of them "+
+					"as it checks each file. State holds no file, so the default keeps an unchanged plan within seconds of a small "+
 					"site's (the performance guide has the figures); the bound on unpacked bytes, `max_unpacked_bytes`, applies too. "+
 					"Changing it publishes nothing when the site fits; a value below `file_count` is refused at plan. At most `%d`. "+
 					"Default: `%d`.", maxSiteMaxFiles, defaultSiteMaxFiles),
@@ -276,12 +277,21 @@ func (r *staticSiteResource) ModifyPlan(ctx context.Context, req resource.Modify
 		return
 	}
 	if !newExport && state.TreeIntact.ValueBool() {
+		// Intact at the last refresh, or the refresh was skipped: the
+		// checks that walk no tree are made all the same, and warn.
+		problem, found := r.publishedSiteProblem(state)
+		if site, err := publish.Locate(state.Directory.ValueString()); err == nil && problem == "" {
+			problem = movedStoreProblem(site, found, recordedSitePins(ctx, req.Private))
+		}
+		if problem != "" {
+			resp.Diagnostics.AddAttributeWarning(path.Root("directory"), "The static site on disk is not as published", problem)
+		}
 		set("tree_intact", types.BoolValue(true))
 		return
 	}
 	// A switch is planned: what is at the directory must still be the
 	// provider's.
-	if problem := r.publishedSiteProblem(state); problem != "" {
+	if problem, _ := r.publishedSiteProblem(state); problem != "" {
 		resp.Diagnostics.AddAttributeWarning(path.Root("directory"), "The static site cannot be published at its directory", problem)
 		if !newExport {
 			// Nothing to restore while the directory is not the provider's:
@@ -328,8 +338,8 @@ func plannedDigest(expected types.String) types.String {
 
 // newSiteProblem says why a new site cannot be published at its
 // directory, or "": the path holds what the provider did not write, a site
-// that another configuration publishes, a store whose entries are not the
-// provider's, or a path another site of this run claims.
+// that is not in this run's state publishes there, a store whose entries
+// are not the provider's, or a path another site of this run claims.
 func (r *staticSiteResource) newSiteProblem(plan siteScalars) string {
 	site, err := publish.Locate(plan.Directory.ValueString())
 	if err != nil {
@@ -348,34 +358,67 @@ func (r *staticSiteResource) newSiteProblem(plan siteScalars) string {
 	if r.data == nil {
 		return ""
 	}
-	if m := found.Marker; m != nil && (m.Current != "" || found.Current != "") && m.Configuration != "" && m.Configuration != r.data.configuration {
-		// Published from another configuration: never an object this plan
-		// replaces. (One of this configuration may be: the apply decides.)
-		return publishProblem(site, plan.JobID.ValueString(), &publish.ConflictError{Site: site, Other: *m})
+	if m := found.Marker; m != nil && (m.Current != "" || found.Current != "") && !r.data.sites.inState(m.Owner) && !maybeReplaced(m, plan, r.data.configuration) {
+		// Published by a site that this run has not read from its state:
+		// another configuration's, or another state's of this working
+		// directory (-state=, another backend key). Never an object this
+		// plan replaces, which Terraform refreshes and plans first. (One of
+		// this state may be: the apply decides.)
+		problem := publishProblem(site, plan.JobID.ValueString(), &publish.ConflictError{Site: site, Other: *m})
+		if m.Configuration != "" && m.Configuration == r.data.configuration {
+			problem += " That site was published from this working directory and workspace, but the state of this run does not " +
+				"hold it: it is another state's (another -state file or backend key), or it was removed from this state."
+		}
+		return problem
 	}
 	return r.data.sites.overlap(site, plan.JobID.ValueString())
 }
 
+// maybeReplaced says whether the site a marker records may be the object
+// that a new one replaces although this run did not read it from its
+// state: Terraform neither refreshes nor plans a tainted object under
+// -refresh=false before it plans its replacement. Such a site was
+// published from this working directory and workspace, of the export the
+// replacement publishes (known at plan). The apply then decides; a new
+// site of another state publishes a job not yet known at plan, or another.
+func maybeReplaced(m *publish.Marker, plan siteScalars, configuration string) bool {
+	return m.Configuration == configuration && !plan.JobID.IsUnknown() && m.JobID == plan.JobID.ValueString()
+}
+
 // publishedSiteProblem says why the site in state cannot be published
-// again at its directory, or "".
-func (r *staticSiteResource) publishedSiteProblem(state siteScalars) string {
+// again at its directory, or "", and what is there.
+func (r *staticSiteResource) publishedSiteProblem(state siteScalars) (string, publish.Found) {
 	site, err := publish.Locate(state.Directory.ValueString())
 	if err != nil {
-		return err.Error()
+		return err.Error(), publish.Found{}
 	}
 	found, err := site.Inspect()
 	switch {
 	case err != nil:
-		return err.Error()
+		return err.Error(), found
 	case found.Foreign != "":
-		return foreignProblem(site, found.Foreign) + " " + foreignAtSiteConsequence
+		return foreignProblem(site, found.Foreign) + " " + foreignAtSiteConsequence, found
 	case found.Marker != nil && found.Marker.Owner != state.ID.ValueString():
-		return publishProblem(site, state.JobID.ValueString(), &publish.ConflictError{Site: site, Other: *found.Marker})
+		return publishProblem(site, state.JobID.ValueString(), &publish.ConflictError{Site: site, Other: *found.Marker}), found
 	}
 	if err := site.CheckStore(); err != nil {
-		return err.Error()
+		return err.Error(), found
 	}
-	return ""
+	return "", found
+}
+
+// movedStoreProblem says, when the store found at the site's name is not
+// the one the site published from (moved, copied or replaced since), what
+// that means, or "": its records are not trusted and a destroy leaves it.
+// A refresh then finds the site not intact, and the publication that
+// restores it takes the store over (one of the same owner, which only the
+// user who runs Terraform can have made: Inspect refuses another user's).
+func movedStoreProblem(site publish.Site, found publish.Found, pins sitePins) string {
+	if pins.Store.IsZero() || found.Marker == nil || found.Store == pins.Store {
+		return ""
+	}
+	return fmt.Sprintf("%s is not the store this site published from (it is %s, and the site published from %s): it was moved, "+
+		"copied or replaced since, so nothing in it is trusted, and a destroy would leave it as it is.", site.Store, found.Store, pins.Store)
 }
 
 // rememberSite records a site in state as this run sees it.
@@ -400,37 +443,40 @@ func (r *staticSiteResource) Create(ctx context.Context, req resource.CreateRequ
 	if plan.ID.IsUnknown() || plan.ID.IsNull() {
 		plan.ID = types.StringValue(newSiteOwner())
 	}
-	if !r.publish(ctx, &plan, plan.ExpectedSHA256.ValueString(), timeoutCreate, limit, "Cannot publish the static site", &resp.Diagnostics) {
+	pins, ok := r.publish(ctx, &plan, plan.ExpectedSHA256.ValueString(), timeoutCreate, limit, "Cannot publish the static site", &resp.Diagnostics)
+	if !ok {
 		return
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	resp.Diagnostics.Append(recordSitePins(ctx, resp.Private, pins)...)
 }
 
 // publish asks a fresh link for the plan's job, unpacks its archive into a
 // new release of the plan's directory and switches the directory to it,
-// recording the manifest and the release in the plan. An archive whose
-// SHA-256 is not expected (when set) is refused.
-func (r *staticSiteResource) publish(ctx context.Context, plan *staticSiteModel, expected string, timeout timeoutName, limit time.Duration, summary string, diags *diag.Diagnostics) bool {
+// recording the manifest and the release in the plan, and returns what the
+// resource pins of its store (private state). An archive whose SHA-256 is
+// not expected (when set) is refused.
+func (r *staticSiteResource) publish(ctx context.Context, plan *staticSiteModel, expected string, timeout timeoutName, limit time.Duration, summary string, diags *diag.Diagnostics) (sitePins, bool) {
 	jobID, owner := plan.JobID.ValueString(), plan.ID.ValueString()
 	site, err := publish.Locate(plan.Directory.ValueString())
 	if err != nil {
 		diags.AddAttributeError(path.Root("directory"), summary, err.Error())
-		return false
+		return sitePins{}, false
 	}
 	if problem := r.data.sites.claim(site, owner, jobID); problem != "" {
 		diags.AddAttributeError(path.Root("directory"), summary, problem)
-		return false
+		return sitePins{}, false
 	}
 	if problem := publish.PathProblem(site.Dir); problem != "" {
 		diags.AddAttributeError(path.Root("directory"), summary, problem+". "+siteDirectoryAccepted)
-		return false
+		return sitePins{}, false
 	}
 	// Claimed before the download, so that a directory that cannot be
 	// published costs no download.
 	staged, err := site.Stage(owner)
 	if err != nil {
 		diags.AddAttributeError(path.Root("directory"), summary, publishProblem(site, jobID, err))
-		return false
+		return sitePins{}, false
 	}
 	staged.Configuration = r.data.configuration
 	if staged.TookOver != "" {
@@ -447,9 +493,9 @@ func (r *staticSiteResource) publish(ctx context.Context, plan *staticSiteModel,
 	// Always a fresh link: one kept in state may have expired long ago.
 	link := r.data.completedExportLink(ctx, jobID, diags)
 	if link == nil {
-		return false
+		return sitePins{}, false
 	}
-	collector := newSiteCollector(int(plan.MaxFiles.ValueInt64()), "nothing was published")
+	collector := newSiteTreeCollector(int(plan.MaxFiles.ValueInt64()), "nothing was published")
 	opts := archive.UnpackOptions{File: collector.add, Dir: collector.dir}
 	if expected != "" {
 		opts.Accept = func(sum archive.Summary) error { return archive.CheckSHA256(sum, expected) }
@@ -459,7 +505,7 @@ func (r *staticSiteResource) publish(ctx context.Context, plan *staticSiteModel,
 	sum, err := r.data.limits.FetchUnpack(ctx, nil, link.BundleURL, staged.TreeDir(), opts)
 	if err != nil {
 		diags.AddError(summary, r.data.siteDownloadProblem(jobID, link.BundleURL, "unpacking into "+site.Dir+" from", limit, timeout, err))
-		return false
+		return sitePins{}, false
 	}
 	// What the names' checks held is not needed any more: a site of
 	// 100,000 files publishes in less memory without it.
@@ -468,13 +514,13 @@ func (r *staticSiteResource) publish(ctx context.Context, plan *staticSiteModel,
 	records, err := newSiteRecords(ctx, staged.Tree, manifest)
 	if err != nil {
 		diags.AddError(summary, fmt.Sprintf("Recording the files of export job %s unpacked into %s failed; nothing was published: %s", jobID, site.Dir, err))
-		return false
+		return sitePins{}, false
 	}
 	fileCount, sizeBytes := manifest.Len(), manifest.Size()
 	release, err := staged.Switch(jobID, records.forSwitch())
 	if err != nil && release == "" {
 		diags.AddAttributeError(path.Root("directory"), summary, publishProblem(site, jobID, err))
-		return false
+		return sitePins{}, false
 	}
 	if err != nil {
 		// Published: what failed after the switch is bookkeeping, which the
@@ -494,12 +540,14 @@ func (r *staticSiteResource) publish(ctx context.Context, plan *staticSiteModel,
 	tflog.Info(ctx, "published the export's site", map[string]any{
 		"job_id": jobID, "directory": site.Dir, "release": release, "sha256": sum.SHA256, "files": fileCount,
 	})
-	return true
+	return sitePins{Store: staged.Store, StatSHA256: records.statSHA256()}, true
 }
 
 // Read checks the site on disk against its release's records, without any
 // request, and records the verdict in tree_intact; a difference is shown as
-// a warning that names the files. It never removes the resource: a runner
+// a warning that names the files. Only what state and private state pin is
+// trusted: the manifest by its digest, the stat record by its digest, the
+// store by its owner and identity. It never removes the resource: a runner
 // without the site plans a restore.
 func (r *staticSiteResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
 	state, diags := readSiteScalars(ctx, req.State)
@@ -518,6 +566,7 @@ func (r *staticSiteResource) Read(ctx context.Context, req resource.ReadRequest,
 	notIntact := func() {
 		resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("tree_intact"), types.BoolValue(false))...)
 	}
+	pins := recordedSitePins(ctx, req.Private)
 	found, err := site.Inspect()
 	if err != nil {
 		resp.Diagnostics.AddAttributeWarning(path.Root("directory"), "Cannot check the static site on disk", err.Error())
@@ -533,16 +582,19 @@ func (r *staticSiteResource) Read(ctx context.Context, req resource.ReadRequest,
 		return
 	}
 	var drift siteDrift
+	moved := movedStoreProblem(site, found, pins)
 	switch {
 	case found.Foreign != "":
 		drift.whole = foreignProblem(site, found.Foreign)
 		drift.foreign = true
+	case moved != "":
+		drift.whole = moved
 	case found.Current == "":
 		drift.whole = fmt.Sprintf("%s does not exist on this machine (a fresh runner, or it was removed)", site.Dir)
 	default:
 		resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("release_directory"), types.StringValue(site.Release(found.Current)))...)
 		resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("manifest_file"), types.StringValue(site.Record(found.Current, manifestRecord)))...)
-		drift, err = checkRelease(ctx, site, found.Current, state)
+		drift, err = checkRelease(ctx, site, found.Current, state, pins.StatSHA256)
 		if err != nil {
 			resp.Diagnostics.AddAttributeWarning(path.Root("directory"), "Cannot check the static site on disk",
 				fmt.Sprintf("Reading %s to compare it with the site of export job %s failed: %s", site.Dir, state.JobID.ValueString(), err))
@@ -585,9 +637,11 @@ func (r *staticSiteResource) Update(ctx context.Context, req resource.UpdateRequ
 		// A restore publishes the same archive again.
 		summary, expected = "Cannot restore the static site", state.ArchiveSHA256.ValueString()
 	}
-	if !r.publish(ctx, &plan, expected, timeoutUpdate, limit, summary, &resp.Diagnostics) {
+	pins, ok := r.publish(ctx, &plan, expected, timeoutUpdate, limit, summary, &resp.Diagnostics)
+	if !ok {
 		return
 	}
+	resp.Diagnostics.Append(recordSitePins(ctx, resp.Private, pins)...)
 	if !newExport && !plan.ManifestSHA256.Equal(state.ManifestSHA256) {
 		// The same archive gives the same manifest: only a change of the
 		// provider's tables could tell it otherwise.
@@ -596,9 +650,11 @@ func (r *staticSiteResource) Update(ctx context.Context, req resource.UpdateRequ
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 }
 
-// Delete removes the link and the store this site published with, and
-// nothing else: a directory another site took over, or that holds what the
-// provider did not write, stays.
+// Delete removes the link and the store this site published from (by the
+// identity recorded in private state), and nothing else: a directory
+// another site took over, that holds what the provider did not write, or
+// whose store is another user's or not the one recorded, stays, and a
+// warning says what was left.
 func (r *staticSiteResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
 	var state staticSiteModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
@@ -610,19 +666,33 @@ func (r *staticSiteResource) Delete(ctx context.Context, req resource.DeleteRequ
 		resp.Diagnostics.AddError("Cannot remove the static site", err.Error())
 		return
 	}
+	pins := recordedSitePins(ctx, req.Private)
+	// Where the store it published from is not at its name, it is left
+	// wherever it went: the provider removes that store only.
+	elsewhere := ""
+	if !pins.Store.IsZero() {
+		elsewhere = " The store this site published from (" + pins.Store.String() + ") is not there under its name; wherever it " +
+			"was moved, it is left as it is."
+	}
 	found, err := site.Inspect()
 	if entry := (*publish.EntryError)(nil); errors.As(err, &entry) {
 		// Someone put their own entry where the store was: nothing there
 		// is the provider's to remove.
 		resp.Diagnostics.AddWarning("The static site's directory was left in place",
-			entry.Error()+". Destroying this resource (export job "+state.JobID.ValueString()+") removes nothing there.")
+			entry.Error()+". Destroying this resource (export job "+state.JobID.ValueString()+") removes nothing there."+elsewhere)
 		return
 	}
 	if err != nil {
 		resp.Diagnostics.AddError("Cannot remove the static site", err.Error())
 		return
 	}
-	withdrawn, err := site.Withdraw(state.ID.ValueString())
+	withdrawn, err := site.Withdraw(state.ID.ValueString(), pins.Store)
+	if other := (*publish.OtherStoreError)(nil); errors.As(err, &other) {
+		resp.Diagnostics.AddWarning("The static site's directory was left in place",
+			other.Error()+". Destroying this resource (export job "+state.JobID.ValueString()+") removes nothing there: that store "+
+				"and "+site.Dir+" stay as they are. Remove them by hand if they are no longer needed."+elsewhere)
+		return
+	}
 	if err != nil {
 		resp.Diagnostics.AddError("Cannot remove the static site", fmt.Sprintf("Removing %s and %s failed: %s", site.Dir, site.Store, err))
 		return
@@ -703,16 +773,23 @@ func publishProblem(site publish.Site, jobID string, err error) string {
 }
 
 // maxFilesError is the refusal of an archive with more files than
-// max_files; consequence says what its reader did not do, such as "nothing
-// was published".
+// max_files, or, for a tree on disk, more files and directories;
+// consequence says what its reader did not do, such as "nothing was
+// published".
 type maxFilesError struct {
-	limit       int
-	consequence string
+	limit, files int
+	dirs         int // -1 where directories do not count
+	consequence  string
 }
 
 func (e *maxFilesError) Error() string {
-	return fmt.Sprintf("the archive holds more than max_files = %d files; %s. Raise max_files (up to %d) "+
-		"if the site is meant to be this large", e.limit, e.consequence, maxSiteMaxFiles)
+	if e.dirs < 0 {
+		return fmt.Sprintf("the archive holds more than max_files = %d files; %s. Raise max_files (up to %d) "+
+			"if the site is meant to be this large", e.limit, e.consequence, maxSiteMaxFiles)
+	}
+	return fmt.Sprintf("the archive holds more than max_files = %d files and directories (%d files and %d directories when it was "+
+		"stopped: every refresh walks each directory as it checks each file, so directories count); %s. Raise "+
+		"max_files (up to %d) if the site is meant to be this large", e.limit, e.files, e.dirs, e.consequence, maxSiteMaxFiles)
 }
 
 // ImportState refuses an import in words of this resource, rather than the

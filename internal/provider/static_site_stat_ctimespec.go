@@ -7,10 +7,6 @@ import (
 	"syscall"
 )
 
-// openNonblock keeps a FIFO that replaced a file after its Lstat from
-// blocking the open.
-const openNonblock = syscall.O_NONBLOCK
-
 // statOf is the stat data of a file that a refresh compares, as git's index
 // records it; false where the system does not give it.
 func statOf(info fs.FileInfo) (fileStat, bool) {

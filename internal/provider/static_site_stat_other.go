@@ -4,8 +4,6 @@ package provider
 
 import "io/fs"
 
-const openNonblock = 0
-
 // statOf gives no stat data here: without a change time, a file rewritten
 // with its old size and time would pass, so every file is read.
 func statOf(fs.FileInfo) (fileStat, bool) { return fileStat{}, false }

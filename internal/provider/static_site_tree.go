@@ -146,6 +146,14 @@ type siteRecords struct {
 	stat           []byte
 }
 
+// statSHA256 is what a site pins of its stat record, "" without one.
+func (r siteRecords) statSHA256() string {
+	if r.stat == nil {
+		return ""
+	}
+	return sha256Hex(r.stat)
+}
+
 func (r siteRecords) forSwitch() map[string][]byte {
 	records := map[string][]byte{manifestRecord: r.manifest}
 	if r.stat != nil {
@@ -290,20 +298,13 @@ func walkSiteDir(ctx context.Context, r *os.Root, prefix string, fn func(string,
 
 // siteFileSHA256 hashes the regular file name of r that Lstat described as
 // info; a file replaced since (another inode, a link, a special file) is
-// errReplaced.
+// localfile.ErrReplaced.
 func siteFileSHA256(r *os.Root, name string, info fs.FileInfo) (string, error) {
-	f, err := r.OpenFile(name, os.O_RDONLY|openNonblock, 0)
+	f, err := localfile.OpenFound(r, name, info, 0)
 	if err != nil {
 		return "", err
 	}
 	defer f.Close()
-	opened, err := f.Stat()
-	if err != nil {
-		return "", err
-	}
-	if !opened.Mode().IsRegular() || !os.SameFile(opened, info) {
-		return "", errReplaced
-	}
 	h := sha256.New()
 	if _, err := io.Copy(h, f); err != nil {
 		return "", err
@@ -311,14 +312,14 @@ func siteFileSHA256(r *os.Root, name string, info fs.FileInfo) (string, error) {
 	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
-var errReplaced = errors.New("replaced while it was read")
-
 // siteWantFromRecords reads what the records of release say of its files,
 // checked against manifestSHA256 (the manifest's SHA-256 in state, "" when
-// unknown). The stat record is used when it is of that manifest; without
-// it, every file is read. A manifest that is missing or differs is a
-// problem, said in words.
-func siteWantFromRecords(s publish.Site, release, manifestSHA256 string, fileCount int64) (want map[string]siteWant, racyFrom int64, problem string, err error) {
+// unknown). The stat record is used only when its SHA-256 is statSHA256,
+// the one the publication recorded (a record edited since, or none
+// recorded, is not trusted), and it is of that manifest; without it, every
+// file is read and held to the manifest. A manifest that is missing or
+// differs is a problem, said in words.
+func siteWantFromRecords(s publish.Site, release, manifestSHA256, statSHA256 string, fileCount int64) (want map[string]siteWant, racyFrom int64, problem string, err error) {
 	limit := recordLimit(fileCount)
 	manifestPath := s.Record(release, manifestRecord)
 	manifest, err := s.ReadRecord(release, manifestRecord, limit)
@@ -332,9 +333,11 @@ func siteWantFromRecords(s publish.Site, release, manifestSHA256 string, fileCou
 	if manifestSHA256 != "" && digest != manifestSHA256 {
 		return nil, 0, fmt.Sprintf("%s (manifest_file) is not the manifest this site published (SHA-256 %s, want %s)", manifestPath, digest, manifestSHA256), nil
 	}
-	if stat, err := s.ReadRecord(release, statRecord, limit); err == nil {
-		if want, racyFrom, ok := parseStatRecord(stat, digest); ok {
-			return want, racyFrom, "", nil
+	if statSHA256 != "" {
+		if stat, err := s.ReadRecord(release, statRecord, limit); err == nil && sha256Hex(stat) == statSHA256 {
+			if want, racyFrom, ok := parseStatRecord(stat, digest); ok {
+				return want, racyFrom, "", nil
+			}
 		}
 	}
 	var files map[string]struct {
@@ -375,7 +378,7 @@ func compareSiteTree(ctx context.Context, root string, want map[string]siteWant,
 			read++
 			digest, err := siteFileSHA256(parent, name, info)
 			switch {
-			case errors.Is(err, errReplaced):
+			case errors.Is(err, localfile.ErrReplaced):
 				d.add(&d.changed, &d.changedN, rel+" (replaced while it was read)")
 			case err != nil:
 				return err
@@ -414,9 +417,9 @@ func (w siteWant) unchanged(info fs.FileInfo, racyFrom int64) bool {
 }
 
 // checkRelease compares the release of the site with its records, held to
-// the manifest state names.
-func checkRelease(ctx context.Context, s publish.Site, release string, state siteScalars) (siteDrift, error) {
-	want, racyFrom, problem, err := siteWantFromRecords(s, release, state.ManifestSHA256.ValueString(), state.FileCount.ValueInt64())
+// the manifest state names and to the stat record the publication pinned.
+func checkRelease(ctx context.Context, s publish.Site, release string, state siteScalars, statSHA256 string) (siteDrift, error) {
+	want, racyFrom, problem, err := siteWantFromRecords(s, release, state.ManifestSHA256.ValueString(), statSHA256, state.FileCount.ValueInt64())
 	if err != nil || problem != "" {
 		return siteDrift{whole: problem}, err
 	}

@@ -17,7 +17,7 @@ import (
 // publishFiles publishes files as a release of a site of its own, with
 // the records the provider writes, waiting settle between the last write
 // and the stat data (so that no file is racy when settle is long enough).
-func publishFiles(t *testing.T, files map[string]string, settle time.Duration) (publish.Site, string, string) {
+func publishFiles(t *testing.T, files map[string]string, settle time.Duration) (publish.Site, string, siteRecords) {
 	t.Helper()
 	s, err := publish.Locate(filepath.Join(t.TempDir(), "site"))
 	if err != nil {
@@ -49,7 +49,7 @@ func publishFiles(t *testing.T, files map[string]string, settle time.Duration) (
 	if err != nil {
 		t.Fatal(err)
 	}
-	return s, release, records.manifestSHA256
+	return s, release, records
 }
 
 func manyPages(n int) map[string]string {
@@ -66,11 +66,12 @@ func manyPages(n int) map[string]string {
 func TestSiteRefreshHoldsTheRecordsToState(t *testing.T) {
 	t.Parallel()
 	files := manyPages(4)
-	s, release, digest := publishFiles(t, files, 0)
+	s, release, records := publishFiles(t, files, 0)
+	digest, stat := records.manifestSHA256, records.statSHA256()
 	if err := os.Remove(s.Record(release, statRecord)); err != nil {
 		t.Fatal(err)
 	}
-	want, racyFrom, problem, err := siteWantFromRecords(s, release, digest, 4)
+	want, racyFrom, problem, err := siteWantFromRecords(s, release, digest, stat, 4)
 	if err != nil || problem != "" || racyFrom != 0 || len(want) != 4 {
 		t.Fatalf("without the stat record: %d files, racyFrom %d, %q, %v", len(want), racyFrom, problem, err)
 	}
@@ -82,13 +83,13 @@ func TestSiteRefreshHoldsTheRecordsToState(t *testing.T) {
 	if err := os.WriteFile(manifest, []byte(`{}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, problem, _ := siteWantFromRecords(s, release, digest, 4); !strings.Contains(problem, "is not the manifest this site published") {
+	if _, _, problem, _ := siteWantFromRecords(s, release, digest, stat, 4); !strings.Contains(problem, "is not the manifest this site published") {
 		t.Errorf("a changed manifest_file: %q", problem)
 	}
 	if err := os.Remove(manifest); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, problem, _ := siteWantFromRecords(s, release, digest, 4); !strings.Contains(problem, "is missing") {
+	if _, _, problem, _ := siteWantFromRecords(s, release, digest, stat, 4); !strings.Contains(problem, "is missing") {
 		t.Errorf("a missing manifest_file: %q", problem)
 	}
 }
@@ -97,7 +98,7 @@ func TestSiteRefreshHoldsTheRecordsToState(t *testing.T) {
 func TestSiteRefreshFollowsNoLink(t *testing.T) {
 	t.Parallel()
 	files := manyPages(2)
-	s, release, digest := publishFiles(t, files, 0)
+	s, release, records := publishFiles(t, files, 0)
 	tree := s.Release(release)
 	name := filepath.Join(tree, "guides", "page-000.html")
 	if err := os.Remove(name); err != nil {
@@ -106,7 +107,7 @@ func TestSiteRefreshFollowsNoLink(t *testing.T) {
 	if err := os.Symlink("page-001.html", name); err != nil {
 		t.Fatal(err)
 	}
-	want, racyFrom, _, err := siteWantFromRecords(s, release, digest, 2)
+	want, racyFrom, _, err := siteWantFromRecords(s, release, records.manifestSHA256, records.statSHA256(), 2)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,10 +19,10 @@ import (
 func TestSiteRefreshReadsOnlyFilesWhoseStatDataChanged(t *testing.T) {
 	t.Parallel()
 	files := manyPages(50)
-	s, release, digest := publishFiles(t, files, 50*time.Millisecond)
+	s, release, records := publishFiles(t, files, 50*time.Millisecond)
 	check := func() (siteDrift, int) {
 		t.Helper()
-		want, racyFrom, problem, err := siteWantFromRecords(s, release, digest, int64(len(files)))
+		want, racyFrom, problem, err := siteWantFromRecords(s, release, records.manifestSHA256, records.statSHA256(), int64(len(files)))
 		if err != nil || problem != "" {
 			t.Fatalf("records: %q, %v", problem, err)
 		}
@@ -63,7 +63,7 @@ func TestSiteRefreshReadsOnlyFilesWhoseStatDataChanged(t *testing.T) {
 func TestSiteRefreshReadsRacyFiles(t *testing.T) {
 	t.Parallel()
 	files := manyPages(3)
-	s, release, digest := publishFiles(t, files, 0)
+	s, release, records := publishFiles(t, files, 0)
 	name := filepath.Join(s.Release(release), "guides", "page-001.html")
 	if err := os.WriteFile(name, []byte("<p>page XXX</p>"), 0o644); err != nil {
 		t.Fatal(err)
@@ -83,7 +83,7 @@ func TestSiteRefreshReadsRacyFiles(t *testing.T) {
 		{racyFrom: now.Ctime, read: 1, found: 1},           // written in the record's clock step: read
 		{racyFrom: max(now.Ctime, now.Mtime) + 1, read: 0}, // not racy: trusted, the change unseen
 	} {
-		want, _, problem, err := siteWantFromRecords(s, release, digest, 3)
+		want, _, problem, err := siteWantFromRecords(s, release, records.manifestSHA256, records.statSHA256(), 3)
 		if err != nil || problem != "" {
 			t.Fatal(problem, err)
 		}
@@ -99,6 +99,54 @@ func TestSiteRefreshReadsRacyFiles(t *testing.T) {
 		if read < c.read || (c.read == 0 && read != 0) || d.changedN != c.found {
 			t.Errorf("racyFrom %d (file times %d, %d): %d read, %d changed; want %d read, %d changed",
 				c.racyFrom, now.Mtime, now.Ctime, read, d.changedN, c.read, c.found)
+		}
+	}
+}
+
+// The stat record is trusted only as the publication pinned it: a served
+// file changed and another removed, with the record edited to match them
+// (their new stat data, its time moved on), is read in full and held to
+// the manifest, and both are named.
+func TestSiteRefreshTrustsOnlyThePinnedStatRecord(t *testing.T) {
+	t.Parallel()
+	files := manyPages(5)
+	s, release, records := publishFiles(t, files, 50*time.Millisecond)
+	digest, stat := records.manifestSHA256, records.statSHA256()
+	changed := filepath.Join(s.Release(release), "guides", "page-001.html")
+	if err := os.WriteFile(changed, []byte("<p>page XXX</p>"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(filepath.Join(s.Release(release), "guides", "page-002.html")); err != nil {
+		t.Fatal(err)
+	}
+	want, _, _, err := siteWantFromRecords(s, release, digest, stat, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, err := os.Lstat(changed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := want["guides/page-001.html"]
+	w.stat, _ = statOf(info)
+	want["guides/page-001.html"] = w
+	delete(want, "guides/page-002.html")
+	forged := encodeStatRecord(digest, time.Now().Add(time.Hour).UnixNano(), want)
+	if err := os.WriteFile(s.Record(release, statRecord), forged, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, pinned := range []string{stat, ""} {
+		want, racyFrom, problem, err := siteWantFromRecords(s, release, digest, pinned, 5)
+		if err != nil || problem != "" {
+			t.Fatalf("records: %q, %v", problem, err)
+		}
+		d, read, err := compareSiteTree(t.Context(), s.Release(release), want, racyFrom)
+		if err != nil {
+			t.Fatal(err)
+		}
+		report := d.String(s.Dir, "se_1")
+		if racyFrom != 0 || read != 4 || !strings.Contains(report, `1 missing: "guides/page-002.html"`) || !strings.Contains(report, `1 changed: "guides/page-001.html"`) {
+			t.Errorf("a forged stat record, %q pinned: trusted (racyFrom %d), %d files read; want every file read and both named:\n%s", pinned, racyFrom, read, report)
 		}
 	}
 }

@@ -50,7 +50,7 @@ func TestFIFOAsTheParentNeverBlocks(t *testing.T) {
 	release := func() { openWriter(parent) }
 	returnsSoon(t, "Inspect", func() { _, _ = s.Inspect() }, release)
 	returnsSoon(t, "CheckStore", func() { _ = s.CheckStore() }, release)
-	returnsSoon(t, "Withdraw", func() { _, _ = s.Withdraw("site-a") }, release)
+	returnsSoon(t, "Withdraw", func() { _, _ = s.Withdraw("site-a", StoreID{}) }, release)
 	returnsSoon(t, "Stage", func() {
 		if st, err := s.Stage("site-a"); err == nil {
 			_ = st.Abandon()
@@ -81,7 +81,7 @@ func TestStoreWithoutARecordIsNotTheProviders(t *testing.T) {
 			if !errors.As(err, &entry) || entry.Path != s.Store {
 				t.Errorf("Inspect = %v, want an EntryError naming %s", err, s.Store)
 			}
-			if _, err := s.Withdraw("site-a"); !errors.As(err, &entry) {
+			if _, err := s.Withdraw("site-a", StoreID{}); !errors.As(err, &entry) {
 				t.Errorf("Withdraw = %v, want an EntryError", err)
 			}
 			intact()
@@ -101,7 +101,7 @@ func TestWithdrawRemovesItsLinkWhenTheStoreIsGone(t *testing.T) {
 	if err := os.Symlink("elsewhere", filepath.Join(parent, "users-link")); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Withdraw("site-a"); err != nil {
+	if _, err := s.Withdraw("site-a", StoreID{}); err != nil {
 		t.Fatal(err)
 	}
 	if info, err := os.Lstat(s.Dir); err == nil {

@@ -77,7 +77,7 @@ func TestReleasesLinkedOutAreNeverFollowed(t *testing.T) {
 		}
 		// Withdrawing removes the provider's own entries, not through the
 		// link, and leaves the link and the store.
-		w, err := s.Withdraw("site-a")
+		w, err := s.Withdraw("site-a", StoreID{})
 		if err != nil || !w.Removed || len(w.Left) != 1 || !strings.Contains(w.Left[0], releasesDir) {
 			t.Fatalf("Withdraw = %+v, %v; want the link to the releases left", w, err)
 		}
@@ -117,7 +117,7 @@ func TestSpecialLockRefusedWithoutBlocking(t *testing.T) {
 	go func() {
 		_, err := s.Stage("site-a")
 		done <- err
-		_, err = s.Withdraw("site-a")
+		_, err = s.Withdraw("site-a", StoreID{})
 		done <- err
 	}()
 	for _, op := range []string{"Stage", "Withdraw"} {
@@ -165,7 +165,7 @@ func TestWithdrawAndPruneRemoveOnlyOwnEntries(t *testing.T) {
 	if got, err := os.ReadFile(filepath.Join(s.Store, releasesDir, "keep.txt")); err != nil || string(got) != "mine" {
 		t.Errorf("pruning removed a user's file in releases/: %q, %v", got, err)
 	}
-	w, err := s.Withdraw("site-a")
+	w, err := s.Withdraw("site-a", StoreID{})
 	if err != nil || !w.Removed || strings.Join(w.Left, " ") != "notes.txt" {
 		t.Fatalf("Withdraw = %+v, %v; want notes.txt left", w, err)
 	}
@@ -258,7 +258,7 @@ func TestStoreReplacedByALinkIsNeverFollowed(t *testing.T) {
 	if _, err := s.Inspect(); !errors.As(err, new(*EntryError)) {
 		t.Errorf("Inspect = %v, want an EntryError naming the link", err)
 	}
-	if _, err := s.Withdraw("site-a"); !errors.As(err, new(*EntryError)) {
+	if _, err := s.Withdraw("site-a", StoreID{}); !errors.As(err, new(*EntryError)) {
 		t.Errorf("Withdraw = %v, want an EntryError naming the link", err)
 	}
 	if got := len(names(t, elsewhere)); got < 3 {
@@ -292,5 +292,64 @@ func TestStoreOfAnotherUserIsRefused(t *testing.T) {
 		if _, err := s.Stage("site-a"); !errors.As(err, new(*EntryError)) {
 			t.Errorf("Stage of a store of uid 65534 = %v, want a refusal", err)
 		}
+		// Refresh and destroy alike: nothing of it is read or removed.
+		if found, err := s.Inspect(); !errors.As(err, new(*EntryError)) || found.Marker != nil {
+			t.Errorf("Inspect of a store of uid 65534 = %+v, %v, want a refusal that reads nothing of it", found, err)
+		}
+		if w, err := s.Withdraw("site-a", StoreID{}); w.Removed || !errors.As(err, new(*EntryError)) {
+			t.Errorf("Withdraw of a store of uid 65534 = %+v, %v, want a refusal", w, err)
+		}
+		if served(t, s) != "one" {
+			t.Error("the site is not served as it was")
+		}
+	}
+}
+
+// A destroy removes only the store the site recorded: a copy of it put in
+// its place (a neighbour's, or a backup's) is left, as is the store moved
+// aside, and the link; moved back, the store is withdrawn.
+func TestWithdrawRemovesOnlyTheStoreRecorded(t *testing.T) {
+	parent := t.TempDir()
+	s, _ := Locate(filepath.Join(parent, "site"))
+	staged, err := s.Stage("site-a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeTree(t, staged.Tree, "one")
+	if _, err := staged.Switch("se_1", nil); err != nil {
+		t.Fatal(err)
+	}
+	recorded := staged.Store
+	if found, err := s.Inspect(); err != nil || recorded.IsZero() || found.Store != recorded {
+		t.Fatalf("the store staged in is %v, Inspect finds %v (%v): want one identity", recorded, found.Store, err)
+	}
+	aside := s.Store + ".aside"
+	if err := os.Rename(s.Store, aside); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.CopyFS(s.Store, os.DirFS(aside)); err != nil {
+		t.Fatal(err)
+	}
+	w, err := s.Withdraw("site-a", recorded)
+	var other *OtherStoreError
+	if w.Removed || !errors.As(err, &other) || other.Want != recorded || !strings.Contains(err.Error(), "moved, copied or replaced") {
+		t.Fatalf("Withdraw of a copy of the store = %+v, %v; want an *OtherStoreError", w, err)
+	}
+	for _, p := range []string{filepath.Join(s.Store, markerName), filepath.Join(aside, markerName), s.Dir} {
+		if _, err := os.Lstat(p); err != nil {
+			t.Errorf("Withdraw of a copy removed %s: %v", p, err)
+		}
+	}
+	if err := os.RemoveAll(s.Store); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(aside, s.Store); err != nil {
+		t.Fatal(err)
+	}
+	if w, err := s.Withdraw("site-a", recorded); !w.Removed || err != nil {
+		t.Fatalf("Withdraw of the store recorded = %+v, %v", w, err)
+	}
+	if entries, _ := os.ReadDir(parent); len(entries) != 0 {
+		t.Errorf("the withdrawal left %v", entries)
 	}
 }

@@ -6,13 +6,9 @@ import (
 	"errors"
 	"io/fs"
 	"os"
-	"path/filepath"
 
 	"golang.org/x/sys/windows"
 )
-
-// nonBlocking has no meaning here: there are no FIFOs in a directory.
-const nonBlocking = 0
 
 // lockHandle locks f without waiting (LockFileEx): errBusy when another
 // handle holds it. The system releases the lock when the handle is closed
@@ -31,28 +27,9 @@ func lockHandle(f *os.File) error {
 // the end of a withdrawal, when nothing is left to publish from it.
 func (l *storeLock) beforeRemoval() { _ = l.Close() }
 
-// renameAt renames from in fromDir to to in toDir, replacing a link at to.
-// Windows cannot rename over a directory link, so the old one is removed
-// first: the site is missing for that moment.
-func renameAt(fromDir *os.Root, from string, toDir *os.Root, to string) error {
-	src, dst := filepath.Join(fromDir.Name(), from), filepath.Join(toDir.Name(), to)
-	if err := os.Rename(src, dst); err == nil {
-		return nil
-	}
-	if err := toDir.Remove(to); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return err
-	}
-	return os.Rename(src, dst)
-}
-
-// exchange is not available here (see renameAt).
-func exchange(*os.Root, string, *os.Root, string) error { return errors.ErrUnsupported }
-
-// renameNoReplace renames only while nothing is at to: a check, then the
-// rename.
-func renameNoReplace(fromDir *os.Root, from string, toDir *os.Root, to string) error {
-	return checkThenRename(fromDir, from, toDir, to)
-}
-
 // ownerOf names no owner here: stores are not told apart by their owner.
 func ownerOf(fs.FileInfo) (int, bool) { return 0, false }
+
+// identityOf gives no identity here: stores are told apart by their name
+// and their marker only.
+func identityOf(fs.FileInfo) (StoreID, bool) { return StoreID{}, false }

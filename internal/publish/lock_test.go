@@ -125,7 +125,7 @@ func TestStageRefusesAStoreBeingPublished(t *testing.T) {
 	if _, err := s.Stage("site-a"); !errors.As(err, new(*BusyError)) || !strings.Contains(err.Error(), "another run") {
 		t.Errorf("Stage by the same owner during a publication = %v", err)
 	}
-	if w, err := s.Withdraw("site-a"); w.Removed || !errors.As(err, new(*BusyError)) {
+	if w, err := s.Withdraw("site-a", StoreID{}); w.Removed || !errors.As(err, new(*BusyError)) {
 		t.Errorf("Withdraw during a publication = %+v, %v", w, err)
 	}
 	if err := st.Abandon(); err != nil {
@@ -169,7 +169,7 @@ func TestWithdrawRemovesLeftovers(t *testing.T) {
 	publishTree(t, s, "site-a", "one")
 	leftNewStoreFor(t, parent, "killed", s.Dir)
 	leftNewStoreFor(t, parent, "other", filepath.Join(parent, "other"))
-	if w, err := s.Withdraw("site-a"); !w.Removed || len(w.Left) > 0 || err != nil {
+	if w, err := s.Withdraw("site-a", StoreID{}); !w.Removed || len(w.Left) > 0 || err != nil {
 		t.Fatalf("Withdraw = %+v, %v", w, err)
 	}
 	if got := strings.Join(names(t, parent), " "); got != ".docsadmin-new-other" {

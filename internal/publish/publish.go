@@ -250,10 +250,39 @@ type Found struct {
 	// Foreign describes what Dir holds when the provider did not write it
 	// ("a directory with 3 entries: a.txt, b, c"), "" otherwise.
 	Foreign string
+	// Store identifies the store found at its name, zero when there is
+	// none (or the system gives no identity).
+	Store StoreID
+}
+
+// StoreID identifies a store by more than its name: its device and inode,
+// which a copy, a directory renamed into its place or one made anew at its
+// name does not have. Record it when a site is published, and hand it to
+// Withdraw, which removes only that store.
+type StoreID struct {
+	Dev uint64 `json:"dev"`
+	Ino uint64 `json:"ino"`
+}
+
+// IsZero reports an identity that is not known.
+func (id StoreID) IsZero() bool { return id == StoreID{} }
+
+func (id StoreID) String() string { return fmt.Sprintf("device %d, inode %d", id.Dev, id.Ino) }
+
+// storeID is the identity of the store a handle holds.
+func storeID(store *os.Root) (StoreID, error) {
+	info, err := store.Stat(".")
+	if err != nil {
+		return StoreID{}, err
+	}
+	id, _ := identityOf(info)
+	return id, nil
 }
 
 // Inspect reads the store's marker and what is at Dir, without following
-// any link and without opening special files.
+// any link and without opening special files. A store of another user is
+// an *EntryError, as for Stage: it is never read, so that nothing it says
+// is trusted.
 func (s Site) Inspect() (Found, error) {
 	o, err := s.open(false)
 	if err != nil {
@@ -269,6 +298,14 @@ func (o *opened) inspect() (Found, error) {
 		return f, nil
 	}
 	if o.store != nil {
+		if err := checkOwner(o.store, os.Geteuid()); err != nil {
+			return f, err
+		}
+		id, err := storeID(o.store)
+		if err != nil {
+			return f, err
+		}
+		f.Store = id
 		m, err := readMarker(o.store)
 		if err != nil {
 			return f, err
@@ -548,11 +585,15 @@ type Staged struct {
 	TookOver string
 	// Configuration, when set before Switch, is recorded in the marker.
 	Configuration string
-	lock          *storeLock
-	o             *opened
-	releases      *os.Root
-	staging       *os.Root
-	tree          *os.Root
+	// Store identifies the store the tree is staged in, which a Switch
+	// publishes from: what a site records, for Withdraw to remove that
+	// store and no other.
+	Store    StoreID
+	lock     *storeLock
+	o        *opened
+	releases *os.Root
+	staging  *os.Root
+	tree     *os.Root
 }
 
 // TreeDir is the empty directory the tree is to be written into, as a
@@ -703,6 +744,7 @@ func (st *Staged) prepare() error {
 		}
 		st.TookOver = m.Owner
 	}
+	st.Store = found.Store
 	removeLeftovers(o.store)
 	if _, err := removeOwn(o.store, stagingDir, kindDir); err != nil {
 		return err
@@ -763,7 +805,7 @@ func (o *opened) create(owner string) (*storeLock, error) {
 		return lock, nil
 	}()
 	if err == nil {
-		err = renameNoReplace(o.parent, tmpName, o.parent, o.site.storeBase())
+		err = localfile.RenameNoReplace(o.parent, tmpName, o.parent, o.site.storeBase())
 		if err != nil {
 			lock.Close()
 		}
@@ -934,7 +976,7 @@ func (st *Staged) moveIn(release string, records map[string][]byte) error {
 	if err := localfile.SyncTree(st.tree); err != nil {
 		return fmt.Errorf("syncing the new tree to disk: %w", err)
 	}
-	if err := renameAt(st.staging, stagedTree, st.releases, release); err != nil {
+	if err := localfile.Rename(st.staging, stagedTree, st.releases, release); err != nil {
 		return err
 	}
 	if len(records) == 0 {
@@ -993,7 +1035,7 @@ func (o *opened) switchLink(found Found, release string) error {
 	if err := o.store.Symlink(target, tmp); err != nil {
 		return fmt.Errorf("creating the symbolic link that serves the site: %w", err)
 	}
-	err := exchange(o.store, tmp, o.parent, s.base())
+	err := localfile.Exchange(o.store, tmp, o.parent, s.base())
 	switch {
 	case err == nil:
 		if o.ownLinkAt(o.store, tmp) {
@@ -1001,7 +1043,7 @@ func (o *opened) switchLink(found Found, release string) error {
 			return nil
 		}
 		// Not the provider's: put it back, and take the new link out.
-		if err := exchange(o.store, tmp, o.parent, s.base()); err != nil {
+		if err := localfile.Exchange(o.store, tmp, o.parent, s.base()); err != nil {
 			return fmt.Errorf("%s appeared at %s during the switch and could not be put back from %s: %w; move it back by hand",
 				"an entry the provider did not make", s.Dir, filepath.Join(s.Store, tmp), err)
 		}
@@ -1015,7 +1057,7 @@ func (o *opened) switchLink(found Found, release string) error {
 			}
 			return appeared()
 		}
-		if err := renameAt(o.store, tmp, o.parent, s.base()); err != nil {
+		if err := localfile.Rename(o.store, tmp, o.parent, s.base()); err != nil {
 			_ = o.store.Remove(tmp)
 			return fmt.Errorf("switching %s to the new tree: %w", s.Dir, err)
 		}
@@ -1093,15 +1135,18 @@ type Withdrawal struct {
 	Left []string
 }
 
-// Withdraw removes what owner published at Dir: the link, when it is the
+// Withdraw removes what owner published at Dir from the store want
+// identifies (zero: the store at its name): the link, when it is the
 // provider's (checked after it is moved away, and put back otherwise), and
 // the entries of the store of the provider's names and kinds, under the
 // store's lock; stores being made for Dir that killed runs left beside it
 // go too, and the provider's link alone when its store was removed by hand.
-// Nothing is removed of a store that belongs to another owner, and a Dir
-// that is not the provider's link is left in place. A store another
-// run holds is refused with a *BusyError.
-func (s Site) Withdraw(owner string) (Withdrawal, error) {
+// Nothing is removed of a store that belongs to another owner or another
+// user, nor of one that is not the store want identifies (an
+// *OtherStoreError: moved, copied or replaced since), and a Dir that is not
+// the provider's link is left in place. A store another run holds is
+// refused with a *BusyError.
+func (s Site) Withdraw(owner string, want StoreID) (Withdrawal, error) {
 	o, err := s.open(false)
 	if err != nil || o.parent == nil {
 		return Withdrawal{}, err
@@ -1114,7 +1159,7 @@ func (s Site) Withdraw(owner string) (Withdrawal, error) {
 		// goes, moved aside beside it and checked first.
 		return Withdrawal{}, o.removeLink(o.parent)
 	}
-	if err != nil || found.Marker == nil || found.Marker.Owner != owner {
+	if mine, err := s.withdraws(owner, want, found, err); !mine {
 		return Withdrawal{}, err
 	}
 	lock, err := lockFile(o.store)
@@ -1125,7 +1170,8 @@ func (s Site) Withdraw(owner string) (Withdrawal, error) {
 		return Withdrawal{}, err
 	}
 	defer lock.Close()
-	if found, err = o.inspect(); err != nil || found.Marker == nil || found.Marker.Owner != owner {
+	found, err = o.inspect()
+	if mine, err := s.withdraws(owner, want, found, err); !mine {
 		return Withdrawal{}, err
 	}
 	if found.Current != "" {
@@ -1137,13 +1183,41 @@ func (s Site) Withdraw(owner string) (Withdrawal, error) {
 	return o.removeStore(), nil
 }
 
+// withdraws says whether Withdraw removes the store found: owner's, and
+// the one want identifies when it is known. When it does not, the error
+// says why, if there is one to say.
+func (s Site) withdraws(owner string, want StoreID, found Found, err error) (bool, error) {
+	switch {
+	case err != nil:
+		return false, err
+	case found.Marker == nil || found.Marker.Owner != owner:
+		return false, nil
+	case !want.IsZero() && found.Store != want:
+		return false, &OtherStoreError{Site: s, Want: want, Found: found.Store}
+	}
+	return true, nil
+}
+
+// OtherStoreError is a store at a site's name that is not the one the site
+// recorded when it published: moved, copied or replaced since. Withdraw
+// leaves it as it is.
+type OtherStoreError struct {
+	Site        Site
+	Want, Found StoreID
+}
+
+func (e *OtherStoreError) Error() string {
+	return fmt.Sprintf("%s is not the store this site published with (that one is %s, this one %s): it was moved, copied or "+
+		"replaced since, and the provider removes only the store it recorded", e.Site.Store, e.Want, e.Found)
+}
+
 // removeLink moves the link at Dir into aside (the store, or the
 // directory that holds Dir when the store is gone), checks it is the
 // provider's, and removes it; anything else is put back.
 func (o *opened) removeLink(aside *os.Root) error {
 	s := o.site
 	gone := linkGoneName + "-" + randomName()
-	if err := renameNoReplace(o.parent, s.base(), aside, gone); err != nil {
+	if err := localfile.RenameNoReplace(o.parent, s.base(), aside, gone); err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil
 		}
@@ -1152,7 +1226,7 @@ func (o *opened) removeLink(aside *os.Root) error {
 	if o.ownLinkAt(aside, gone) {
 		return aside.Remove(gone)
 	}
-	if err := renameNoReplace(aside, gone, o.parent, s.base()); err != nil {
+	if err := localfile.RenameNoReplace(aside, gone, o.parent, s.base()); err != nil {
 		return fmt.Errorf("an entry the provider did not make replaced the link %s while it was being removed, and could not be "+
 			"put back from %s: %w; move it back by hand", s.Dir, filepath.Join(aside.Name(), gone), err)
 	}

@@ -70,10 +70,10 @@ func TestSwitchKeepsThePreviousReleaseOnly(t *testing.T) {
 	if _, err := s.Stage("site-b"); !errors.As(err, new(*ConflictError)) {
 		t.Errorf("Stage by another owner = %v, want a ConflictError", err)
 	}
-	if w, err := s.Withdraw("site-b"); w.Removed || err != nil {
+	if w, err := s.Withdraw("site-b", StoreID{}); w.Removed || err != nil {
 		t.Errorf("Withdraw by another owner = %+v, %v", w, err)
 	}
-	if w, err := s.Withdraw("site-a"); !w.Removed || len(w.Left) > 0 || err != nil {
+	if w, err := s.Withdraw("site-a", StoreID{}); !w.Removed || len(w.Left) > 0 || err != nil {
 		t.Fatalf("Withdraw = %+v, %v", w, err)
 	}
 	entries, _ := os.ReadDir(parent)
@@ -311,7 +311,7 @@ func TestSwitchWritesRecordsThatGoWithTheirRelease(t *testing.T) {
 	if data, err := s.ReadRecord(second, ".json", 1<<10); err == nil {
 		t.Errorf("ReadRecord followed a link: %q", data)
 	}
-	if w, err := s.Withdraw("site-a"); !w.Removed || err != nil {
+	if w, err := s.Withdraw("site-a", StoreID{}); !w.Removed || err != nil {
 		t.Fatalf("Withdraw = %+v, %v", w, err)
 	}
 	if _, err := os.Lstat(s.Record(third, ".json")); !errors.Is(err, os.ErrNotExist) {

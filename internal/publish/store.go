@@ -148,26 +148,17 @@ func openDirIn(dir *os.Root, name, want string) (*os.Root, error) {
 }
 
 // openRegularIn opens the regular file name in dir for reading (flags add
-// to O_RDONLY): never a link, a FIFO or a device, and only the file Lstat
-// found.
+// to O_RDONLY): never a link, a FIFO or a device (an *EntryError naming
+// what is there), and only the file Lstat found (localfile.OpenRegularIn).
 func openRegularIn(dir *os.Root, name string, flags int) (*os.File, error) {
-	info, err := dir.Lstat(name)
-	if err != nil {
-		return nil, err
+	f, found, err := localfile.OpenRegularIn(dir, name, flags)
+	if notRegular := (*localfile.NotRegularError)(nil); errors.As(err, &notRegular) {
+		return nil, &EntryError{Path: filepath.Join(dir.Name(), name), Found: describeEntry(dir, name, found), Want: "a regular file"}
 	}
-	if !info.Mode().IsRegular() {
-		return nil, &EntryError{Path: filepath.Join(dir.Name(), name), Found: describeEntry(dir, name, info), Want: "a regular file"}
-	}
-	f, err := dir.OpenFile(name, flags|nonBlocking, 0)
-	if err != nil {
-		return nil, err
-	}
-	opened, err := f.Stat()
-	if err != nil || !opened.Mode().IsRegular() || !os.SameFile(info, opened) {
-		f.Close()
+	if errors.Is(err, localfile.ErrReplaced) {
 		return nil, fmt.Errorf("%s was replaced while it was opened; apply again", filepath.Join(dir.Name(), name))
 	}
-	return f, nil
+	return f, err
 }
 
 // checkStore refuses a store that holds, under one of the provider's
@@ -310,18 +301,6 @@ func readLimited(f io.Reader, limit int64, name string) ([]byte, error) {
 		err = fmt.Errorf("%s is larger than %d bytes", name, limit)
 	}
 	return data, err
-}
-
-// checkThenRename renames from in fromDir to to in toDir only if nothing
-// was at to a moment before: where no system call renames without
-// replacing, a narrow window remains.
-func checkThenRename(fromDir *os.Root, from string, toDir *os.Root, to string) error {
-	if _, err := toDir.Lstat(to); err == nil {
-		return &os.LinkError{Op: "rename", Old: from, New: to, Err: fs.ErrExist}
-	} else if !errors.Is(err, fs.ErrNotExist) {
-		return err
-	}
-	return renameAt(fromDir, from, toDir, to)
 }
 
 // lockFile opens the store's lock file, making it if needed, and locks it

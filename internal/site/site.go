@@ -186,6 +186,7 @@ type Manifest struct {
 	files  map[string]File
 	folded map[string]foldedEntry // FoldedName of every file and directory → its entry, to find collisions
 	size   int64
+	dirs   int // directories, named or above a file, each once
 }
 
 // foldedEntry is the file or directory a folded name was first seen as,
@@ -343,7 +344,11 @@ func (m *Manifest) claim(p string, dir bool) error {
 	}
 	for i := range segments {
 		if _, ok := m.folded[keys[i]]; !ok {
-			m.folded[keys[i]] = foldedEntry{name: strings.Join(segments[:i+1], "/"), dir: dir || i < len(segments)-1, by: p}
+			isDir := dir || i < len(segments)-1
+			m.folded[keys[i]] = foldedEntry{name: strings.Join(segments[:i+1], "/"), dir: isDir, by: p}
+			if isDir {
+				m.dirs++
+			}
 		}
 	}
 	return nil
@@ -374,6 +379,10 @@ func (m *Manifest) Complete() { m.folded = nil }
 
 // Len is the number of files.
 func (m *Manifest) Len() int { return len(m.files) }
+
+// Dirs is the number of directories the tree holds, the root aside: those
+// named by the archive and those above its files, each counted once.
+func (m *Manifest) Dirs() int { return m.dirs }
 
 // Size is the sum of the files' sizes.
 func (m *Manifest) Size() int64 { return m.size }

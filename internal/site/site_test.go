@@ -188,6 +188,16 @@ func TestManifest(t *testing.T) {
 	if len(paths) != 5 || paths[0] != "assets/site.css" || paths[4] != "index.html" {
 		t.Errorf("Paths = %v, want them sorted", paths)
 	}
+	// guides/ and assets/ above files; empty directories named alone, a
+	// directory named again, and the parents of a deep one, each once.
+	for _, d := range []string{"empty", "empty", "guides", "a/b/c"} {
+		if err := m.AddDir(d); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if m.Dirs() != 6 {
+		t.Errorf("Dirs = %d, want 6 (assets, guides, empty, a, a/b, a/b/c)", m.Dirs())
+	}
 }
 
 // hexString and base64String encode by hand, apart from the code under test.
