@@ -1,8 +1,6 @@
-terraform {
-  required_providers {
-    docsadmin = { source = "docsadmin/docsadmin", version = "~> 0.1" }
-  }
-}
+# Copying this? Declare the provider's source once per module, as on the
+# provider page, or terraform init looks for hashicorp/docsadmin:
+#   terraform { required_providers { docsadmin = { source = "docsadmin/docsadmin" } } }
 
 variable "docs_commit" {
   type = string
