@@ -92,12 +92,12 @@ func PrefixProblem(p string) string {
 		return "it starts with a slash (keys have no leading slash: write \"docs\", not \"/docs\")"
 	}
 	for _, seg := range strings.Split(strings.TrimSuffix(p, "/"), "/") {
-		switch {
-		case seg == "":
+		switch seg {
+		case "":
 			return "it holds an empty segment (\"//\")"
-		case seg == "." || seg == "..":
+		case ".", "..":
 			return fmt.Sprintf("it holds the segment %q, which hosts and CDNs normalise away", seg)
-		case seg == ".docsadmin":
+		case ".docsadmin":
 			return "it is inside the provider's own record folder, .docsadmin"
 		}
 	}
