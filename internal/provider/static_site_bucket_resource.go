@@ -38,6 +38,10 @@ var (
 )
 
 const (
+	// bucketCheckTimeout bounds what a plan asks of a store: the check of
+	// a new site's store, and a refresh's listing and record. A store
+	// that answers slower than this is reported, not waited for.
+	bucketCheckTimeout       = 10 * time.Minute
 	defaultBucketMaxDeletes  = 256
 	defaultBucketConcurrency = 16
 	maxBucketConcurrency     = 64
@@ -351,6 +355,8 @@ func (r *bucketSiteResource) ModifyPlan(ctx context.Context, req resource.Modify
 }
 
 func inspectStore(ctx context.Context, t objectstore.Target) error {
+	ctx, cancel := context.WithTimeout(ctx, bucketCheckTimeout)
+	defer cancel()
 	store, err := objectstore.OpenStore(ctx, t)
 	if err != nil {
 		return err
@@ -470,6 +476,8 @@ func (r *bucketSiteResource) Read(ctx context.Context, req resource.ReadRequest,
 	if !ok {
 		return
 	}
+	ctx, cancel := context.WithTimeout(ctx, bucketCheckTimeout)
+	defer cancel()
 	t, _ := state.target()
 	notIntact := func(summary, detail string) {
 		resp.Diagnostics.AddWarning(summary, detail)
