@@ -298,7 +298,7 @@ func bucketNameProblem(s string) string {
 		return "the name is empty"
 	case len(s) > 222:
 		return fmt.Sprintf("%q is longer than 222 bytes, the longest name a store accepts", s)
-	case strings.ContainsAny(s, "/\\?#:@ ") && s != "$web":
+	case strings.ContainsAny(s, "/\\?#:@ "):
 		return fmt.Sprintf("%q is not a bucket's name: write the name alone, such as \"docs-site\", and the folder in prefix", s)
 	}
 	return ""
