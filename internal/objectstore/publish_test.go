@@ -6,12 +6,14 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"gocloud.dev/blob"
 	"gocloud.dev/blob/memblob"
@@ -498,5 +500,40 @@ func TestRecordIsBounded(t *testing.T) {
 	d, err := s.Check(ctx, "site-1", "", 10)
 	if err != nil || !strings.Contains(d.Record, fmt.Sprintf("more than %d bytes", recordBytes(10))) {
 		t.Errorf("Check = %+v, %v; want the record refused by its bound", d, err)
+	}
+}
+
+// A store that accepts connections and never answers costs a check no
+// more than its context allows.
+func TestCheckIsBoundedByItsContext(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	go func() {
+		for {
+			conn, err := l.Accept()
+			if err != nil {
+				return
+			}
+			defer conn.Close() // held open, never answered
+		}
+	}()
+	dir := t.TempDir()
+	for k, v := range map[string]string{"AWS_ACCESS_KEY_ID": "test", "AWS_SECRET_ACCESS_KEY": "test", "AWS_EC2_METADATA_DISABLED": "true",
+		"AWS_CONFIG_FILE": filepath.Join(dir, "none"), "AWS_SHARED_CREDENTIALS_FILE": filepath.Join(dir, "none"), "AWS_PROFILE": ""} {
+		t.Setenv(k, v)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Second)
+	defer cancel()
+	s, err := OpenStore(ctx, Target{Kind: KindS3, Bucket: "b", Region: "eu-west-1", Endpoint: "http://" + l.Addr().String(), PathStyle: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	_, err = s.Check(ctx, "site-1", "", 10)
+	if err == nil || time.Since(start) > 10*time.Second {
+		t.Fatalf("Check against a store that never answers: %v after %s", err, time.Since(start))
 	}
 }
