@@ -35,6 +35,7 @@ var (
 	_ resource.ResourceWithConfigure      = (*bucketSiteResource)(nil)
 	_ resource.ResourceWithValidateConfig = (*bucketSiteResource)(nil)
 	_ resource.ResourceWithModifyPlan     = (*bucketSiteResource)(nil)
+	_ resource.ResourceWithImportState    = (*bucketSiteResource)(nil)
 )
 
 const (
@@ -580,4 +581,15 @@ func (r *bucketSiteResource) Delete(ctx context.Context, req resource.DeleteRequ
 			r.data.sanitizer.Text(strings.Join(w.Left[:min(len(w.Left), 10)], ", "), 4<<10)))
 	}
 	tflog.Info(ctx, "deleted the site's objects", map[string]any{"store": t.String(), "deleted": w.Deleted})
+}
+
+// ImportState refuses an import in words of this resource: what it owns is
+// the record a publication writes, pinned by the state of that
+// publication, so an import would have to publish as a create does.
+func (r *bucketSiteResource) ImportState(_ context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	resp.Diagnostics.AddError("docsadmin_static_site_bucket cannot be imported",
+		fmt.Sprintf("Import of %q was asked for, but the objects this resource owns are listed in the record its own publication "+
+			"writes, and state pins that record, so an import would have to publish as a create does. Add the resource to the "+
+			"configuration with the export's job_id and the store, and run terraform apply: a prefix that holds another "+
+			"publication's objects is refused before anything is written, naming them.", r.data.sanitizer.Text(req.ID, 256)))
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/sas"
 	tfjson "github.com/hashicorp/terraform-json"
+	fwresource "github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
@@ -26,6 +27,7 @@ import (
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/acctest"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/mockapi"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/objectstore"
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/redact"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/site"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/storetest"
 )
@@ -352,4 +354,18 @@ func TestAccStaticSiteBucket_deniedWrite(t *testing.T) {
 			return nil
 		},
 	})
+}
+
+func TestStaticSiteBucketImportIsRefusedInItsOwnWords(t *testing.T) {
+	r := &bucketSiteResource{data: &providerData{sanitizer: redact.New("")}}
+	var resp fwresource.ImportStateResponse
+	r.ImportState(t.Context(), fwresource.ImportStateRequest{ID: "s3://docs-site/docs"}, &resp)
+	if !resp.Diagnostics.HasError() {
+		t.Fatal("import accepted")
+	}
+	d := resp.Diagnostics.Errors()[0]
+	if d.Summary() != "docsadmin_static_site_bucket cannot be imported" || !strings.Contains(d.Detail(), `"s3://docs-site/docs"`) ||
+		!strings.Contains(d.Detail(), "run terraform apply") {
+		t.Errorf("the refusal: %s: %s", d.Summary(), d.Detail())
+	}
 }
