@@ -500,7 +500,8 @@ func (r *bucketSiteResource) Read(ctx context.Context, req resource.ReadRequest,
 	}
 	if !drift.None() {
 		notIntact("The static site's objects differ from what the provider published", fmt.Sprintf("%s (export job %s): %s. "+
-			"The next apply publishes the same archive again and writes only what differs.", t, state.JobID.ValueString(), drift))
+			"The next apply publishes the same archive again and writes only what differs.", t, state.JobID.ValueString(),
+			r.data.sanitizer.Text(drift.String(), 4<<10)))
 		return
 	}
 	state.ObjectsIntact = types.BoolValue(true)
@@ -573,7 +574,7 @@ func (r *bucketSiteResource) Delete(ctx context.Context, req resource.DeleteRequ
 	}
 	if w.Record != "" {
 		resp.Diagnostics.AddWarning("The static site's objects were left in place", fmt.Sprintf("%s: %s. Destroying this resource "+
-			"(export job %s) deleted nothing there.", t, w.Record, state.JobID.ValueString()))
+			"(export job %s) deleted nothing there.", t, r.data.sanitizer.Text(w.Record, 4<<10), state.JobID.ValueString()))
 	}
 	if len(w.Left) > 0 {
 		resp.Diagnostics.AddWarning("Objects that changed since the provider wrote them were left", fmt.Sprintf("%s: %d objects the "+
