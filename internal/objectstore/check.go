@@ -46,11 +46,7 @@ func (d Drift) String() string {
 // reading no object but the record: an object the provider wrote that is
 // missing, or listed with another size or MD5, is drift.
 func (s *Store) Check(ctx context.Context, siteID, pinned string, maxListed int) (Drift, error) {
-	listing, err := s.list(ctx, maxListed)
-	if err != nil {
-		return Drift{}, err
-	}
-	rec, _, untrusted, err := s.trustedRecord(ctx, siteID, pinned, maxListed)
+	listing, rec, _, untrusted, err := s.survey(ctx, siteID, pinned, maxListed)
 	if err != nil {
 		return Drift{}, err
 	}
@@ -87,11 +83,7 @@ type Withdrawal struct {
 // record. With no record to rely on, it deletes nothing. Destroy is not
 // bounded by max_deletes: the plan says the whole site goes.
 func (s *Store) Withdraw(ctx context.Context, siteID, pinned string, concurrency, maxListed int) (Withdrawal, error) {
-	listing, err := s.list(ctx, maxListed)
-	if err != nil {
-		return Withdrawal{}, err
-	}
-	rec, _, untrusted, err := s.trustedRecord(ctx, siteID, pinned, maxListed)
+	listing, rec, _, untrusted, err := s.survey(ctx, siteID, pinned, maxListed)
 	if err != nil {
 		return Withdrawal{}, err
 	}

@@ -94,11 +94,7 @@ func (e *TooManyDeletesError) Error() string {
 // partway is completed by the next one; the old site's objects stay until
 // every upload is done, so that its pages keep working meanwhile.
 func (s *Store) Publish(ctx context.Context, p Publication) (Result, error) {
-	listing, err := s.list(ctx, p.MaxListed)
-	if err != nil {
-		return Result{}, err
-	}
-	rec, recSum, untrusted, err := s.trustedRecord(ctx, p.SiteID, p.Pinned, p.MaxListed)
+	listing, rec, recSum, untrusted, err := s.survey(ctx, p.SiteID, p.Pinned, p.MaxListed)
 	if err != nil {
 		return Result{}, err
 	}

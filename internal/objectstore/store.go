@@ -73,29 +73,6 @@ func (o Object) matches(e RecordEntry) bool {
 	return o.Size == e.Size && (o.MD5 == "" || o.MD5 == e.MD5)
 }
 
-// list is the prefix's objects by key relative to the prefix, at most
-// limit of them.
-func (s *Store) list(ctx context.Context, limit int) (map[string]Object, error) {
-	out := map[string]Object{}
-	it := s.bucket.List(&blob.ListOptions{Prefix: s.prefix})
-	for {
-		obj, err := it.Next(ctx)
-		if err == io.EOF {
-			return out, nil
-		}
-		if err != nil {
-			return nil, s.fail("listing", err)
-		}
-		if obj.IsDir {
-			continue
-		}
-		if len(out) >= limit {
-			return nil, &StoreError{Target: s.Target, Op: "listing", Err: &LimitError{What: "objects under the prefix", Limit: limit}}
-		}
-		out[strings.TrimPrefix(obj.Key, s.prefix)] = Object{Size: obj.Size, MD5: hexOrEmpty(obj.MD5)}
-	}
-}
-
 // readRecord reads the record: nil when there is none, and its SHA-256.
 // A record too large or not in the provider's shape is no record of the
 // provider's: malformed says why, and no object is known to be its.
