@@ -32,10 +32,15 @@
 // and tabs; Line keeps none. Both cut at a bound (MessageBytes, StoredBytes,
 // LineBytes) with a marker saying how much was cut.
 //
-// Every link from the API passes one check (checkLink in link.go): length,
-// printable ASCII, scheme, host, no userinfo, and no secret the sanitizer
-// knows in any part, as it is or percent-decoded. A link state keeps must
-// pass Link (https, or http where base_url is; no signature or token); a
-// bundle link, whose signature is its purpose, must pass SignedLink. The
-// reason names the part, never the value.
+// Every link from the API passes one rule of shape (LinkShape: length,
+// printable ASCII, scheme, host, no userinfo) and one check that it holds no
+// secret the sanitizer knows in any part, as it is or percent-decoded
+// (checkLink in link.go). A link state keeps must pass Link (https, or http
+// where base_url is; no signature or token); a bundle link, whose signature
+// is its purpose, must pass SignedLink. The reason names the part, never the
+// value.
+//
+// Log records are masked by regular expression, where the sanitizer cannot
+// run: LogPatterns are the signature pattern and the key in every spelling
+// the sanitizer reads as the key.
 package redact
