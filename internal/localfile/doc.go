@@ -14,7 +14,8 @@
 // directory of the path swapped for a link meanwhile leads nothing
 // elsewhere. A directory is opened only as a directory (OpenDir, OpenDirIn).
 // Renames between two handles never replace what they did not check
-// (RenameNoReplace, Exchange). The file resource, the manifest cache, the
+// (RenameNoReplace, Exchange); Windows, which has no rename relative to a
+// handle, renames between two handles by their paths, after the check. The file resource, the manifest cache, the
 // site's publication and its refresh, which walks a release itself, open
 // through these.
 //
