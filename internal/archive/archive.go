@@ -1,10 +1,3 @@
-// Package archive verifies a static site bundle, a gzip'd tar, as a
-// deployment will unpack and serve it: readable to the end, with an
-// index.html file at its root, no entry that lands outside the directory it
-// is unpacked into, and nothing that GNU tar, bsdtar, busybox tar and
-// Python's tarfile would read differently (see tarscan.go and tree.go). It
-// streams: memory stays bounded whatever the archive's size, and so does the
-// work, whatever the archive claims.
 package archive
 
 import (

@@ -1,5 +1,3 @@
-// Package benchcmd is the command-line frame the benchmark commands share:
-// flags, Ctrl-C, and an exit status that CI can act on.
 package benchcmd
 
 import (

@@ -1,6 +1,3 @@
-// Package bundlelink reads presigned object-storage links: when they expire,
-// and every rule of how they may appear: redacted, masked in logs, or by host
-// only.
 package bundlelink
 
 import (

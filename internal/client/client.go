@@ -1,6 +1,3 @@
-// Package client speaks the documentation platform's administration API over
-// HTTP. It knows nothing of its callers: the provider turns its types into
-// schema values and its errors into diagnostics worded in its own settings.
 package client
 
 import (

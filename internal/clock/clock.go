@@ -1,9 +1,3 @@
-// Package clock holds the provider's time utilities: the Clock every wait
-// reads time through, the real clock, a context-aware Sleep, and the capped
-// exponential Backoff with its jitter. They live apart from the polling
-// engine because the HTTP client's retries need them too, and the client
-// has no other use for the poller. A simulated clock for tests and
-// benchmarks is in clocktest, so that the provider binary never links it.
 package clock
 
 import (

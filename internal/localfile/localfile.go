@@ -1,24 +1,3 @@
-// Package localfile holds the rules for the files the provider writes on
-// the local disk and reads back on refresh: one guard against special
-// files, and one durability policy.
-//
-// The guard: a file read back is opened only if Lstat finds a regular file
-// (a FIFO would block the open, and opening a device could do anything),
-// is kept only if the file opened is the one found, and a symbolic link is
-// not followed (OpenRegularIn). Every step on a file goes through one
-// handle of its directory (OpenParent), so that its path is resolved once:
-// it is opened, hashed and removed there (SHA256In, RemoveFound), and a
-// directory of the path swapped for a link meanwhile leads nothing
-// elsewhere. Renames between two handles never replace what they did not
-// check (RenameNoReplace, Exchange).
-//
-// The durability policy: what a rename publishes is made durable before
-// the rename, and the rename after it: a single file is written by Write
-// (write, sync, rename, directory sync), a tree is synced before the
-// rename that publishes it (SyncTree), and the directory that holds the
-// renamed entry after the rename (SyncRoot). A power cut then leaves
-// either the old content or the whole new content, never a new name over
-// missing data.
 package localfile
 
 import (

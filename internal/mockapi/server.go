@@ -1,13 +1,3 @@
-// Package mockapi is a stateful in-memory fake of the documentation
-// administration API: static export jobs in either revision of the API
-// (by domain with a bundle call, or by project with the link on the job),
-// bundle links, presigned bundle downloads, agent jobs and deployments.
-//
-// It is deliberately an independent implementation of the contract (it shares
-// no code with the provider's client) so that a misreading of the contract in
-// one does not silently hide in the other. Tests script it through exported
-// methods: per-domain export behaviour, queued faults, a controllable clock,
-// a rate limiter and request counters.
 package mockapi
 
 import (

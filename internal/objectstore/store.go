@@ -1,14 +1,3 @@
-// Package objectstore publishes a verified, unpacked site into an object
-// store (S3 and S3-compatible stores, GCS, Azure Blob) through gocloud.dev's
-// portable blob API, by content and in an order no reader sees half of.
-//
-// What the provider wrote under a prefix is listed in a record beside the
-// site (RecordKey), whose SHA-256 state pins: an object the record does not
-// hold is never overwritten or deleted. A publication lists the prefix once,
-// compares the listing with the record and the site's manifest, uploads only
-// new or changed files (assets, then new pages, then changed pages, then the
-// root's index), and deletes what the new site lacks last, pages before the
-// files they refer to.
 package objectstore
 
 import (

@@ -24,7 +24,15 @@
 //   - Every wait is shortened by random jitter, never below
 //     Policy.MinInterval, and ends early when the context does.
 //
+// UntilFrom with Policy.QuickLook checks once shortly after a job starts, so
+// that a short job is noticed at once. A run of transient errors is tolerated
+// up to Policy.MaxConsecutiveErrors (ErrorBudgetError); a permanent error
+// ends the wait at once, and so does the context, which carries the
+// operation's timeout and Terraform's cancellation.
+//
 // Scheduler never sleeps and reads no clock, so a simulator can step it
-// directly and measure exactly what the provider does. Time is otherwise read
-// through Policy.Clock (a clock.Clock), so tests run on simulated time.
+// directly and measure exactly what the provider does (internal/pollbench,
+// make bench-poll). Time is otherwise read through Policy.Clock (a
+// clock.Clock), so tests run on simulated time. The package must never wait
+// beyond its context, and never poll faster than Policy.MinInterval.
 package poll

@@ -1,8 +1,3 @@
-// Package pollbench measures ways of waiting for an export job against the
-// mock API's job model (mockapi.ExportBehavior.StateAt) on simulated time:
-// the provider's poller, run through poll.Until exactly as the provider runs
-// it, and the two waits users script today. For each it records how many
-// GETs a job costs and how late its completion is noticed.
 package pollbench
 
 import (

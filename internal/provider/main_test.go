@@ -11,7 +11,7 @@ import (
 // defaultParallel is how many of the package's parallel tests run at once
 // when go test is given no -parallel: they wait on Terraform and the mock
 // more than they compute, so one per core (go test's default) leaves a
-// small machine idle. CONTRIBUTING.md has the measurements; make test
+// small machine idle. CONTRIBUTING.md says how to time them; make test
 // passes -parallel itself (TEST_PARALLEL).
 const defaultParallel = "6"
 

@@ -1,5 +1,3 @@
-// Package provider maps the docsadmin API client onto Terraform: schemas,
-// plans, state and diagnostics.
 package provider
 
 import (

@@ -1,8 +1,3 @@
-// Package redact decides how text the API returned may appear in an error, a
-// warning, a log record or state: without the API key, link signatures,
-// tokens or the prompts the provider sent, without control or bidirectional
-// characters that a terminal would act on, and bounded in length. Links are
-// bundlelink's; this package applies its rules to free text.
 package redact
 
 import (

@@ -1,8 +1,3 @@
-// Package site describes an unpacked static site as a static host serves it:
-// the content type and cache policy of every file, the extensionless URL
-// every page answers to, and a manifest of the files with their digests.
-// Every rule is pinned in this file, the same on every system: nothing is
-// read from the machine's MIME database.
 package site
 
 import (

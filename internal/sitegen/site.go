@@ -1,9 +1,3 @@
-// Package sitegen generates the documentation site a static export bundle
-// holds (pages with their RSC payloads, a sitemap, robots.txt, a search index,
-// hashed assets) and writes it as the bundle's gzip'd tar, padded to any size
-// and streamed as it is written. The mock API serves it; tests and benchmarks
-// read it. It knows nothing of the provider: what it writes is the contract's
-// description of a bundle, not the provider's reading of one.
 package sitegen
 
 import (

@@ -1,9 +1,3 @@
-// Package storetest starts real object stores on loopback for tests: S3
-// (versitygw), Google Cloud Storage (fake-gcs-server) and Azure Blob
-// Storage (Azurite), each with one empty bucket, stopped when the test
-// ends. The servers are pinned builds from tools/ (make tools), cached
-// outside the repository; a missing one fails or skips the test through
-// internal/testtools.
 package storetest
 
 import (

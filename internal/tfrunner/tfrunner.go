@@ -1,11 +1,3 @@
-// Package tfrunner builds this provider, installs it for Terraform (or
-// OpenTofu) through a CLI configuration of its own, and runs the CLI with
-// terraform-exec in an environment that nothing inherited can steer. The
-// demo, the apply benchmark and the tests that run the real CLI share it;
-// nothing is fetched from a registry.
-//
-// Cancelling the context of a command sends Terraform a single interrupt
-// (SIGINT), as one Ctrl-C would: it stops gracefully and saves its state.
 package tfrunner
 
 import (
