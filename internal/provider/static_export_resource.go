@@ -363,14 +363,6 @@ func (r *staticExportResource) Read(ctx context.Context, req resource.ReadReques
 	// is due for renewal, which the next plan acts on.
 	issuedAt := bundleIssuedAt(ctx, req.Private)
 	state.ReadyForRenewal = types.BoolValue(renewalDue(state, r.data.now(), issuedAt))
-	if state.LinkRevision.IsNull() && !state.BundleURL.IsNull() {
-		// A link recorded before link_revision existed.
-		at := r.data.now()
-		if issuedAt != nil {
-			at = *issuedAt
-		}
-		state.LinkRevision = types.Int64Value(nextLinkRevision(state.LinkRevision, at))
-	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 }
 

@@ -32,7 +32,6 @@ var (
 	_ resource.ResourceWithConfigure      = (*staticSiteResource)(nil)
 	_ resource.ResourceWithValidateConfig = (*staticSiteResource)(nil)
 	_ resource.ResourceWithModifyPlan     = (*staticSiteResource)(nil)
-	_ resource.ResourceWithUpgradeState   = (*staticSiteResource)(nil)
 	_ resource.ResourceWithImportState    = (*staticSiteResource)(nil)
 )
 
@@ -103,7 +102,6 @@ func (r *staticSiteResource) Schema(ctx context.Context, _ resource.SchemaReques
 			"index does: a file whose size, times and inode are unchanged is not read, any other is hashed. When files are missing, " +
 			"changed or added, the plan says which, and the apply publishes a fresh copy of the same archive (one download, no new " +
 			"export). Import is not supported: the manifest comes from the download that writes the tree.",
-		Version: 1,
 		Attributes: map[string]schema.Attribute{
 			"id": schema.StringAttribute{
 				MarkdownDescription: "Identifies this site's publication at `directory`, as recorded in `.<name>.docsadmin/site.json`. It stays " +
