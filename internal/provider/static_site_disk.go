@@ -28,69 +28,7 @@ const (
 	// manifestMemoryPerFileKiB is the provider's memory per file of the
 	// data source's files at plan, as measured (performance guide).
 	manifestMemoryPerFileKiB = 20
-	// driftShown is how many files of each kind a drift report names.
-	driftShown = 5
 )
-
-// siteDrift is how a release on disk differs from the manifest in state.
-type siteDrift struct {
-	whole                   string // the site as a whole is not there
-	foreign                 bool   // because the directory holds what the provider did not write
-	missing, changed, extra []string
-	missingN, changedN      int
-	extraN                  int
-}
-
-func (d siteDrift) none() bool {
-	return d.whole == "" && d.missingN == 0 && d.changedN == 0 && d.extraN == 0
-}
-
-// String says what differs, naming the first files of each kind, and what
-// the apply will do.
-func (d siteDrift) String(dir, jobID string) string {
-	var b strings.Builder
-	if d.whole != "" {
-		b.WriteString(d.whole)
-	} else {
-		fmt.Fprintf(&b, "The release %s serves differs from the site of export job %s:", dir, jobID)
-		list := func(kind string, names []string, n int) {
-			if n == 0 {
-				return
-			}
-			fmt.Fprintf(&b, "\n  %d %s: %s", n, kind, strings.Join(names, ", "))
-			if n > len(names) {
-				fmt.Fprintf(&b, ", and %d more", n-len(names))
-			}
-		}
-		list("missing", d.missing, d.missingN)
-		list("changed", d.changed, d.changedN)
-		list("extra (not in the export)", d.extra, d.extraN)
-	}
-	if d.foreign {
-		b.WriteString("\n" + foreignAtSiteConsequence)
-		return b.String()
-	}
-	b.WriteString("\nThe next apply downloads the same archive once (no new export) and publishes a fresh copy in a new release, in one " +
-		"switch. Files added inside a release are not published: the damaged release is kept as the previous one until the switch after, " +
-		"then removed with everything in it.")
-	return b.String()
-}
-
-func (d *siteDrift) add(list *[]string, n *int, name string) {
-	*n++
-	if len(*list) < driftShown {
-		*list = append(*list, quoteSiteName(name))
-	}
-}
-
-// quoteSiteName shows a name from disk, which may hold any byte.
-func quoteSiteName(name string) string {
-	q := fmt.Sprintf("%q", name)
-	if len(q) > 120 {
-		q = q[:117] + "...\""
-	}
-	return q
-}
 
 // siteClaims are the served paths the sites of one provider instance (one
 // plan or one apply) publish at, so that two sites whose paths are the

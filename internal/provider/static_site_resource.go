@@ -26,6 +26,7 @@ import (
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/archive"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/duration"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/publish"
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/sitetree"
 )
 
 var (
@@ -43,7 +44,7 @@ func NewStaticSiteResource() resource.Resource { return &staticSiteResource{} }
 // release of its own, and the directory, a symbolic link, switches to it in
 // one step (internal/publish). State holds no file: the manifest and the
 // stat data a refresh compares are records in the store beside each
-// release (static_site_tree.go), and state their count, size and the
+// release (internal/sitetree), and state their count, size and the
 // manifest's SHA-256; a damaged or missing tree plans an in-place restore.
 type staticSiteResource struct {
 	data *providerData
@@ -395,7 +396,7 @@ func (r *staticSiteResource) publishedSiteProblem(state siteScalars) (string, pu
 	case err != nil:
 		return err.Error(), found
 	case found.Foreign != "":
-		return foreignProblem(site, found.Foreign) + " " + foreignAtSiteConsequence, found
+		return foreignProblem(site, found.Foreign) + " " + sitetree.ForeignConsequence, found
 	case found.Marker != nil && found.Marker.Owner != state.ID.ValueString():
 		return publishProblem(site, state.JobID.ValueString(), &publish.ConflictError{Site: site, Other: *found.Marker}), found
 	}
@@ -509,13 +510,13 @@ func (r *staticSiteResource) publish(ctx context.Context, plan *staticSiteModel,
 	// 100,000 files publishes in less memory without it.
 	manifest := collector.manifest
 	manifest.Complete()
-	records, err := newSiteRecords(ctx, staged.Tree, manifest)
+	records, err := sitetree.NewRecords(ctx, staged.Tree, manifest)
 	if err != nil {
 		diags.AddError(summary, fmt.Sprintf("Recording the files of export job %s unpacked into %s failed; nothing was published: %s", jobID, site.Dir, err))
 		return sitePins{}, false
 	}
 	fileCount, sizeBytes := manifest.Len(), manifest.Size()
-	release, err := staged.Switch(jobID, records.forSwitch())
+	release, err := staged.Switch(jobID, records.ForSwitch())
 	if err != nil && release == "" {
 		diags.AddAttributeError(path.Root("directory"), summary, publishProblem(site, jobID, err))
 		return sitePins{}, false
@@ -531,14 +532,14 @@ func (r *staticSiteResource) publish(ctx context.Context, plan *staticSiteModel,
 	plan.ArchiveSHA256 = types.StringValue(sum.SHA256)
 	plan.FileCount = types.Int64Value(int64(fileCount))
 	plan.SizeBytes = types.Int64Value(sizeBytes)
-	plan.ManifestFile = types.StringValue(site.Record(release, manifestRecord))
-	plan.ManifestSHA256 = types.StringValue(records.manifestSHA256)
+	plan.ManifestFile = types.StringValue(site.Record(release, sitetree.ManifestRecord))
+	plan.ManifestSHA256 = types.StringValue(records.ManifestSHA256)
 	plan.ReleaseDirectory = types.StringValue(site.Release(release))
 	plan.TreeIntact = types.BoolValue(true)
 	tflog.Info(ctx, "published the export's site", map[string]any{
 		"job_id": jobID, "directory": site.Dir, "release": release, "sha256": sum.SHA256, "files": fileCount,
 	})
-	return sitePins{Store: staged.Store, StatSHA256: records.statSHA256()}, true
+	return sitePins{Store: staged.Store, StatSHA256: records.StatSHA256()}, true
 }
 
 // Read checks the site on disk against its release's records, without any
@@ -579,20 +580,23 @@ func (r *staticSiteResource) Read(ctx context.Context, req resource.ReadRequest,
 				"one from the configuration: destroying it leaves the other's site in place.")
 		return
 	}
-	var drift siteDrift
+	var drift sitetree.Drift
 	moved := movedStoreProblem(site, found, pins)
 	switch {
 	case found.Foreign != "":
-		drift.whole = foreignProblem(site, found.Foreign)
-		drift.foreign = true
+		drift.Whole = foreignProblem(site, found.Foreign)
+		drift.Foreign = true
 	case moved != "":
-		drift.whole = moved
+		drift.Whole = moved
 	case found.Current == "":
-		drift.whole = fmt.Sprintf("%s does not exist on this machine (a fresh runner, or it was removed)", site.Dir)
+		drift.Whole = fmt.Sprintf("%s does not exist on this machine (a fresh runner, or it was removed)", site.Dir)
 	default:
 		resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("release_directory"), types.StringValue(site.Release(found.Current)))...)
-		resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("manifest_file"), types.StringValue(site.Record(found.Current, manifestRecord)))...)
-		drift, err = checkRelease(ctx, site, found.Current, state, pins.StatSHA256)
+		resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("manifest_file"), types.StringValue(site.Record(found.Current, sitetree.ManifestRecord)))...)
+		var read int
+		var stat bool
+		drift, read, stat, err = sitetree.Check(ctx, site, found.Current, state.ManifestSHA256.ValueString(), pins.StatSHA256, state.FileCount.ValueInt64())
+		tflog.Debug(ctx, "checked the static site's release", map[string]any{"release": found.Current, "read": read, "stat_data": stat})
 		if err != nil {
 			resp.Diagnostics.AddAttributeWarning(path.Root("directory"), "Cannot check the static site on disk",
 				fmt.Sprintf("Reading %s to compare it with the site of export job %s failed: %s", site.Dir, state.JobID.ValueString(), err))
@@ -600,10 +604,10 @@ func (r *staticSiteResource) Read(ctx context.Context, req resource.ReadRequest,
 			return
 		}
 	}
-	if !drift.none() {
+	if !drift.None() {
 		resp.Diagnostics.AddWarning("The static site on disk differs from its manifest", drift.String(site.Dir, state.JobID.ValueString()))
 	}
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("tree_intact"), types.BoolValue(drift.none()))...)
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("tree_intact"), types.BoolValue(drift.None()))...)
 }
 
 // Update publishes a new export's site, or a fresh copy of a site that
@@ -730,12 +734,6 @@ func siteDirectoryProblem(s string) string {
 	}
 	return ""
 }
-
-// foreignAtSiteConsequence is what a user's entry at a published site's
-// directory means for the plans to come.
-const foreignAtSiteConsequence = "The site is not served there now. Nothing is planned to restore it while that entry is there; an " +
-	"apply that must publish (a new job_id) refuses before any download; a destroy removes only the provider's own store " +
-	"beside it and leaves the entry."
 
 // foreignProblem words a served path that holds what the provider did not
 // write.
