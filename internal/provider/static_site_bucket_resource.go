@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
 	"fmt"
 	"os"
@@ -375,7 +376,7 @@ func (r *bucketSiteResource) Create(ctx context.Context, req resource.CreateRequ
 	}
 	ctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
-	plan.ID = types.StringValue("bucket-site-" + randomHex(8))
+	plan.ID = types.StringValue("bucket-site-" + rand.Text())
 	// A create that stops partway leaves no state: its record, never
 	// complete, is taken over by the next create at this prefix.
 	if r.publish(ctx, &plan, "", plan.ExpectedSHA256.ValueString(), timeoutCreate, limit, "Cannot publish the static site", &resp.Diagnostics) {

@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -332,7 +333,7 @@ func plannedDigest(expected types.String) types.String {
 	if expected.IsNull() || expected.IsUnknown() || sha256Problem(expected.ValueString()) != "" {
 		return types.StringUnknown()
 	}
-	return types.StringValue(normalizeSHA256(expected.ValueString()))
+	return types.StringValue(strings.ToLower(expected.ValueString())) // as archive_sha256 is written
 }
 
 // newSiteProblem says why a new site cannot be published at its
@@ -357,7 +358,7 @@ func (r *staticSiteResource) newSiteProblem(plan siteScalars) string {
 	if r.data == nil {
 		return ""
 	}
-	if m := found.Marker; m != nil && (m.Current != "" || found.Current != "") && !r.data.sites.inState(m.Owner) && !maybeReplaced(m, plan, r.data.configuration) {
+	if m := found.Marker; m != nil && (m.Current != "" || found.Current != "") && !r.data.sites.InState(m.Owner) && !maybeReplaced(m, plan, r.data.configuration) {
 		// Published by a site that this run has not read from its state:
 		// another configuration's, or another state's of this working
 		// directory (-state=, another backend key). Never an object this
@@ -370,7 +371,7 @@ func (r *staticSiteResource) newSiteProblem(plan siteScalars) string {
 		}
 		return problem
 	}
-	return r.data.sites.overlap(site, plan.JobID.ValueString())
+	return r.data.sites.Overlap(site, plan.JobID.ValueString())
 }
 
 // maybeReplaced says whether the site a marker records may be the object
@@ -426,7 +427,7 @@ func (r *staticSiteResource) rememberSite(state siteScalars) {
 		return
 	}
 	if site, err := publish.Locate(state.Directory.ValueString()); err == nil {
-		r.data.sites.remember(site, state.ID.ValueString(), state.JobID.ValueString())
+		r.data.sites.Remember(site, state.ID.ValueString(), state.JobID.ValueString())
 	}
 }
 
@@ -462,7 +463,7 @@ func (r *staticSiteResource) publish(ctx context.Context, plan *staticSiteModel,
 		diags.AddAttributeError(path.Root("directory"), summary, err.Error())
 		return sitePins{}, false
 	}
-	if problem := r.data.sites.claim(site, owner, jobID); problem != "" {
+	if problem := r.data.sites.Claim(site, owner, jobID); problem != "" {
 		diags.AddAttributeError(path.Root("directory"), summary, problem)
 		return sitePins{}, false
 	}
@@ -720,7 +721,7 @@ func (r *staticSiteResource) Delete(ctx context.Context, req resource.DeleteRequ
 }
 
 func newSiteOwner() string {
-	return "site-" + randomHex(8)
+	return "site-" + rand.Text()
 }
 
 const siteDirectoryAccepted = "Accepted: a path of the site's own that does not exist yet, such as \"${path.module}/dist/site\", " +

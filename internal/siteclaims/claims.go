@@ -1,8 +1,13 @@
-package provider
+// Package siteclaims holds the served paths that the static sites of one
+// provider instance (one plan or one apply) publish at, shared by the
+// requests of that run, so that two sites whose paths are the same or
+// nested are refused before either writes; and the name of the
+// configuration a run belongs to, which each site records. Its own package
+// because it is the provider's state shared between requests, which make
+// test runs under the race detector.
+package siteclaims
 
 import (
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
 	"io"
 	"os"
@@ -14,42 +19,24 @@ import (
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/publish"
 )
 
-const (
-	// defaultSiteMaxFiles keeps an unchanged plan of a site within seconds
-	// and the provider under 250 MiB on a 2-core runner: state holds no
-	// file, and a refresh reads the stat record and the tree's metadata
-	// (the performance guide has the figures).
-	defaultSiteMaxFiles = 100_000
-	// defaultManifestMaxFiles keeps the plans of uploads planned from the
-	// manifest data source's files within seconds: every file is a value
-	// of the plan.
-	defaultManifestMaxFiles = 8_000
-	maxSiteMaxFiles         = 1_000_000
-	// manifestMemoryPerFileKiB is the provider's memory per file of the
-	// data source's files at plan, as measured (performance guide).
-	manifestMemoryPerFileKiB = 20
-)
-
-// siteClaims are the served paths the sites of one provider instance (one
-// plan or one apply) publish at, so that two sites whose paths are the
-// same or nested are refused before either writes.
-type siteClaims struct {
+// Claims are the sites of one run. The zero value is empty and ready.
+type Claims struct {
 	mu     sync.Mutex
-	claims []siteClaim
+	claims []claim
 }
 
-type siteClaim struct {
+type claim struct {
 	site  publish.Site
 	owner string // "" while planned
 	jobID string
 	fresh bool // a create of this run, not a site already in state
 }
 
-// overlap says how a planned new site collides with the sites this run has
+// Overlap says how a planned new site collides with the sites this run has
 // seen, or "", and records it. A site in state at the same path is not a
 // collision at plan: it may be the one this replaces (a tainted site, or
 // -replace); the apply tells them apart by the owner recorded on disk.
-func (c *siteClaims) overlap(site publish.Site, jobID string) string {
+func (c *Claims) Overlap(site publish.Site, jobID string) string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for _, other := range c.claims {
@@ -59,11 +46,11 @@ func (c *siteClaims) overlap(site publish.Site, jobID string) string {
 		}
 		return overlapProblem(site, how, other)
 	}
-	c.claims = append(c.claims, siteClaim{site: site, jobID: jobID, fresh: true})
+	c.claims = append(c.claims, claim{site: site, jobID: jobID, fresh: true})
 	return ""
 }
 
-func overlapProblem(site publish.Site, how string, other siteClaim) string {
+func overlapProblem(site publish.Site, how string, other claim) string {
 	job := ""
 	if other.jobID != "" {
 		job = ", the site of export job " + other.jobID
@@ -72,9 +59,9 @@ func overlapProblem(site publish.Site, how string, other siteClaim) string {
 		site.Dir, how, other.site.Dir, job)
 }
 
-// claim records a site that this run publishes, refusing one that collides
+// Claim records a site that this run publishes, refusing one that collides
 // with another owner's.
-func (c *siteClaims) claim(site publish.Site, owner, jobID string) string {
+func (c *Claims) Claim(site publish.Site, owner, jobID string) string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for _, other := range c.claims {
@@ -85,12 +72,12 @@ func (c *siteClaims) claim(site publish.Site, owner, jobID string) string {
 			return overlapProblem(site, how, other)
 		}
 	}
-	c.claims = append(c.claims, siteClaim{site: site, owner: owner, jobID: jobID, fresh: true})
+	c.claims = append(c.claims, claim{site: site, owner: owner, jobID: jobID, fresh: true})
 	return ""
 }
 
-// remember records a site in state, as its refresh or its plan finds it.
-func (c *siteClaims) remember(site publish.Site, owner, jobID string) {
+// Remember records a site in state, as its refresh or its plan finds it.
+func (c *Claims) Remember(site publish.Site, owner, jobID string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for _, other := range c.claims {
@@ -98,13 +85,13 @@ func (c *siteClaims) remember(site publish.Site, owner, jobID string) {
 			return
 		}
 	}
-	c.claims = append(c.claims, siteClaim{site: site, owner: owner, jobID: jobID})
+	c.claims = append(c.claims, claim{site: site, owner: owner, jobID: jobID})
 }
 
-// inState reports whether owner is a site this run read or planned from
+// InState reports whether owner is a site this run read or planned from
 // its state: what makes a site this configuration's, since Terraform
 // tells a provider neither which state it runs with nor where it is kept.
-func (c *siteClaims) inState(owner string) bool {
+func (c *Claims) InState(owner string) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for _, other := range c.claims {
@@ -115,22 +102,14 @@ func (c *siteClaims) inState(owner string) bool {
 	return false
 }
 
-func randomHex(n int) string {
-	b := make([]byte, n)
-	_, _ = rand.Read(b)
-	return hex.EncodeToString(b)
-}
-
-func normalizeSHA256(s string) string { return strings.ToLower(s) }
-
-// runConfiguration names the configuration this run belongs to, recorded
+// Configuration names the configuration this run belongs to, recorded
 // with each site it publishes so that a refusal can say where another
 // site came from: Terraform runs a provider in the root module's
 // directory, and the workspace is in TF_WORKSPACE or in the data
 // directory's environment file. "" when the directory cannot be read. Two
 // states of one working directory share it: whether a site is this run's
-// is decided by its state (siteClaims.inState).
-func runConfiguration() string {
+// is decided by its state (InState).
+func Configuration() string {
 	wd, err := os.Getwd()
 	if err != nil {
 		return ""
