@@ -17,7 +17,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64default"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/objectplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
@@ -118,9 +117,9 @@ func (m *bucketSiteModel) aliases(manifest *site.Manifest) map[string]string {
 	return objectstore.Aliases(manifest)
 }
 
-// keepPublication carries what state says of the site published over to
+// publicationFromState copies what state says of the published site into
 // the plan, when nothing is published again.
-func (m *bucketSiteModel) keepPublication(state bucketSiteModel) {
+func (m *bucketSiteModel) publicationFromState(state bucketSiteModel) {
 	m.ArchiveSHA256, m.FileCount, m.SizeBytes, m.RecordSHA256 = state.ArchiveSHA256, state.FileCount, state.SizeBytes, state.RecordSHA256
 }
 
@@ -239,10 +238,8 @@ func (r *bucketSiteResource) Schema(ctx context.Context, _ resource.SchemaReques
 			"archive_sha256": schema.StringAttribute{
 				MarkdownDescription: "Lower-case hex SHA-256 of the archive published.", Computed: true, PlanModifiers: keep,
 			},
-			"file_count": schema.Int64Attribute{MarkdownDescription: "Number of files of the site.", Computed: true,
-				PlanModifiers: []planmodifier.Int64{int64planmodifier.UseStateForUnknown()}},
-			"size_bytes": schema.Int64Attribute{MarkdownDescription: "Sum of the files' sizes, in bytes.", Computed: true,
-				PlanModifiers: []planmodifier.Int64{int64planmodifier.UseStateForUnknown()}},
+			"file_count": useStateInt64Attribute("Number of files of the site."),
+			"size_bytes": useStateInt64Attribute("Sum of the files' sizes, in bytes."),
 			"record_sha256": schema.StringAttribute{
 				MarkdownDescription: "SHA-256 of the record `.docsadmin/site.json` under the prefix, which lists every object the " +
 					"provider wrote. A record that differs is not relied on: no object is then the provider's to overwrite or delete.",
@@ -474,7 +471,7 @@ func (r *bucketSiteResource) Update(ctx context.Context, req resource.UpdateRequ
 	plan.ID = state.ID
 	newExport := republishes(plan.JobID, plan.ExpectedSHA256, state.JobID, state.ExpectedSHA256)
 	if !newExport && state.ObjectsIntact.ValueBool() && plan.Extensionless.Equal(state.Extensionless) {
-		plan.keepPublication(state)
+		plan.publicationFromState(state)
 		plan.ObjectsIntact = types.BoolValue(true)
 		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 		return
@@ -485,7 +482,7 @@ func (r *bucketSiteResource) Update(ctx context.Context, req resource.UpdateRequ
 	}
 	ctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
-	plan.keepPublication(state)
+	plan.publicationFromState(state)
 	summary, expected := "Cannot publish the static site", plan.ExpectedSHA256.ValueString()
 	if !newExport {
 		summary, expected = "Cannot restore the static site", state.ArchiveSHA256.ValueString()

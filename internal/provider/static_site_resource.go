@@ -17,7 +17,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64default"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
@@ -67,9 +66,9 @@ type staticSiteModel struct {
 	Timeouts         timeouts.Value `tfsdk:"timeouts"`
 }
 
-// keepPublication carries what state says of the site published over to
+// publicationFromState copies what state says of the published site into
 // the plan, when nothing is published again.
-func (m *staticSiteModel) keepPublication(state staticSiteModel) {
+func (m *staticSiteModel) publicationFromState(state staticSiteModel) {
 	m.ArchiveSHA256, m.FileCount, m.SizeBytes = state.ArchiveSHA256, state.FileCount, state.SizeBytes
 	m.ManifestFile, m.ManifestSHA256, m.ReleaseDirectory = state.ManifestFile, state.ManifestSHA256, state.ReleaseDirectory
 }
@@ -80,9 +79,6 @@ func (r *staticSiteResource) Metadata(_ context.Context, req resource.MetadataRe
 
 func (r *staticSiteResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	keep := func() []planmodifier.String { return []planmodifier.String{stringplanmodifier.UseStateForUnknown()} }
-	keptInt := func(description string) schema.Int64Attribute {
-		return schema.Int64Attribute{MarkdownDescription: description, Computed: true, PlanModifiers: []planmodifier.Int64{int64planmodifier.UseStateForUnknown()}}
-	}
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "Publishes the site of a completed static export at a directory, verified, for static hosts that serve files: a " +
 			"web server's root, a CDN origin, a tree to sync to an object store. `directory` is a symbolic link that the provider makes and " +
@@ -153,8 +149,8 @@ func (r *staticSiteResource) Schema(ctx context.Context, _ resource.SchemaReques
 				Computed:            true,
 				PlanModifiers:       keep(),
 			},
-			"file_count": keptInt("Number of files in the site (hard links in the archive count as the copies they are unpacked as)."),
-			"size_bytes": keptInt("Sum of the files' sizes, in bytes."),
+			"file_count": useStateInt64Attribute("Number of files in the site (hard links in the archive count as the copies they are unpacked as)."),
+			"size_bytes": useStateInt64Attribute("Sum of the files' sizes, in bytes."),
 			"manifest_file": schema.StringAttribute{
 				MarkdownDescription: "Absolute path of the release's manifest, a JSON object that maps each file's path to its `size`, " +
 					"`sha256`, `md5`, `md5_base64`, `content_type` and `cache_control`: the shape of the `files` of " +
@@ -624,7 +620,7 @@ func (r *staticSiteResource) Update(ctx context.Context, req resource.UpdateRequ
 	plan.ID = state.ID
 	newExport := republishes(plan.JobID, plan.ExpectedSHA256, state.JobID, state.ExpectedSHA256)
 	if !newExport && state.TreeIntact.ValueBool() {
-		plan.keepPublication(state)
+		plan.publicationFromState(state)
 		plan.TreeIntact = types.BoolValue(true)
 		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 		return
@@ -672,9 +668,9 @@ func (r *staticSiteResource) Delete(ctx context.Context, req resource.DeleteRequ
 	pins := recordedSitePins(ctx, req.Private)
 	// Where the store it published from is not at its name, it is left
 	// wherever it went: the provider removes that store only.
-	elsewhere := ""
+	movedStore := ""
 	if !pins.Store.IsZero() {
-		elsewhere = " The store this site published from (" + pins.Store.String() + ") is not there under its name; wherever it " +
+		movedStore = " The store this site published from (" + pins.Store.String() + ") is not there under its name; wherever it " +
 			"was moved, it is left as it is."
 	}
 	found, err := site.Inspect()
@@ -682,7 +678,7 @@ func (r *staticSiteResource) Delete(ctx context.Context, req resource.DeleteRequ
 		// Someone put their own entry where the store was: nothing there
 		// is the provider's to remove.
 		resp.Diagnostics.AddWarning("The static site's directory was left in place",
-			entry.Error()+". Destroying this resource (export job "+state.JobID.ValueString()+") removes nothing there."+elsewhere)
+			entry.Error()+". Destroying this resource (export job "+state.JobID.ValueString()+") removes nothing there."+movedStore)
 		return
 	}
 	if err != nil {
@@ -693,7 +689,7 @@ func (r *staticSiteResource) Delete(ctx context.Context, req resource.DeleteRequ
 	if other := (*publish.OtherStoreError)(nil); errors.As(err, &other) {
 		resp.Diagnostics.AddWarning("The static site's directory was left in place",
 			other.Error()+". Destroying this resource (export job "+state.JobID.ValueString()+") removes nothing there: that store "+
-				"and "+site.Dir+" stay as they are. Remove them by hand if they are no longer needed."+elsewhere)
+				"and "+site.Dir+" stay as they are. Remove them by hand if they are no longer needed."+movedStore)
 		return
 	}
 	if err != nil {
