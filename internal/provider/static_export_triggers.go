@@ -32,10 +32,10 @@ var noTriggers = types.MapValueMust(types.StringType, map[string]attr.Value{})
 type triggersChange int
 
 const (
-	triggersUnchanged      triggersChange = iota // nothing: exported with these
+	triggersUnchanged triggersChange = iota // nothing: exported with these
 	triggersNewExport                       // a new export, in place
 	triggersAtApply                         // decided during apply, in place
-	triggersImported                       // recorded after an import, in place
+	triggersImported                        // recorded after an import, in place
 )
 
 // planTriggers compares the planned triggers with the state's.
