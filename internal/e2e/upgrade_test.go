@@ -147,6 +147,19 @@ func testUpgrade(t *testing.T, c upgradeCase, currentInst tfrunner.Installation,
 	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Minute)
 	defer cancel()
 	t.Logf("upgrading from %s: %s", c.rev, c.what)
+	if c.rev == "HEAD" {
+		// Built under a commit id: a version's prerelease part is read
+		// in lower case, which "HEAD" is not.
+		root, err := tfrunner.ModuleRoot()
+		if err != nil {
+			t.Fatal(err)
+		}
+		commit, err := tfrunner.ResolveRevision(ctx, root, c.rev)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.rev = commit[:12]
+	}
 
 	earlier, err := tfrunner.New(acctest.CLI(t), t.TempDir())
 	if err != nil {
