@@ -155,3 +155,16 @@ func someKeys(prefix string, keys []string) string {
 	}
 	return s
 }
+
+// Aliases are the extensionless keys of the site's pages ("guides" for
+// guides/index.html), for the stores whose websites never add .html to a
+// URL; a route that is a file's own name has none.
+func Aliases(m *site.Manifest) map[string]string {
+	out := map[string]string{}
+	for route, file := range m.Routes() {
+		if _, isFile := m.File(route); route != "" && !isFile {
+			out[route] = file
+		}
+	}
+	return out
+}

@@ -109,6 +109,21 @@ func PrefixProblem(p string) string {
 	return ""
 }
 
+// BucketProblem says why s cannot be a bucket's (or an Azure container's)
+// name in any store, or "": empty, a path, or longer than any store's
+// bound.
+func BucketProblem(s string) string {
+	switch {
+	case s == "":
+		return "the name is empty"
+	case len(s) > 222:
+		return "it is longer than 222 bytes, the longest name a store accepts"
+	case strings.ContainsAny(s, "/\\?#:@ "):
+		return "it is not a bucket's name: write the name alone, such as \"docs-site\", and the folder in prefix"
+	}
+	return ""
+}
+
 // EndpointProblem says why an S3 endpoint is not a URL requests can go to,
 // or "".
 func EndpointProblem(e string) string {

@@ -11,11 +11,9 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
-	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/client"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/duration"
-	"github.com/docsadmin/terraform-provider-docsadmin/internal/redact"
 )
 
 // agentJobCallLimit bounds one create or message call, retries included. A
@@ -168,18 +166,6 @@ func statusText(s client.AgentStatus) string {
 		return "not reported"
 	}
 	return string(s)
-}
-
-// maskPrompt makes every log record written with the returned context hide
-// the prompt, whatever logs it. Very short prompts are left out: masking a
-// word of a few letters would garble every record that contains it, and the
-// provider never logs a prompt anyway.
-func maskPrompt(ctx context.Context, prompt string) context.Context {
-	if !redact.IsSecretPrompt(prompt) {
-		return ctx
-	}
-	ctx = tflog.MaskMessageStrings(ctx, prompt)
-	return tflog.MaskAllFieldValuesStrings(ctx, prompt)
 }
 
 // promptProblem refuses an empty prompt without quoting it.

@@ -24,7 +24,6 @@ var (
 	_ resource.ResourceWithConfigure      = (*agentJobResource)(nil)
 	_ resource.ResourceWithModifyPlan     = (*agentJobResource)(nil)
 	_ resource.ResourceWithValidateConfig = (*agentJobResource)(nil)
-	_ resource.ResourceWithUpgradeState   = (*agentJobResource)(nil)
 )
 
 // NewAgentJobResource is the docsadmin_agent_job resource: the action's
@@ -56,8 +55,6 @@ func (r *agentJobResource) Metadata(_ context.Context, req resource.MetadataRequ
 func (r *agentJobResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	keep := func() []planmodifier.String { return []planmodifier.String{stringplanmodifier.UseStateForUnknown()} }
 	resp.Schema = schema.Schema{
-		// Version 1 renamed wait_for_final_status to wait (agentJobStateUpgraders).
-		Version: 1,
 		MarkdownDescription: "Starts an AI agent job from a prompt when created, and a new one whenever `triggers` or the prompt change, " +
 			"optionally waiting for its pull request. The same work as the `docsadmin_agent_job` action, for OpenTofu and Terraform " +
 			"versions without actions, and where the job's status and pull request belong in state. Destroy only forgets the job: " +

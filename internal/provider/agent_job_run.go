@@ -10,7 +10,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/client"
-	"github.com/docsadmin/terraform-provider-docsadmin/internal/duration"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/redact"
 )
 
@@ -137,19 +136,3 @@ func (d *providerData) agentJobCallError(diags *diag.Diagnostics, run agentJobRu
 
 // agentJobGone says what to do about an agent job the API does not know.
 const agentJobGone = "Check the job id and the project id (shown on the dashboard's API keys page)"
-
-// tryAgain says when a rate-limited call may succeed: at the time the
-// Retry-After header gives, else within the hour that the limit counts.
-func (d *providerData) tryAgain(err error) string {
-	if wait := client.Classify(err).RetryAfter; wait > 0 {
-		return "Try again " + d.retryAt(wait)
-	}
-	return "Try again within the hour"
-}
-
-// retryAt words when a wait the API asked for ends: "after
-// 2026-11-22T09:00:00Z (in 1h)".
-func (d *providerData) retryAt(wait time.Duration) string {
-	at := d.now().Add(wait).UTC().Truncate(time.Second)
-	return fmt.Sprintf("after %s (in %s)", at.Format(time.RFC3339), duration.Written(wait.Round(time.Second)))
-}

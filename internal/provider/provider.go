@@ -27,6 +27,7 @@ import (
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/duration"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/poll"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/redact"
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/siteclaims"
 )
 
 // Environment variables read when the matching attribute is not set.
@@ -260,8 +261,8 @@ func (p *docsadminProvider) Configure(ctx context.Context, req provider.Configur
 		clock:         p.options.Clock,
 		policy:        p.options.PollPolicy,
 		resume:        p.resume,
-		sites:         &siteClaims{},
-		configuration: runConfiguration(),
+		sites:         &siteclaims.Claims{},
+		configuration: siteclaims.Configuration(),
 		apiKey:        apiKey,
 		baseURL:       baseURL,
 		sanitizer:     sanitizer,
@@ -341,8 +342,8 @@ type providerData struct {
 	limits    archive.Limits // for every download of an archive
 	policy    poll.Policy
 	resume    *resumeRegistry
-	sites     *siteClaims // the served paths of this run's static sites
-	// configuration names this run's configuration (runConfiguration).
+	sites     *siteclaims.Claims // the served paths of this run's static sites
+	// configuration names this run's configuration (siteclaims.Configuration).
 	configuration string
 	apiKey        string
 	baseURL       string

@@ -52,9 +52,9 @@ func expectedSHA256Attribute(description string) schema.StringAttribute {
 	}
 }
 
-// keptInt64Attribute is a computed number that plans carry over from state
+// useStateInt64Attribute is a computed number that plans take from state
 // rather than showing as known only after apply.
-func keptInt64Attribute(description string) schema.Int64Attribute {
+func useStateInt64Attribute(description string) schema.Int64Attribute {
 	return schema.Int64Attribute{
 		MarkdownDescription: description,
 		Computed:            true,

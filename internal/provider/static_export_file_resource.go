@@ -124,8 +124,8 @@ func (r *staticExportFileResource) Schema(ctx context.Context, _ resource.Schema
 				Computed:      true,
 				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
 			},
-			"size_bytes": keptInt64Attribute("Size of the file, in bytes."),
-			"file_count": keptInt64Attribute("Number of regular files in the archive."),
+			"size_bytes": useStateInt64Attribute("Size of the file, in bytes."),
+			"file_count": useStateInt64Attribute("Number of regular files in the archive."),
 		},
 		Blocks: map[string]schema.Block{
 			"timeouts": timeouts.Block(ctx, timeouts.Opts{

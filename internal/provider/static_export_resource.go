@@ -141,7 +141,7 @@ func (r *staticExportResource) Schema(ctx context.Context, _ resource.SchemaRequ
 				Computed:            true,
 				PlanModifiers:       []planmodifier.Float64{float64planmodifier.UseStateForUnknown()},
 			},
-			"page_count": keptInt64Attribute("Number of pages exported. Null when the API did not report it."),
+			"page_count": useStateInt64Attribute("Number of pages exported. Null when the API did not report it."),
 			"created_at": schema.StringAttribute{
 				MarkdownDescription: "When the export job was created (RFC 3339). Null when the API did not report it.",
 				Computed:            true,
@@ -154,14 +154,14 @@ func (r *staticExportResource) Schema(ctx context.Context, _ resource.SchemaRequ
 				Sensitive:     true,
 				PlanModifiers: keep(),
 			},
-			"bundle_size_bytes": keptInt64Attribute("Size of the archive, in bytes. Null when the API did not report it."),
+			"bundle_size_bytes": useStateInt64Attribute("Size of the archive, in bytes. Null when the API did not report it."),
 			"bundle_expires_at": schema.StringAttribute{
 				MarkdownDescription: "When `bundle_url` stops working (RFC 3339): the API's `expiresAt`, else the link's own presigned query " +
 					"(`X-Amz-Date` + `X-Amz-Expires`, or `X-Goog-Date` + `X-Goog-Expires`). Null when neither tells; then no renewal is ever planned.",
 				Computed:      true,
 				PlanModifiers: keep(),
 			},
-			"link_revision": keptInt64Attribute("A number that rises with every new link, whether a renewal or a new export, and never goes down: the time the link was issued, " +
+			"link_revision": useStateInt64Attribute("A number that rises with every new link, whether a renewal or a new export, and never goes down: the time the link was issued, " +
 				"in milliseconds since 1970, or one more than the previous revision. Feed it to a write-only argument's revision, such as the helm provider's " +
 				"`set_wo_revision`, so that each new link is sent again and no other change is needed. Null while the export has no link."),
 			"ready_for_renewal": schema.BoolAttribute{
@@ -188,8 +188,8 @@ func (r *staticExportResource) Schema(ctx context.Context, _ resource.SchemaRequ
 				Computed:      true,
 				PlanModifiers: keep(),
 			},
-			"archive_size_bytes": keptInt64Attribute("Size in bytes of the archive the verifying download read. Null when not verified."),
-			"archive_file_count": keptInt64Attribute("Number of files in the archive the verifying download read. Null when not verified."),
+			"archive_size_bytes": useStateInt64Attribute("Size in bytes of the archive the verifying download read. Null when not verified."),
+			"archive_file_count": useStateInt64Attribute("Number of files in the archive the verifying download read. Null when not verified."),
 		},
 		Blocks: map[string]schema.Block{
 			"timeouts": timeouts.Block(ctx, timeouts.Opts{
@@ -301,7 +301,7 @@ func (r *staticExportResource) export(ctx context.Context, m *staticExportModel,
 	if failure != nil {
 		// The state saved after the wait has no link: the next apply
 		// delivers this job's link (see ModifyPlan) instead of exporting again.
-		out.diags.AddError(failure.summary, failure.kept(job.JobID))
+		out.diags.AddError(failure.summary, failure.stateOutcome(job.JobID))
 		return
 	}
 	out.diags.Append(diags...)
@@ -363,14 +363,6 @@ func (r *staticExportResource) Read(ctx context.Context, req resource.ReadReques
 	// is due for renewal, which the next plan acts on.
 	issuedAt := bundleIssuedAt(ctx, req.Private)
 	state.ReadyForRenewal = types.BoolValue(renewalDue(state, r.data.now(), issuedAt))
-	if state.LinkRevision.IsNull() && !state.BundleURL.IsNull() {
-		// A link recorded before link_revision existed.
-		at := r.data.now()
-		if issuedAt != nil {
-			at = *issuedAt
-		}
-		state.LinkRevision = types.Int64Value(nextLinkRevision(state.LinkRevision, at))
-	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 }
 
@@ -461,7 +453,7 @@ func (r *staticExportResource) Update(ctx context.Context, req resource.UpdateRe
 	diags, failure := r.data.deliverBundle(ctx, &plan, bundleWait(jobID, timeoutUpdate, timeout), resp.Private)
 	if failure != nil {
 		resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
-		resp.Diagnostics.AddError(failure.summary, failure.kept(jobID))
+		resp.Diagnostics.AddError(failure.summary, failure.stateOutcome(jobID))
 		return
 	}
 	resp.Diagnostics.Append(diags...)

@@ -27,7 +27,7 @@ const (
 // time the operation has left: waiting would only end in a timeout.
 type startQuotaError struct {
 	answer  error
-	retryAt string        // when, as retryAt words it
+	retryAt string        // when, as retryPhrase words it
 	left    time.Duration // what the operation had left
 }
 
@@ -77,7 +77,7 @@ func (d *providerData) waitForStartQuota(ctx context.Context, err error) error {
 	if deadline, ok := ctx.Deadline(); ok {
 		// A deadline is wall time, whatever the provider's clock.
 		if left := time.Until(deadline); wait > left {
-			return poll.Permanent(&startQuotaError{answer: err, retryAt: d.retryAt(wait), left: left})
+			return poll.Permanent(&startQuotaError{answer: err, retryAt: d.retryPhrase(wait), left: left})
 		}
 	}
 	tflog.Info(ctx, "the API answered 429 to the start; waiting for its Retry-After", map[string]any{"retry_after": duration.Written(wait)})

@@ -32,10 +32,10 @@ var noTriggers = types.MapValueMust(types.StringType, map[string]attr.Value{})
 type triggersChange int
 
 const (
-	triggersKept      triggersChange = iota // nothing: exported with these
+	triggersUnchanged triggersChange = iota // nothing: exported with these
 	triggersNewExport                       // a new export, in place
 	triggersAtApply                         // decided during apply, in place
-	triggersTakenOver                       // recorded after an import, in place
+	triggersImported                        // recorded after an import, in place
 )
 
 // planTriggers compares the planned triggers with the state's.
@@ -44,9 +44,9 @@ func planTriggers(plan, state staticExportModel, imported bool) triggersChange {
 	case !knownStrings(plan.Triggers):
 		return triggersAtApply
 	case !triggersChanged(plan.Triggers, state.Triggers):
-		return triggersKept
+		return triggersUnchanged
 	case imported && len(state.Triggers.Elements()) == 0:
-		return triggersTakenOver
+		return triggersImported
 	}
 	return triggersNewExport
 }

@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
 	"fmt"
 	"os"
@@ -16,7 +17,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64default"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/objectplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
@@ -36,16 +36,6 @@ var (
 	_ resource.ResourceWithValidateConfig = (*bucketSiteResource)(nil)
 	_ resource.ResourceWithModifyPlan     = (*bucketSiteResource)(nil)
 	_ resource.ResourceWithImportState    = (*bucketSiteResource)(nil)
-)
-
-const (
-	// bucketCheckTimeout bounds what a plan asks of a store: the check of
-	// a new site's store, and a refresh's listing and record. A store
-	// that answers slower than this is reported, not waited for.
-	bucketCheckTimeout       = 10 * time.Minute
-	defaultBucketMaxDeletes  = 256
-	defaultBucketConcurrency = 16
-	maxBucketConcurrency     = 64
 )
 
 // NewStaticSiteBucketResource is the docsadmin_static_site_bucket resource.
@@ -124,18 +114,12 @@ func (m *bucketSiteModel) aliases(manifest *site.Manifest) map[string]string {
 	if m.Extensionless.IsNull() && m.S3 != nil || !m.Extensionless.IsNull() && !m.Extensionless.ValueBool() {
 		return nil
 	}
-	out := map[string]string{}
-	for route, file := range manifest.Routes() {
-		if _, isFile := manifest.File(route); route != "" && !isFile {
-			out[route] = file
-		}
-	}
-	return out
+	return objectstore.Aliases(manifest)
 }
 
-// keepPublication carries what state says of the site published over to
+// publicationFromState copies what state says of the published site into
 // the plan, when nothing is published again.
-func (m *bucketSiteModel) keepPublication(state bucketSiteModel) {
+func (m *bucketSiteModel) publicationFromState(state bucketSiteModel) {
 	m.ArchiveSHA256, m.FileCount, m.SizeBytes, m.RecordSHA256 = state.ArchiveSHA256, state.FileCount, state.SizeBytes, state.RecordSHA256
 }
 
@@ -149,7 +133,7 @@ func (r *bucketSiteResource) Schema(ctx context.Context, _ resource.SchemaReques
 	stores := []path.Expression{path.MatchRoot("s3"), path.MatchRoot("gcs"), path.MatchRoot("azure")}
 	bucketName := func(what string) schema.StringAttribute {
 		return schema.StringAttribute{MarkdownDescription: what, Required: true,
-			Validators: []validator.String{stringCheck{summary: "Invalid bucket", description: "must be a bucket's name", check: bucketNameProblem}}}
+			Validators: []validator.String{stringCheck{summary: "Invalid bucket", description: "must be a bucket's name", check: prefixed(objectstore.BucketProblem)}}}
 	}
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "Publishes the site of a completed static export into an object store: an S3 bucket (or an S3-compatible " +
@@ -242,22 +226,20 @@ func (r *bucketSiteResource) Schema(ctx context.Context, _ resource.SchemaReques
 			"max_deletes": schema.Int64Attribute{
 				MarkdownDescription: fmt.Sprintf("Most objects one publication deletes (files the new export lacks), as `hugo deploy`'s "+
 					"`maxDeletes`: a publication that would delete more is refused before anything is written. Destroy is not bounded: "+
-					"its plan says the whole site goes. Default: `%d`.", defaultBucketMaxDeletes),
-				Optional: true, Computed: true, Default: int64default.StaticInt64(defaultBucketMaxDeletes),
+					"its plan says the whole site goes. Default: `%d`.", objectstore.DefaultMaxDeletes),
+				Optional: true, Computed: true, Default: int64default.StaticInt64(objectstore.DefaultMaxDeletes),
 				Validators: []validator.Int64{int64validator.AtLeast(0)},
 			},
 			"concurrency": schema.Int64Attribute{
-				MarkdownDescription: fmt.Sprintf("Requests to the store at once. Default: `%d`, at most `%d`.", defaultBucketConcurrency, maxBucketConcurrency),
-				Optional:            true, Computed: true, Default: int64default.StaticInt64(defaultBucketConcurrency),
-				Validators: []validator.Int64{int64validator.Between(1, maxBucketConcurrency)},
+				MarkdownDescription: fmt.Sprintf("Requests to the store at once. Default: `%d`, at most `%d`.", objectstore.DefaultConcurrency, objectstore.MaxConcurrency),
+				Optional:            true, Computed: true, Default: int64default.StaticInt64(objectstore.DefaultConcurrency),
+				Validators: []validator.Int64{int64validator.Between(1, objectstore.MaxConcurrency)},
 			},
 			"archive_sha256": schema.StringAttribute{
 				MarkdownDescription: "Lower-case hex SHA-256 of the archive published.", Computed: true, PlanModifiers: keep,
 			},
-			"file_count": schema.Int64Attribute{MarkdownDescription: "Number of files of the site.", Computed: true,
-				PlanModifiers: []planmodifier.Int64{int64planmodifier.UseStateForUnknown()}},
-			"size_bytes": schema.Int64Attribute{MarkdownDescription: "Sum of the files' sizes, in bytes.", Computed: true,
-				PlanModifiers: []planmodifier.Int64{int64planmodifier.UseStateForUnknown()}},
+			"file_count": useStateInt64Attribute("Number of files of the site."),
+			"size_bytes": useStateInt64Attribute("Sum of the files' sizes, in bytes."),
 			"record_sha256": schema.StringAttribute{
 				MarkdownDescription: "SHA-256 of the record `.docsadmin/site.json` under the prefix, which lists every object the " +
 					"provider wrote. A record that differs is not relied on: no object is then the provider's to overwrite or delete.",
@@ -291,20 +273,6 @@ func prefixed(problem func(string) string) func(string) string {
 	}
 }
 
-// bucketNameProblem refuses a name no store accepts: empty, a path, or
-// longer than any store's bound.
-func bucketNameProblem(s string) string {
-	switch {
-	case s == "":
-		return "the name is empty"
-	case len(s) > 222:
-		return fmt.Sprintf("%q is longer than 222 bytes, the longest name a store accepts", s)
-	case strings.ContainsAny(s, "/\\?#:@ "):
-		return fmt.Sprintf("%q is not a bucket's name: write the name alone, such as \"docs-site\", and the folder in prefix", s)
-	}
-	return ""
-}
-
 func (r *bucketSiteResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
 	resp.Diagnostics.Append(validateTimeouts[timeouts.Value](ctx, req.Config)...)
 }
@@ -329,7 +297,7 @@ func (r *bucketSiteResource) ModifyPlan(ctx context.Context, req resource.Modify
 		plan.ObjectsIntact = types.BoolValue(true)
 		plan.ArchiveSHA256 = plannedDigest(plan.ExpectedSHA256)
 		if t, known := plan.target(); known && r.data != nil && r.data.client != nil {
-			if err := inspectStore(ctx, t); err != nil {
+			if err := objectstore.CheckNew(ctx, t, defaultSiteMaxFiles); err != nil {
 				resp.Diagnostics.AddError("Cannot publish the site into this store", r.storeProblem(err))
 				return
 			}
@@ -355,17 +323,6 @@ func (r *bucketSiteResource) ModifyPlan(ctx context.Context, req resource.Modify
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
 }
 
-func inspectStore(ctx context.Context, t objectstore.Target) error {
-	ctx, cancel := context.WithTimeout(ctx, bucketCheckTimeout)
-	defer cancel()
-	store, err := objectstore.OpenStore(ctx, t)
-	if err != nil {
-		return err
-	}
-	defer store.Close()
-	return store.Inspect(ctx, "", bucketMaxListed(defaultSiteMaxFiles))
-}
-
 func (r *bucketSiteResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	var plan bucketSiteModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
@@ -375,7 +332,7 @@ func (r *bucketSiteResource) Create(ctx context.Context, req resource.CreateRequ
 	}
 	ctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
-	plan.ID = types.StringValue("bucket-site-" + randomHex(8))
+	plan.ID = types.StringValue("bucket-site-" + rand.Text())
 	// A create that stops partway leaves no state: its record, never
 	// complete, is taken over by the next create at this prefix.
 	if r.publish(ctx, &plan, "", plan.ExpectedSHA256.ValueString(), timeoutCreate, limit, "Cannot publish the static site", &resp.Diagnostics) {
@@ -432,7 +389,7 @@ func (r *bucketSiteResource) publish(ctx context.Context, plan *bucketSiteModel,
 	plan.SizeBytes = types.Int64Value(manifest.Size())
 	result, err := store.Publish(ctx, objectstore.Publication{
 		Root: root, Files: manifest.Files(), Aliases: plan.aliases(manifest), SiteID: plan.ID.ValueString(), JobID: jobID, ArchiveSHA256: sum.SHA256, Pinned: pinned,
-		MaxDeletes: int(plan.MaxDeletes.ValueInt64()), Concurrency: int(plan.Concurrency.ValueInt64()), MaxListed: bucketMaxListed(maxFiles),
+		MaxDeletes: int(plan.MaxDeletes.ValueInt64()), Concurrency: int(plan.Concurrency.ValueInt64()), MaxListed: objectstore.MaxListed(maxFiles),
 	})
 	if result.RecordSHA256 != "" {
 		plan.RecordSHA256 = types.StringValue(result.RecordSHA256)
@@ -466,10 +423,6 @@ func (r *bucketSiteResource) storeProblem(err error) string {
 	return r.data.sanitizer.Text(err.Error(), 4<<10)
 }
 
-// bucketMaxListed bounds a listing of the prefix: the site's files, what
-// a publication may delete, and room for a user's own objects.
-func bucketMaxListed(maxFiles int) int { return 2*maxFiles + 100_000 }
-
 func (r *bucketSiteResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
 	var state bucketSiteModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
@@ -477,7 +430,7 @@ func (r *bucketSiteResource) Read(ctx context.Context, req resource.ReadRequest,
 	if !ok {
 		return
 	}
-	ctx, cancel := context.WithTimeout(ctx, bucketCheckTimeout)
+	ctx, cancel := context.WithTimeout(ctx, objectstore.CheckTimeout)
 	defer cancel()
 	t, _ := state.target()
 	notIntact := func(summary, detail string) {
@@ -491,7 +444,7 @@ func (r *bucketSiteResource) Read(ctx context.Context, req resource.ReadRequest,
 		return
 	}
 	defer store.Close()
-	drift, err := store.Check(ctx, state.ID.ValueString(), state.RecordSHA256.ValueString(), bucketMaxListed(int(state.MaxFiles.ValueInt64())))
+	drift, err := store.Check(ctx, state.ID.ValueString(), state.RecordSHA256.ValueString(), objectstore.MaxListed(int(state.MaxFiles.ValueInt64())))
 	if err != nil {
 		// Never removed from state for this: only the store can say the
 		// site is gone, and a failed request says nothing.
@@ -518,7 +471,7 @@ func (r *bucketSiteResource) Update(ctx context.Context, req resource.UpdateRequ
 	plan.ID = state.ID
 	newExport := republishes(plan.JobID, plan.ExpectedSHA256, state.JobID, state.ExpectedSHA256)
 	if !newExport && state.ObjectsIntact.ValueBool() && plan.Extensionless.Equal(state.Extensionless) {
-		plan.keepPublication(state)
+		plan.publicationFromState(state)
 		plan.ObjectsIntact = types.BoolValue(true)
 		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 		return
@@ -529,7 +482,7 @@ func (r *bucketSiteResource) Update(ctx context.Context, req resource.UpdateRequ
 	}
 	ctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
-	plan.keepPublication(state)
+	plan.publicationFromState(state)
 	summary, expected := "Cannot publish the static site", plan.ExpectedSHA256.ValueString()
 	if !newExport {
 		summary, expected = "Cannot restore the static site", state.ArchiveSHA256.ValueString()
@@ -566,7 +519,7 @@ func (r *bucketSiteResource) Delete(ctx context.Context, req resource.DeleteRequ
 	}
 	defer store.Close()
 	w, err := store.Withdraw(ctx, state.ID.ValueString(), state.RecordSHA256.ValueString(), int(state.Concurrency.ValueInt64()),
-		bucketMaxListed(int(state.MaxFiles.ValueInt64())))
+		objectstore.MaxListed(int(state.MaxFiles.ValueInt64())))
 	if err != nil {
 		resp.Diagnostics.AddError("Cannot remove the static site", fmt.Sprintf("Deleting the objects of export job %s: %s. %d were "+
 			"deleted; the next destroy deletes the rest", state.JobID.ValueString(), r.storeProblem(err), w.Deleted))

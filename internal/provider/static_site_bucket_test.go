@@ -289,7 +289,7 @@ func TestAccStaticSiteBucket_refusals(t *testing.T) {
 		{Config: bucketConfig(mock, srv, "1", "a/../b", ""), PlanOnly: true, ExpectError: regexp.MustCompile(`(?s)Invalid prefix.*segment "\.\."`)},
 		{Config: withStore(storeBlock(srv, srv.Target.Bucket)+"\n  gcs = { bucket = \"x\" }", "docs"), PlanOnly: true,
 			ExpectError: regexp.MustCompile(`(?s)Invalid Attribute Combination.*only one`)},
-		{Config: withStore(storeBlock(srv, "s3://docs"), "docs"), PlanOnly: true, ExpectError: regexp.MustCompile(`(?s)Invalid bucket.*"s3://docs" is not a bucket's name`)},
+		{Config: withStore(storeBlock(srv, "s3://docs"), "docs"), PlanOnly: true, ExpectError: regexp.MustCompile(`(?s)Invalid bucket.*"s3://docs": it is not a bucket's name`)},
 		{Config: withStore(strings.Replace(storeBlock(srv, srv.Target.Bucket), srv.Target.Endpoint, "ftp://x", 1), "docs"), PlanOnly: true,
 			ExpectError: regexp.MustCompile(`(?s)Invalid endpoint.*"ftp://x": its scheme is not https or http`)},
 		{Config: withStore(strings.Replace(storeBlock(srv, srv.Target.Bucket), srv.Target.Region, "us-east-1", 1), "docs"), PlanOnly: true,

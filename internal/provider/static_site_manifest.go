@@ -15,6 +15,22 @@ import (
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/site"
 )
 
+const (
+	// defaultSiteMaxFiles keeps an unchanged plan of a site within seconds
+	// and the provider under 250 MiB on a 2-core runner: state holds no
+	// file, and a refresh reads the stat record and the tree's metadata
+	// (the performance guide has the figures).
+	defaultSiteMaxFiles = 100_000
+	// defaultManifestMaxFiles keeps the plans of uploads planned from the
+	// manifest data source's files within seconds: every file is a value
+	// of the plan.
+	defaultManifestMaxFiles = 8_000
+	maxSiteMaxFiles         = 1_000_000
+	// manifestMemoryPerFileKiB is the provider's memory per file of the
+	// data source's files at plan, as measured (performance guide).
+	manifestMemoryPerFileKiB = 20
+)
+
 // defaultSiteTimeout bounds the link request and the download of a site's
 // archive, unpacked or only digested.
 const defaultSiteTimeout = 30 * time.Minute

@@ -13,6 +13,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/archive"
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/manifestcache"
 )
 
 // manifestNotRead is what the data source did not do when an archive holds
@@ -105,8 +106,9 @@ func (d *staticSiteManifestDataSource) Configure(_ context.Context, req datasour
 
 // cached is the manifest of jobID from the cache, when it holds one that
 // can be trusted.
-func (d *staticSiteManifestDataSource) cached(ctx context.Context, cache *manifestCache, jobID string, maxFiles int, diags *diag.Diagnostics) (*siteCollector, archive.Summary, bool) {
-	m, sha, ok, err := cache.load(jobID, maxFiles)
+func (d *staticSiteManifestDataSource) cached(ctx context.Context, cache *manifestcache.Cache, jobID string, maxFiles int, diags *diag.Diagnostics) (*siteCollector, archive.Summary, bool) {
+	collector := newSiteCollector(maxFiles, manifestNotRead)
+	sha, ok, err := cache.Load(jobID, collector.add)
 	if err != nil {
 		diags.AddError("Cannot read the static site's manifest", fmt.Sprintf("The site of export job %s: %s", jobID, err))
 		return nil, archive.Summary{}, false
@@ -115,7 +117,7 @@ func (d *staticSiteManifestDataSource) cached(ctx context.Context, cache *manife
 		return nil, archive.Summary{}, false
 	}
 	tflog.Debug(ctx, "the site's manifest comes from the cache: no link, no download", map[string]any{"job_id": jobID})
-	return &siteCollector{manifest: m, maxFiles: maxFiles, refused: manifestNotRead}, archive.Summary{SHA256: sha}, true
+	return collector, archive.Summary{SHA256: sha}, true
 }
 
 func (d *staticSiteManifestDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
@@ -133,7 +135,7 @@ func (d *staticSiteManifestDataSource) Read(ctx context.Context, req datasource.
 	if !cfg.MaxFiles.IsNull() {
 		maxFiles = cfg.MaxFiles.ValueInt64()
 	}
-	cacheDir := defaultManifestCacheDir()
+	cacheDir := manifestcache.DefaultDir()
 	if !cfg.CacheDirectory.IsNull() {
 		cacheDir = cfg.CacheDirectory.ValueString()
 	}
@@ -142,7 +144,7 @@ func (d *staticSiteManifestDataSource) Read(ctx context.Context, req datasource.
 	if !d.data.completedExport(ctx, jobID, &resp.Diagnostics) {
 		return
 	}
-	cache := newManifestCache(cacheDir, d.data.baseURL)
+	cache := manifestcache.New(cacheDir, d.data.baseURL)
 	collector, sum, ok := d.cached(ctx, cache, jobID, int(maxFiles), &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
@@ -159,7 +161,7 @@ func (d *staticSiteManifestDataSource) Read(ctx context.Context, req datasource.
 			resp.Diagnostics.AddError("Cannot read the static site's manifest", d.data.siteDownloadProblem(jobID, link.BundleURL, "reading", defaultSiteTimeout, nil, err))
 			return
 		}
-		if err := cache.store(jobID, sum.SHA256, collector.manifest); err != nil {
+		if err := cache.Store(jobID, sum.SHA256, collector.manifest); err != nil {
 			resp.Diagnostics.AddWarning("The site's manifest was not cached", fmt.Sprintf(
 				"Writing the manifest of export job %s to %s failed, so the next plan downloads the archive again: %s", jobID, cacheDir, err))
 		}

@@ -3,16 +3,13 @@ package provider
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	tfjson "github.com/hashicorp/terraform-json"
 	"github.com/hashicorp/terraform-plugin-testing/config"
@@ -236,40 +233,6 @@ data "docsadmin_static_site_manifest" "site" {
 	})
 	if got := mock.ExportsStarted("docs.example.com"); got != 1 {
 		t.Errorf("%d exports, want 1", got)
-	}
-}
-
-// The cache's pruning removes only the files the cache wrote, however old
-// the others in cache_directory are.
-func TestManifestCachePrunesOnlyItsOwnFiles(t *testing.T) {
-	t.Parallel()
-	dir := t.TempDir()
-	old := time.Now().Add(-2 * manifestCacheTTL)
-	names := map[string]bool{ // name: pruned when old
-		"notes.txt": false, "main.tf": false, "0123456789abcdef0123456789abcdef.json.bak": false,
-		"0123456789abcdef0123456789abcdef.json": true, ".manifest-12345": true,
-		".0123456789abcdef0123456789abcdef.json.tmp-0123456789abcdef": true,
-	}
-	for name := range names {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte("x"), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.Chtimes(p, old, old); err != nil {
-			t.Fatal(err)
-		}
-	}
-	root, err := os.OpenRoot(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer root.Close()
-	prune(root, time.Now().Add(-manifestCacheTTL))
-	for name, pruned := range names {
-		_, err := os.Lstat(filepath.Join(dir, name))
-		if gone := errors.Is(err, fs.ErrNotExist); gone != pruned {
-			t.Errorf("%s: removed %v, want %v", name, gone, pruned)
-		}
 	}
 }
 

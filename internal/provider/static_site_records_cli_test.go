@@ -15,6 +15,7 @@ import (
 
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/acctest"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/mockapi"
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/sitetree"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/testtools"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/tfrunner"
 )
@@ -33,14 +34,14 @@ func forgeRelease(t *testing.T, dir, store string, bodies map[string]string) {
 	}
 	release := filepath.Base(target)
 	tree := filepath.Join(store, "releases", release)
-	recordPath := filepath.Join(store, "manifests", release+statRecord)
+	recordPath := filepath.Join(store, "manifests", release+sitetree.StatRecord)
 	record, err := os.ReadFile(recordPath)
 	if err != nil {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSuffix(string(record), "\n"), "\n")
 	manifest := strings.TrimPrefix(lines[1], "manifest ")
-	forged := appendStatHeader(nil, manifest, time.Now().Add(time.Hour).UnixNano())
+	forged := sitetree.AppendStatHeader(nil, manifest, time.Now().Add(time.Hour).UnixNano())
 	for _, line := range lines[3:] {
 		fields := strings.SplitN(line, " ", 6)
 		p := fields[5]
@@ -59,11 +60,11 @@ func forgeRelease(t *testing.T, dir, store string, bodies map[string]string) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		st, ok := statOf(info)
+		st, ok := sitetree.StatOf(info)
 		if !ok {
 			t.Fatal("no stat data on this system")
 		}
-		forged = appendStatLine(forged, p, siteWant{size: info.Size(), sha256: acctest.SHA256Hex([]byte(body)), stat: st})
+		forged = sitetree.AppendStatLine(forged, p, sitetree.Want{Size: info.Size(), SHA256: acctest.SHA256Hex([]byte(body)), Stat: st})
 	}
 	if err := os.WriteFile(recordPath, forged, 0o644); err != nil {
 		t.Fatal(err)

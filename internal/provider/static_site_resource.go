@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -16,7 +17,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64default"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
@@ -26,13 +26,13 @@ import (
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/archive"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/duration"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/publish"
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/sitetree"
 )
 
 var (
 	_ resource.ResourceWithConfigure      = (*staticSiteResource)(nil)
 	_ resource.ResourceWithValidateConfig = (*staticSiteResource)(nil)
 	_ resource.ResourceWithModifyPlan     = (*staticSiteResource)(nil)
-	_ resource.ResourceWithUpgradeState   = (*staticSiteResource)(nil)
 	_ resource.ResourceWithImportState    = (*staticSiteResource)(nil)
 )
 
@@ -44,7 +44,7 @@ func NewStaticSiteResource() resource.Resource { return &staticSiteResource{} }
 // release of its own, and the directory, a symbolic link, switches to it in
 // one step (internal/publish). State holds no file: the manifest and the
 // stat data a refresh compares are records in the store beside each
-// release (static_site_tree.go), and state their count, size and the
+// release (internal/sitetree), and state their count, size and the
 // manifest's SHA-256; a damaged or missing tree plans an in-place restore.
 type staticSiteResource struct {
 	data *providerData
@@ -66,9 +66,9 @@ type staticSiteModel struct {
 	Timeouts         timeouts.Value `tfsdk:"timeouts"`
 }
 
-// keepPublication carries what state says of the site published over to
+// publicationFromState copies what state says of the published site into
 // the plan, when nothing is published again.
-func (m *staticSiteModel) keepPublication(state staticSiteModel) {
+func (m *staticSiteModel) publicationFromState(state staticSiteModel) {
 	m.ArchiveSHA256, m.FileCount, m.SizeBytes = state.ArchiveSHA256, state.FileCount, state.SizeBytes
 	m.ManifestFile, m.ManifestSHA256, m.ReleaseDirectory = state.ManifestFile, state.ManifestSHA256, state.ReleaseDirectory
 }
@@ -79,9 +79,6 @@ func (r *staticSiteResource) Metadata(_ context.Context, req resource.MetadataRe
 
 func (r *staticSiteResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	keep := func() []planmodifier.String { return []planmodifier.String{stringplanmodifier.UseStateForUnknown()} }
-	keptInt := func(description string) schema.Int64Attribute {
-		return schema.Int64Attribute{MarkdownDescription: description, Computed: true, PlanModifiers: []planmodifier.Int64{int64planmodifier.UseStateForUnknown()}}
-	}
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "Publishes the site of a completed static export at a directory, verified, for static hosts that serve files: a " +
 			"web server's root, a CDN origin, a tree to sync to an object store. `directory` is a symbolic link that the provider makes and " +
@@ -103,7 +100,6 @@ func (r *staticSiteResource) Schema(ctx context.Context, _ resource.SchemaReques
 			"index does: a file whose size, times and inode are unchanged is not read, any other is hashed. When files are missing, " +
 			"changed or added, the plan says which, and the apply publishes a fresh copy of the same archive (one download, no new " +
 			"export). Import is not supported: the manifest comes from the download that writes the tree.",
-		Version: 1,
 		Attributes: map[string]schema.Attribute{
 			"id": schema.StringAttribute{
 				MarkdownDescription: "Identifies this site's publication at `directory`, as recorded in `.<name>.docsadmin/site.json`. It stays " +
@@ -153,8 +149,8 @@ func (r *staticSiteResource) Schema(ctx context.Context, _ resource.SchemaReques
 				Computed:            true,
 				PlanModifiers:       keep(),
 			},
-			"file_count": keptInt("Number of files in the site (hard links in the archive count as the copies they are unpacked as)."),
-			"size_bytes": keptInt("Sum of the files' sizes, in bytes."),
+			"file_count": useStateInt64Attribute("Number of files in the site (hard links in the archive count as the copies they are unpacked as)."),
+			"size_bytes": useStateInt64Attribute("Sum of the files' sizes, in bytes."),
 			"manifest_file": schema.StringAttribute{
 				MarkdownDescription: "Absolute path of the release's manifest, a JSON object that maps each file's path to its `size`, " +
 					"`sha256`, `md5`, `md5_base64`, `content_type` and `cache_control`: the shape of the `files` of " +
@@ -333,7 +329,7 @@ func plannedDigest(expected types.String) types.String {
 	if expected.IsNull() || expected.IsUnknown() || sha256Problem(expected.ValueString()) != "" {
 		return types.StringUnknown()
 	}
-	return types.StringValue(normalizeSHA256(expected.ValueString()))
+	return types.StringValue(strings.ToLower(expected.ValueString())) // as archive_sha256 is written
 }
 
 // newSiteProblem says why a new site cannot be published at its
@@ -358,7 +354,7 @@ func (r *staticSiteResource) newSiteProblem(plan siteScalars) string {
 	if r.data == nil {
 		return ""
 	}
-	if m := found.Marker; m != nil && (m.Current != "" || found.Current != "") && !r.data.sites.inState(m.Owner) && !maybeReplaced(m, plan, r.data.configuration) {
+	if m := found.Marker; m != nil && (m.Current != "" || found.Current != "") && !r.data.sites.InState(m.Owner) && !maybeReplaced(m, plan, r.data.configuration) {
 		// Published by a site that this run has not read from its state:
 		// another configuration's, or another state's of this working
 		// directory (-state=, another backend key). Never an object this
@@ -371,7 +367,7 @@ func (r *staticSiteResource) newSiteProblem(plan siteScalars) string {
 		}
 		return problem
 	}
-	return r.data.sites.overlap(site, plan.JobID.ValueString())
+	return r.data.sites.Overlap(site, plan.JobID.ValueString())
 }
 
 // maybeReplaced says whether the site a marker records may be the object
@@ -397,7 +393,7 @@ func (r *staticSiteResource) publishedSiteProblem(state siteScalars) (string, pu
 	case err != nil:
 		return err.Error(), found
 	case found.Foreign != "":
-		return foreignProblem(site, found.Foreign) + " " + foreignAtSiteConsequence, found
+		return foreignProblem(site, found.Foreign) + " " + sitetree.ForeignConsequence, found
 	case found.Marker != nil && found.Marker.Owner != state.ID.ValueString():
 		return publishProblem(site, state.JobID.ValueString(), &publish.ConflictError{Site: site, Other: *found.Marker}), found
 	}
@@ -427,7 +423,7 @@ func (r *staticSiteResource) rememberSite(state siteScalars) {
 		return
 	}
 	if site, err := publish.Locate(state.Directory.ValueString()); err == nil {
-		r.data.sites.remember(site, state.ID.ValueString(), state.JobID.ValueString())
+		r.data.sites.Remember(site, state.ID.ValueString(), state.JobID.ValueString())
 	}
 }
 
@@ -463,7 +459,7 @@ func (r *staticSiteResource) publish(ctx context.Context, plan *staticSiteModel,
 		diags.AddAttributeError(path.Root("directory"), summary, err.Error())
 		return sitePins{}, false
 	}
-	if problem := r.data.sites.claim(site, owner, jobID); problem != "" {
+	if problem := r.data.sites.Claim(site, owner, jobID); problem != "" {
 		diags.AddAttributeError(path.Root("directory"), summary, problem)
 		return sitePins{}, false
 	}
@@ -511,13 +507,13 @@ func (r *staticSiteResource) publish(ctx context.Context, plan *staticSiteModel,
 	// 100,000 files publishes in less memory without it.
 	manifest := collector.manifest
 	manifest.Complete()
-	records, err := newSiteRecords(ctx, staged.Tree, manifest)
+	records, err := sitetree.NewRecords(ctx, staged.Tree, manifest)
 	if err != nil {
 		diags.AddError(summary, fmt.Sprintf("Recording the files of export job %s unpacked into %s failed; nothing was published: %s", jobID, site.Dir, err))
 		return sitePins{}, false
 	}
 	fileCount, sizeBytes := manifest.Len(), manifest.Size()
-	release, err := staged.Switch(jobID, records.forSwitch())
+	release, err := staged.Switch(jobID, records.ForSwitch())
 	if err != nil && release == "" {
 		diags.AddAttributeError(path.Root("directory"), summary, publishProblem(site, jobID, err))
 		return sitePins{}, false
@@ -533,14 +529,14 @@ func (r *staticSiteResource) publish(ctx context.Context, plan *staticSiteModel,
 	plan.ArchiveSHA256 = types.StringValue(sum.SHA256)
 	plan.FileCount = types.Int64Value(int64(fileCount))
 	plan.SizeBytes = types.Int64Value(sizeBytes)
-	plan.ManifestFile = types.StringValue(site.Record(release, manifestRecord))
-	plan.ManifestSHA256 = types.StringValue(records.manifestSHA256)
+	plan.ManifestFile = types.StringValue(site.Record(release, sitetree.ManifestRecord))
+	plan.ManifestSHA256 = types.StringValue(records.ManifestSHA256)
 	plan.ReleaseDirectory = types.StringValue(site.Release(release))
 	plan.TreeIntact = types.BoolValue(true)
 	tflog.Info(ctx, "published the export's site", map[string]any{
 		"job_id": jobID, "directory": site.Dir, "release": release, "sha256": sum.SHA256, "files": fileCount,
 	})
-	return sitePins{Store: staged.Store, StatSHA256: records.statSHA256()}, true
+	return sitePins{Store: staged.Store, StatSHA256: records.StatSHA256()}, true
 }
 
 // Read checks the site on disk against its release's records, without any
@@ -581,20 +577,23 @@ func (r *staticSiteResource) Read(ctx context.Context, req resource.ReadRequest,
 				"one from the configuration: destroying it leaves the other's site in place.")
 		return
 	}
-	var drift siteDrift
+	var drift sitetree.Drift
 	moved := movedStoreProblem(site, found, pins)
 	switch {
 	case found.Foreign != "":
-		drift.whole = foreignProblem(site, found.Foreign)
-		drift.foreign = true
+		drift.Whole = foreignProblem(site, found.Foreign)
+		drift.Foreign = true
 	case moved != "":
-		drift.whole = moved
+		drift.Whole = moved
 	case found.Current == "":
-		drift.whole = fmt.Sprintf("%s does not exist on this machine (a fresh runner, or it was removed)", site.Dir)
+		drift.Whole = fmt.Sprintf("%s does not exist on this machine (a fresh runner, or it was removed)", site.Dir)
 	default:
 		resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("release_directory"), types.StringValue(site.Release(found.Current)))...)
-		resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("manifest_file"), types.StringValue(site.Record(found.Current, manifestRecord)))...)
-		drift, err = checkRelease(ctx, site, found.Current, state, pins.StatSHA256)
+		resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("manifest_file"), types.StringValue(site.Record(found.Current, sitetree.ManifestRecord)))...)
+		var read int
+		var stat bool
+		drift, read, stat, err = sitetree.Check(ctx, site, found.Current, state.ManifestSHA256.ValueString(), pins.StatSHA256, state.FileCount.ValueInt64())
+		tflog.Debug(ctx, "checked the static site's release", map[string]any{"release": found.Current, "read": read, "stat_data": stat})
 		if err != nil {
 			resp.Diagnostics.AddAttributeWarning(path.Root("directory"), "Cannot check the static site on disk",
 				fmt.Sprintf("Reading %s to compare it with the site of export job %s failed: %s", site.Dir, state.JobID.ValueString(), err))
@@ -602,10 +601,10 @@ func (r *staticSiteResource) Read(ctx context.Context, req resource.ReadRequest,
 			return
 		}
 	}
-	if !drift.none() {
+	if !drift.None() {
 		resp.Diagnostics.AddWarning("The static site on disk differs from its manifest", drift.String(site.Dir, state.JobID.ValueString()))
 	}
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("tree_intact"), types.BoolValue(drift.none()))...)
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("tree_intact"), types.BoolValue(drift.None()))...)
 }
 
 // Update publishes a new export's site, or a fresh copy of a site that
@@ -621,7 +620,7 @@ func (r *staticSiteResource) Update(ctx context.Context, req resource.UpdateRequ
 	plan.ID = state.ID
 	newExport := republishes(plan.JobID, plan.ExpectedSHA256, state.JobID, state.ExpectedSHA256)
 	if !newExport && state.TreeIntact.ValueBool() {
-		plan.keepPublication(state)
+		plan.publicationFromState(state)
 		plan.TreeIntact = types.BoolValue(true)
 		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 		return
@@ -669,9 +668,9 @@ func (r *staticSiteResource) Delete(ctx context.Context, req resource.DeleteRequ
 	pins := recordedSitePins(ctx, req.Private)
 	// Where the store it published from is not at its name, it is left
 	// wherever it went: the provider removes that store only.
-	elsewhere := ""
+	movedStore := ""
 	if !pins.Store.IsZero() {
-		elsewhere = " The store this site published from (" + pins.Store.String() + ") is not there under its name; wherever it " +
+		movedStore = " The store this site published from (" + pins.Store.String() + ") is not there under its name; wherever it " +
 			"was moved, it is left as it is."
 	}
 	found, err := site.Inspect()
@@ -679,7 +678,7 @@ func (r *staticSiteResource) Delete(ctx context.Context, req resource.DeleteRequ
 		// Someone put their own entry where the store was: nothing there
 		// is the provider's to remove.
 		resp.Diagnostics.AddWarning("The static site's directory was left in place",
-			entry.Error()+". Destroying this resource (export job "+state.JobID.ValueString()+") removes nothing there."+elsewhere)
+			entry.Error()+". Destroying this resource (export job "+state.JobID.ValueString()+") removes nothing there."+movedStore)
 		return
 	}
 	if err != nil {
@@ -690,7 +689,7 @@ func (r *staticSiteResource) Delete(ctx context.Context, req resource.DeleteRequ
 	if other := (*publish.OtherStoreError)(nil); errors.As(err, &other) {
 		resp.Diagnostics.AddWarning("The static site's directory was left in place",
 			other.Error()+". Destroying this resource (export job "+state.JobID.ValueString()+") removes nothing there: that store "+
-				"and "+site.Dir+" stay as they are. Remove them by hand if they are no longer needed."+elsewhere)
+				"and "+site.Dir+" stay as they are. Remove them by hand if they are no longer needed."+movedStore)
 		return
 	}
 	if err != nil {
@@ -718,7 +717,7 @@ func (r *staticSiteResource) Delete(ctx context.Context, req resource.DeleteRequ
 }
 
 func newSiteOwner() string {
-	return "site-" + randomHex(8)
+	return "site-" + rand.Text()
 }
 
 const siteDirectoryAccepted = "Accepted: a path of the site's own that does not exist yet, such as \"${path.module}/dist/site\", " +
@@ -732,12 +731,6 @@ func siteDirectoryProblem(s string) string {
 	}
 	return ""
 }
-
-// foreignAtSiteConsequence is what a user's entry at a published site's
-// directory means for the plans to come.
-const foreignAtSiteConsequence = "The site is not served there now. Nothing is planned to restore it while that entry is there; an " +
-	"apply that must publish (a new job_id) refuses before any download; a destroy removes only the provider's own store " +
-	"beside it and leaves the entry."
 
 // foreignProblem words a served path that holds what the provider did not
 // write.

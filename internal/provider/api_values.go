@@ -3,6 +3,7 @@ package provider
 import (
 	"fmt"
 	"net/url"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -12,8 +13,8 @@ import (
 )
 
 // What the API returns reaches a message, a log record or state only through
-// the provider's sanitizer (internal/redact): these are the shapes the
-// provider uses.
+// the provider's sanitizer (internal/redact), and state in the schema's
+// types: these are the shapes the provider uses.
 
 // apiLine is a short value of the API (a status, a model, a branch) as it may
 // be shown or stored: secrets hidden, control characters quoted, bounded.
@@ -75,4 +76,21 @@ func (d *providerData) shownJob(job *client.AgentJob) *client.AgentJob {
 		}
 	}
 	return &shown
+}
+
+// timeValue is a time the API reported, in RFC 3339 and UTC; null when it
+// did not report one.
+func timeValue(t *time.Time) types.String {
+	if t == nil {
+		return types.StringNull()
+	}
+	return types.StringValue(t.UTC().Format(time.RFC3339))
+}
+
+// optionalString is null for an empty string: a value the API left out.
+func optionalString(s string) types.String {
+	if s == "" {
+		return types.StringNull()
+	}
+	return types.StringValue(s)
 }

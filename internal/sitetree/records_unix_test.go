@@ -3,7 +3,7 @@
 // Windows gives no change time: there every file is read, which the other
 // refresh tests cover.
 
-package provider
+package sitetree
 
 import (
 	"os"
@@ -20,22 +20,22 @@ func TestSiteRefreshReadsOnlyFilesWhoseStatDataChanged(t *testing.T) {
 	t.Parallel()
 	files := manyPages(50)
 	s, release, records := publishFiles(t, files, 50*time.Millisecond)
-	check := func() (siteDrift, int) {
+	check := func() (Drift, int) {
 		t.Helper()
-		want, racyFrom, problem, err := siteWantFromRecords(s, release, records.manifestSHA256, records.statSHA256(), int64(len(files)))
+		want, racyFrom, problem, err := ReadWant(s, release, records.ManifestSHA256, records.StatSHA256(), int64(len(files)))
 		if err != nil || problem != "" {
 			t.Fatalf("records: %q, %v", problem, err)
 		}
 		if racyFrom == 0 {
 			t.Fatal("the stat record has no time: every file would be read")
 		}
-		d, read, err := compareSiteTree(t.Context(), s.Release(release), want, racyFrom)
+		d, read, err := Compare(t.Context(), s.Release(release), want, racyFrom)
 		if err != nil {
 			t.Fatal(err)
 		}
 		return d, read
 	}
-	if d, read := check(); !d.none() || read != 0 {
+	if d, read := check(); !d.None() || read != 0 {
 		t.Fatalf("an unchanged release: drift %v, %d files read, want none and 0", d.String(s.Dir, "se_1"), read)
 	}
 	name := filepath.Join(s.Release(release), "guides", "page-007.html")
@@ -50,7 +50,7 @@ func TestSiteRefreshReadsOnlyFilesWhoseStatDataChanged(t *testing.T) {
 		t.Fatal(err)
 	}
 	d, read := check()
-	if read != 1 || d.changedN != 1 || !strings.Contains(d.String(s.Dir, "se_1"), `"guides/page-007.html"`) {
+	if read != 1 || d.ChangedN != 1 || !strings.Contains(d.String(s.Dir, "se_1"), `"guides/page-007.html"`) {
 		t.Errorf("a file rewritten with its size and time: %d files read, drift:\n%s", read, d.String(s.Dir, "se_1"))
 	}
 }
@@ -72,7 +72,7 @@ func TestSiteRefreshReadsRacyFiles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	now, ok := statOf(info)
+	now, ok := StatOf(info)
 	if !ok {
 		t.Fatal("no stat data")
 	}
@@ -83,22 +83,22 @@ func TestSiteRefreshReadsRacyFiles(t *testing.T) {
 		{racyFrom: now.Ctime, read: 1, found: 1},           // written in the record's clock step: read
 		{racyFrom: max(now.Ctime, now.Mtime) + 1, read: 0}, // not racy: trusted, the change unseen
 	} {
-		want, _, problem, err := siteWantFromRecords(s, release, records.manifestSHA256, records.statSHA256(), 3)
+		want, _, problem, err := ReadWant(s, release, records.ManifestSHA256, records.StatSHA256(), 3)
 		if err != nil || problem != "" {
 			t.Fatal(problem, err)
 		}
 		// As if the record had been taken after the rewrite, within one
 		// step of the clock.
 		w := want["guides/page-001.html"]
-		w.stat, w.hasStat = now, true
+		w.Stat, w.HasStat = now, true
 		want["guides/page-001.html"] = w
-		d, read, err := compareSiteTree(t.Context(), s.Release(release), want, c.racyFrom)
+		d, read, err := Compare(t.Context(), s.Release(release), want, c.racyFrom)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if read < c.read || (c.read == 0 && read != 0) || d.changedN != c.found {
+		if read < c.read || (c.read == 0 && read != 0) || d.ChangedN != c.found {
 			t.Errorf("racyFrom %d (file times %d, %d): %d read, %d changed; want %d read, %d changed",
-				c.racyFrom, now.Mtime, now.Ctime, read, d.changedN, c.read, c.found)
+				c.racyFrom, now.Mtime, now.Ctime, read, d.ChangedN, c.read, c.found)
 		}
 	}
 }
@@ -111,7 +111,7 @@ func TestSiteRefreshTrustsOnlyThePinnedStatRecord(t *testing.T) {
 	t.Parallel()
 	files := manyPages(5)
 	s, release, records := publishFiles(t, files, 50*time.Millisecond)
-	digest, stat := records.manifestSHA256, records.statSHA256()
+	digest, stat := records.ManifestSHA256, records.StatSHA256()
 	changed := filepath.Join(s.Release(release), "guides", "page-001.html")
 	if err := os.WriteFile(changed, []byte("<p>page XXX</p>"), 0o644); err != nil {
 		t.Fatal(err)
@@ -119,7 +119,7 @@ func TestSiteRefreshTrustsOnlyThePinnedStatRecord(t *testing.T) {
 	if err := os.Remove(filepath.Join(s.Release(release), "guides", "page-002.html")); err != nil {
 		t.Fatal(err)
 	}
-	want, _, _, err := siteWantFromRecords(s, release, digest, stat, 5)
+	want, _, _, err := ReadWant(s, release, digest, stat, 5)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,19 +128,19 @@ func TestSiteRefreshTrustsOnlyThePinnedStatRecord(t *testing.T) {
 		t.Fatal(err)
 	}
 	w := want["guides/page-001.html"]
-	w.stat, _ = statOf(info)
+	w.Stat, _ = StatOf(info)
 	want["guides/page-001.html"] = w
 	delete(want, "guides/page-002.html")
 	forged := encodeStatRecord(digest, time.Now().Add(time.Hour).UnixNano(), want)
-	if err := os.WriteFile(s.Record(release, statRecord), forged, 0o644); err != nil {
+	if err := os.WriteFile(s.Record(release, StatRecord), forged, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	for _, pinned := range []string{stat, ""} {
-		want, racyFrom, problem, err := siteWantFromRecords(s, release, digest, pinned, 5)
+		want, racyFrom, problem, err := ReadWant(s, release, digest, pinned, 5)
 		if err != nil || problem != "" {
 			t.Fatalf("records: %q, %v", problem, err)
 		}
-		d, read, err := compareSiteTree(t.Context(), s.Release(release), want, racyFrom)
+		d, read, err := Compare(t.Context(), s.Release(release), want, racyFrom)
 		if err != nil {
 			t.Fatal(err)
 		}

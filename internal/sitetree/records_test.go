@@ -1,4 +1,4 @@
-package provider
+package sitetree
 
 import (
 	"crypto/md5"
@@ -17,7 +17,7 @@ import (
 // publishFiles publishes files as a release of a site of its own, with
 // the records the provider writes, waiting settle between the last write
 // and the stat data (so that no file is racy when settle is long enough).
-func publishFiles(t *testing.T, files map[string]string, settle time.Duration) (publish.Site, string, siteRecords) {
+func publishFiles(t *testing.T, files map[string]string, settle time.Duration) (publish.Site, string, Records) {
 	t.Helper()
 	s, err := publish.Locate(filepath.Join(t.TempDir(), "site"))
 	if err != nil {
@@ -41,11 +41,11 @@ func publishFiles(t *testing.T, files map[string]string, settle time.Duration) (
 		}
 	}
 	time.Sleep(settle)
-	records, err := newSiteRecords(t.Context(), staged.Tree, m)
+	records, err := NewRecords(t.Context(), staged.Tree, m)
 	if err != nil {
 		t.Fatal(err)
 	}
-	release, err := staged.Switch("se_1", records.forSwitch())
+	release, err := staged.Switch("se_1", records.ForSwitch())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,29 +67,29 @@ func TestSiteRefreshHoldsTheRecordsToState(t *testing.T) {
 	t.Parallel()
 	files := manyPages(4)
 	s, release, records := publishFiles(t, files, 0)
-	digest, stat := records.manifestSHA256, records.statSHA256()
-	if err := os.Remove(s.Record(release, statRecord)); err != nil {
+	digest, stat := records.ManifestSHA256, records.StatSHA256()
+	if err := os.Remove(s.Record(release, StatRecord)); err != nil {
 		t.Fatal(err)
 	}
-	want, racyFrom, problem, err := siteWantFromRecords(s, release, digest, stat, 4)
+	want, racyFrom, problem, err := ReadWant(s, release, digest, stat, 4)
 	if err != nil || problem != "" || racyFrom != 0 || len(want) != 4 {
 		t.Fatalf("without the stat record: %d files, racyFrom %d, %q, %v", len(want), racyFrom, problem, err)
 	}
-	d, read, err := compareSiteTree(t.Context(), s.Release(release), want, racyFrom)
-	if err != nil || !d.none() || read != 4 {
+	d, read, err := Compare(t.Context(), s.Release(release), want, racyFrom)
+	if err != nil || !d.None() || read != 4 {
 		t.Errorf("without the stat record: %d read, drift %v, %v; want every file read and none", read, d.String(s.Dir, "se_1"), err)
 	}
-	manifest := s.Record(release, manifestRecord)
+	manifest := s.Record(release, ManifestRecord)
 	if err := os.WriteFile(manifest, []byte(`{}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, problem, _ := siteWantFromRecords(s, release, digest, stat, 4); !strings.Contains(problem, "is not the manifest this site published") {
+	if _, _, problem, _ := ReadWant(s, release, digest, stat, 4); !strings.Contains(problem, "is not the manifest this site published") {
 		t.Errorf("a changed manifest_file: %q", problem)
 	}
 	if err := os.Remove(manifest); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, problem, _ := siteWantFromRecords(s, release, digest, stat, 4); !strings.Contains(problem, "is missing") {
+	if _, _, problem, _ := ReadWant(s, release, digest, stat, 4); !strings.Contains(problem, "is missing") {
 		t.Errorf("a missing manifest_file: %q", problem)
 	}
 }
@@ -107,20 +107,20 @@ func TestSiteRefreshFollowsNoLink(t *testing.T) {
 	if err := os.Symlink("page-001.html", name); err != nil {
 		t.Fatal(err)
 	}
-	want, racyFrom, _, err := siteWantFromRecords(s, release, records.manifestSHA256, records.statSHA256(), 2)
+	want, racyFrom, _, err := ReadWant(s, release, records.ManifestSHA256, records.StatSHA256(), 2)
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, _, err := compareSiteTree(t.Context(), tree, want, racyFrom)
+	d, _, err := Compare(t.Context(), tree, want, racyFrom)
 	if err != nil || !strings.Contains(d.String(s.Dir, "se_1"), `"guides/page-000.html (no longer a regular file)"`) {
 		t.Errorf("a link in place of a file: %v\n%s", err, d.String(s.Dir, "se_1"))
 	}
 }
 
-func encodeStatRecord(manifestSHA256 string, time int64, files map[string]siteWant) []byte {
-	b := appendStatHeader(nil, manifestSHA256, time)
+func encodeStatRecord(manifestSHA256 string, time int64, files map[string]Want) []byte {
+	b := AppendStatHeader(nil, manifestSHA256, time)
 	for p, w := range files {
-		b = appendStatLine(b, p, w)
+		b = AppendStatLine(b, p, w)
 	}
 	return b
 }
@@ -130,9 +130,9 @@ func encodeStatRecord(manifestSHA256 string, time int64, files map[string]siteWa
 func TestStatRecordRoundTrip(t *testing.T) {
 	t.Parallel()
 	digest := strings.Repeat("ab", 32)
-	files := map[string]siteWant{
-		"index.html":         {size: 12, sha256: strings.Repeat("1", 64), stat: fileStat{Mtime: 5, Ctime: 6, Ino: 7}},
-		"guides/a page.html": {size: 0, sha256: strings.Repeat("2", 64), stat: fileStat{Mtime: 8, Ctime: 9, Ino: 1 << 63}},
+	files := map[string]Want{
+		"index.html":         {Size: 12, SHA256: strings.Repeat("1", 64), Stat: Stat{Mtime: 5, Ctime: 6, Ino: 7}},
+		"guides/a page.html": {Size: 0, SHA256: strings.Repeat("2", 64), Stat: Stat{Mtime: 8, Ctime: 9, Ino: 1 << 63}},
 	}
 	data := encodeStatRecord(digest, 42, files)
 	got, racyFrom, ok := parseStatRecord(data, digest)
@@ -140,7 +140,7 @@ func TestStatRecordRoundTrip(t *testing.T) {
 		t.Fatalf("parse: ok %v, time %d, %d files", ok, racyFrom, len(got))
 	}
 	for p, w := range files {
-		w.hasStat = true
+		w.HasStat = true
 		if got[p] != w {
 			t.Errorf("%q: %+v, want %+v", p, got[p], w)
 		}

@@ -1,6 +1,6 @@
 //go:build linux
 
-package provider
+package sitetree
 
 import (
 	"context"
@@ -52,7 +52,7 @@ func TestCompareSiteTreeIsNotLedOutOrBlocked(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(release, "a", "index.html"), []byte("x"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]siteWant{"a/index.html": {size: 1, sha256: strings.Repeat("0", 64)}}
+	want := map[string]Want{"a/index.html": {Size: 1, SHA256: strings.Repeat("0", 64)}}
 
 	t.Run("FIFO", func(t *testing.T) {
 		fifo := filepath.Join(release, "fifo")
@@ -73,13 +73,13 @@ func TestCompareSiteTreeIsNotLedOutOrBlocked(t *testing.T) {
 		go func() {
 			defer close(done)
 			for range 2000 {
-				_, _, _ = compareSiteTree(ctx, release, want, 0)
+				_, _, _ = Compare(ctx, release, want, 0)
 			}
 		}()
 		select {
 		case <-done:
 		case <-time.After(5 * time.Second):
-			t.Error("compareSiteTree blocked in the open of a FIFO swapped in for a directory")
+			t.Error("Compare blocked in the open of a FIFO swapped in for a directory")
 			unblock()
 			<-done
 		}
@@ -99,8 +99,8 @@ func TestCompareSiteTreeIsNotLedOutOrBlocked(t *testing.T) {
 		stop := exchangeLoop(t, filepath.Join(release, "a"), link)
 		defer stop()
 		for range 2000 {
-			drift, _, _ := compareSiteTree(ctx, release, want, 0)
-			if names := strings.Join(drift.extra, " "); strings.Contains(names, "id_secret") {
+			drift, _, _ := Compare(ctx, release, want, 0)
+			if names := strings.Join(drift.Extra, " "); strings.Contains(names, "id_secret") {
 				stop()
 				t.Fatalf("the walk followed a link swapped in for a directory and names %s", names)
 			}
