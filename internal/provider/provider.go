@@ -264,7 +264,6 @@ func (p *docsadminProvider) Configure(ctx context.Context, req provider.Configur
 		resume:        p.resume,
 		sites:         &siteClaims{},
 		configuration: runConfiguration(),
-		apiKey:        apiKey,
 		baseURL:       baseURL,
 		sanitizer:     sanitizer,
 
@@ -346,7 +345,6 @@ type providerData struct {
 	sites     *siteClaims // the served paths of this run's static sites
 	// configuration names this run's configuration (runConfiguration).
 	configuration string
-	apiKey        string
 	baseURL       string
 	sanitizer     *redact.Sanitizer // for every text of the API shown or stored
 	// exportRevision is the pinned revision of the static export API, ""
