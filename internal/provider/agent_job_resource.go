@@ -143,7 +143,7 @@ func (r *agentJobResource) Create(ctx context.Context, req resource.CreateReques
 		started: func(job *client.AgentJob) {
 			plan.setJob(job, r.data, &resp.Diagnostics)
 			resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
-			resp.Diagnostics.Append(recordPlace(ctx, resp.Private, r.data.here(projectID))...)
+			resp.Diagnostics.Append(recordPlace(ctx, resp.Private, r.data.configuredPlace(projectID))...)
 		},
 		rerun:          "running terraform apply again",
 		afterInterrupt: "its id is saved in state, and the next terraform apply continues waiting for it rather than starting another",
@@ -202,8 +202,8 @@ func (r *agentJobResource) Read(ctx context.Context, req resource.ReadRequest, r
 	// Its route holds its project, which state keeps: only the API's
 	// address can point elsewhere.
 	recorded := recordedPlace(ctx, req.Private)
-	if r.data.elsewhere(recorded) {
-		resp.Diagnostics.AddWarning(r.data.placeWarning(fmt.Sprintf("Agent job %s in project %s", state.ID.ValueString(), state.ProjectID.ValueString()), *recorded, keptNotRead))
+	if r.data.madeAtAnotherAPI(recorded) {
+		resp.Diagnostics.AddWarning(r.data.placeWarning(fmt.Sprintf("Agent job %s in project %s", state.ID.ValueString(), state.ProjectID.ValueString()), *recorded, notReadAtAnotherAPI))
 		return
 	}
 	job, err := r.data.client.GetAgentJob(ctx, state.ProjectID.ValueString(), state.ID.ValueString())
@@ -217,7 +217,7 @@ func (r *agentJobResource) Read(ctx context.Context, req resource.ReadRequest, r
 		return
 	}
 	if recorded == nil {
-		resp.Diagnostics.Append(recordPlace(ctx, resp.Private, r.data.here(state.ProjectID.ValueString()))...)
+		resp.Diagnostics.Append(recordPlace(ctx, resp.Private, r.data.configuredPlace(state.ProjectID.ValueString()))...)
 	}
 	state.setJob(job, r.data, &resp.Diagnostics)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)

@@ -139,7 +139,7 @@ func (r *deploymentLifecycle[T, M]) Create(ctx context.Context, req resource.Cre
 		return
 	}
 	b.ProjectID = types.StringValue(projectID)
-	resp.Diagnostics.Append(recordPlace(ctx, resp.Private, r.data.here(""))...)
+	resp.Diagnostics.Append(recordPlace(ctx, resp.Private, r.data.configuredPlace(""))...)
 	offered, resumed, err := r.data.resumeOffered(ctx, plan.resumeKey(r.data), func(id string) string { return capitalized(plan.subject(id)) },
 		r.data.deploymentOver, func(work offeredWork) {
 			b.kept(work)
@@ -213,8 +213,8 @@ func (d *providerData) refreshDeployment(ctx context.Context, m *deploymentStatu
 	gone func(err error) (summary, detail string), resp *resource.ReadResponse) bool {
 	statusID := m.StatusID.ValueString()
 	recorded := recordedPlace(ctx, resp.Private)
-	if d.elsewhere(recorded) {
-		resp.Diagnostics.AddWarning(d.placeWarning("Deployment status "+statusID, *recorded, keptNotRead))
+	if d.madeAtAnotherAPI(recorded) {
+		resp.Diagnostics.AddWarning(d.placeWarning("Deployment status "+statusID, *recorded, notReadAtAnotherAPI))
 		return false
 	}
 	dep, err := d.client.GetDeployment(ctx, statusID)
@@ -228,7 +228,7 @@ func (d *providerData) refreshDeployment(ctx context.Context, m *deploymentStatu
 		return false
 	}
 	if recorded == nil {
-		resp.Diagnostics.Append(recordPlace(ctx, resp.Private, d.here(""))...)
+		resp.Diagnostics.Append(recordPlace(ctx, resp.Private, d.configuredPlace(""))...)
 	}
 	m.set(dep, d.sanitizer)
 	m.StatusID = types.StringValue(statusID)

@@ -278,7 +278,7 @@ func (r *staticExportResource) export(ctx context.Context, m *staticExportModel,
 		warnWholeProject(out.diags, *m, job.Revision)
 	}
 
-	out.diags.Append(recordPlace(ctx, out.private, r.data.exportPlace(job.JobID))...)
+	out.diags.Append(recordPlace(ctx, out.private, r.data.exportJobPlace(job.JobID))...)
 	// Every value saved is known: Terraform refuses a state that still
 	// holds the plan's unknowns, even beside an error.
 	m.setJob(job, r.data)
@@ -338,8 +338,8 @@ func (r *staticExportResource) Read(ctx context.Context, req resource.ReadReques
 
 	jobID := state.JobID.ValueString()
 	recorded := recordedPlace(ctx, req.Private)
-	if r.data.elsewhere(recorded) {
-		resp.Diagnostics.AddWarning(r.data.placeWarning(state.named(), *recorded, keptNotRead))
+	if r.data.madeAtAnotherAPI(recorded) {
+		resp.Diagnostics.AddWarning(r.data.placeWarning(state.named(), *recorded, notReadAtAnotherAPI))
 		return
 	}
 	r.data.knowExport(state, recorded)
@@ -353,7 +353,7 @@ func (r *staticExportResource) Read(ctx context.Context, req resource.ReadReques
 		resp.Diagnostics.AddError("Cannot read the static export job", withHint(err))
 		return
 	}
-	r.data.notePlace(ctx, state.named(), recorded, r.data.exportPlace(jobID), resp.Private, &resp.Diagnostics)
+	r.data.notePlace(ctx, state.named(), recorded, r.data.exportJobPlace(jobID), resp.Private, &resp.Diagnostics)
 	state.setJob(job, r.data)
 	if state.BundleURL.IsNull() && job.Status != client.ExportFailed && !wasImported(ctx, req.Private) {
 		// An apply that delivered no link did not finish (unfinishedWork).
@@ -427,12 +427,12 @@ func (r *staticExportResource) Update(ctx context.Context, req resource.UpdateRe
 		}
 	}
 	jobID := state.JobID.ValueString()
-	if r.data.elsewhere(recorded) {
+	if r.data.madeAtAnotherAPI(recorded) {
 		// Its link can be asked for only where it was made.
 		plan.copyJobFrom(state)
 		plan.copyLinkFrom(state)
 		plan.copyArchiveFrom(state)
-		resp.Diagnostics.AddWarning(r.data.placeWarning(state.named(), *recorded, keptNotRead))
+		resp.Diagnostics.AddWarning(r.data.placeWarning(state.named(), *recorded, notReadAtAnotherAPI))
 		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 		return
 	}
@@ -476,7 +476,7 @@ func (r *staticExportResource) Delete(ctx context.Context, req resource.DeleteRe
 	var state staticExportModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
 	recorded := recordedPlace(ctx, req.Private)
-	if resp.Diagnostics.HasError() || r.data == nil || r.data.elsewhere(recorded) {
+	if resp.Diagnostics.HasError() || r.data == nil || r.data.madeAtAnotherAPI(recorded) {
 		return // a job made at another API is not this API's to continue
 	}
 	unfinished := unfinishedWork{
@@ -542,7 +542,7 @@ func (r *staticExportResource) ImportState(ctx context.Context, req resource.Imp
 	resp.Diagnostics.Append(resp.State.Set(ctx, &model)...)
 	resp.Diagnostics.Append(setExportIdentity(ctx, resp.Identity, model)...)
 	resp.Diagnostics.Append(markImported(ctx, resp.Private)...)
-	resp.Diagnostics.Append(recordPlace(ctx, resp.Private, r.data.exportPlace(jobID))...)
+	resp.Diagnostics.Append(recordPlace(ctx, resp.Private, r.data.exportJobPlace(jobID))...)
 }
 
 // ModifyPlan plans a new export in place when triggers change or are not
@@ -580,7 +580,7 @@ func (r *staticExportResource) ModifyPlan(ctx context.Context, req resource.Modi
 		return
 	}
 
-	if r.data != nil && r.data.elsewhere(recordedPlace(ctx, req.Private)) {
+	if r.data != nil && r.data.madeAtAnotherAPI(recordedPlace(ctx, req.Private)) {
 		return // its link can be asked for only where it was made; Read said so
 	}
 	issuedAt := bundleIssuedAt(ctx, req.Private)

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/archive"
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/client"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/localfile"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/site"
 )
@@ -72,8 +73,10 @@ func defaultManifestCacheDir() string {
 // manifestCacheTTL is how long an entry no read has used is kept.
 const manifestCacheTTL = 30 * 24 * time.Hour
 
+// newManifestCache keys its entries by the API's address
+// (client.APIAddress), as every comparison of base URLs.
 func newManifestCache(dir, baseURL string) *manifestCache {
-	return &manifestCache{dir: dir, baseURL: baseURL}
+	return &manifestCache{dir: dir, baseURL: client.APIAddress(baseURL)}
 }
 
 // name is the entry of jobID in the cache's directory.
