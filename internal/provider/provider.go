@@ -29,6 +29,7 @@ import (
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/duration"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/poll"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/redact"
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/resume"
 )
 
 // Environment variables read when the matching attribute is not set.
@@ -62,7 +63,7 @@ type docsadminProvider struct {
 	options Options
 	// resume is shared by every configuration of this provider process, so
 	// that a replacement created after a failed create can find its job.
-	resume *resumeRegistry
+	resume *resume.Registry
 }
 
 // New returns a constructor for the provider, as the plugin server wants it.
@@ -75,9 +76,9 @@ func NewWithOptions(version string, opts Options) func() provider.Provider {
 	if opts.Clock == nil {
 		opts.Clock = clock.RealClock
 	}
-	resume := newResumeRegistry()
+	registry := resume.NewRegistry()
 	return func() provider.Provider {
-		return &docsadminProvider{version: version, options: opts, resume: resume}
+		return &docsadminProvider{version: version, options: opts, resume: registry}
 	}
 }
 
@@ -341,7 +342,7 @@ type providerData struct {
 	clock     clock.Clock
 	limits    archive.Limits // for every download of an archive
 	policy    poll.Policy
-	resume    *resumeRegistry
+	resume    *resume.Registry
 	sites     *siteClaims // the served paths of this run's static sites
 	// configuration names this run's configuration (runConfiguration).
 	configuration string
@@ -428,19 +429,4 @@ func begin(ctx context.Context, data *providerData, consequence string, diags *d
 		return ctx, false
 	}
 	return data.maskSecrets(ctx), true
-}
-
-// beginOperation is begin for a create, read or update bounded by the
-// timeouts block: it also reads the operation's limit (limitOf, such as
-// plan.Timeouts.Create, with def when unset).
-func beginOperation(ctx context.Context, data *providerData, consequence string,
-	limitOf func(context.Context, time.Duration) (time.Duration, diag.Diagnostics), def time.Duration,
-	diags *diag.Diagnostics) (context.Context, time.Duration, bool) {
-	ctx, ok := begin(ctx, data, consequence, diags)
-	if !ok {
-		return ctx, 0, false
-	}
-	limit, d := limitOf(ctx, def)
-	diags.Append(d...)
-	return ctx, limit, !diags.HasError()
 }
