@@ -20,7 +20,7 @@ import (
 
 // The one lifecycle of docsadmin_deployment and docsadmin_preview_deployment:
 // a deployment of the project and a preview build of a branch are queued,
-// saved in state before any wait, followed, refreshed, taken over after an
+// saved in state before any wait, followed, refreshed, resumed after an
 // interrupted create and forgotten on destroy alike. What tells them apart
 // is a deploymentKind (names and schema) and the methods of each model
 // (deploymentModel): what is started, how it is named, whether apply waits.
@@ -89,7 +89,7 @@ type deploymentKind struct {
 	noStart        string // why nothing starts on an unconfigured provider: "no deployment can be queued"
 	noRead         string // the same for a refresh: "the deployment cannot be read"
 	unreadable     string // the summary of a failed refresh
-	cannotContinue string // the summary of work taken over that cannot be read again
+	cannotContinue string // the summary of resumed work that cannot be read again
 	again          string // what to do after a failure
 }
 

@@ -253,23 +253,23 @@ func (d *providerData) deploymentFailure(subject string, dep *client.Deployment,
 // logTail is the end of a log: at most failureLogLines lines and
 // failureLogBytes bytes, each line as lineOf shows it.
 func logTail(logs []string, s *redact.Sanitizer) (string, int) {
-	var kept []string
+	var lines []string
 	size := 0
-	for i := len(logs) - 1; i >= 0 && len(kept) < failureLogLines; i-- {
+	for i := len(logs) - 1; i >= 0 && len(lines) < failureLogLines; i-- {
 		line := lineOf(s, strings.TrimRight(logs[i], "\r\n"))
 		if size+len(line)+3 > failureLogBytes {
 			break
 		}
 		size += len(line) + 3
-		kept = append(kept, line)
+		lines = append(lines, line)
 	}
-	for i, j := 0, len(kept)-1; i < j; i, j = i+1, j-1 {
-		kept[i], kept[j] = kept[j], kept[i]
+	for i, j := 0, len(lines)-1; i < j; i, j = i+1, j-1 {
+		lines[i], lines[j] = lines[j], lines[i]
 	}
-	if len(kept) == 0 {
+	if len(lines) == 0 {
 		return "", 0
 	}
-	return "  " + strings.Join(kept, "\n  "), len(kept)
+	return "  " + strings.Join(lines, "\n  "), len(lines)
 }
 
 // deploymentStartError explains a failed update or preview call, including

@@ -30,7 +30,7 @@ const (
 	// what a create started for the replacement (resume.go) only without
 	// this mark: Terraform plans a tainted object, such as one whose create
 	// timed out, without its private state, while `terraform apply
-	// -replace` of an object whose create finished keeps it and so starts
+	// -replace` of an object whose create completed keeps it and so starts
 	// anew.
 	privateCreateCompleted = "create_completed"
 	// privateBundleIssuedAt is when the link in state was issued, so that

@@ -83,8 +83,8 @@ type fixedLimit string
 
 func (l fixedLimit) String() string { return string(l) }
 
-// kept words what becomes of an export in state whose delivery failed.
-func (f *deliveryFailure) kept(jobID string) string {
+// stateKept words what becomes of an export in state whose delivery failed.
+func (f *deliveryFailure) stateKept(jobID string) string {
 	return fmt.Sprintf("%s. Export job %s is kept: run terraform apply again once the cause is fixed and the same export is used, no second export is started.",
 		strings.TrimSuffix(f.detail, "."), jobID)
 }

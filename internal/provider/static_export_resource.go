@@ -302,7 +302,7 @@ func (r *staticExportResource) export(ctx context.Context, m *staticExportModel,
 	if failure != nil {
 		// The state saved after the wait has no link: the next apply
 		// delivers this job's link (see ModifyPlan) instead of exporting again.
-		out.diags.AddError(failure.summary, failure.kept(job.JobID))
+		out.diags.AddError(failure.summary, failure.stateKept(job.JobID))
 		return
 	}
 	out.diags.Append(diags...)
@@ -462,7 +462,7 @@ func (r *staticExportResource) Update(ctx context.Context, req resource.UpdateRe
 	diags, failure := r.data.deliverBundle(ctx, &plan, bundleWait(jobID, timeoutUpdate, timeout), resp.Private)
 	if failure != nil {
 		resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
-		resp.Diagnostics.AddError(failure.summary, failure.kept(jobID))
+		resp.Diagnostics.AddError(failure.summary, failure.stateKept(jobID))
 		return
 	}
 	resp.Diagnostics.Append(diags...)
