@@ -40,10 +40,15 @@ func (s *Sanitizer) LogPatterns() []*regexp.Regexp {
 	return append(patterns, s.keyPatterns...)
 }
 
+// maxPatternKey bounds the key whose every run LogPatterns spells out: the
+// expression grows with the key's length times the run's.
+const maxPatternKey = 256
+
 // keyPattern is the regular expression of sec for LogPatterns. A secret
-// outside ASCII (never a valid key) is matched whole, in any case.
+// outside ASCII (never a valid key) or longer than maxPatternKey is matched
+// whole, in any case.
 func keyPattern(sec secret) string {
-	if strings.ContainsFunc(sec.value, func(r rune) bool { return r >= utf8.RuneSelf }) {
+	if len(sec.value) > maxPatternKey || strings.ContainsFunc(sec.value, func(r rune) bool { return r >= utf8.RuneSelf }) {
 		return `(?i)` + regexp.QuoteMeta(sec.value)
 	}
 	var b strings.Builder

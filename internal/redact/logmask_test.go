@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/redact"
 )
@@ -74,6 +75,22 @@ func TestLogPatternsMatchAsTheSanitizer(t *testing.T) {
 		if masked := mask(s, text); masked != text {
 			t.Errorf("%q is masked as %q although it holds no secret", text, masked)
 		}
+	}
+}
+
+// TestLogPatternsOfAHugeKeyStayBounded: a key of a megabyte (the provider
+// refuses none by length) costs a pattern of its own size, not of its size
+// times the run's, and is still masked.
+func TestLogPatternsOfAHugeKeyStayBounded(t *testing.T) {
+	key := "dsa_" + strings.Repeat("0123456789abcdef", 1<<16)
+	s := redact.New(key)
+	start := time.Now()
+	masked := mask(s, "invalid key "+strings.ToUpper(key)+" refused")
+	if masked != "invalid key *** refused" {
+		t.Errorf("masked %.80q", masked)
+	}
+	if took := time.Since(start); took > 20*time.Second {
+		t.Errorf("masking took %s", took)
 	}
 }
 
