@@ -251,8 +251,8 @@ func (d *providerData) refreshDeployment(ctx context.Context, m *deploymentStatu
 }
 
 // Update starts again when triggers changed or the last work is
-// unsuccessful, and
-// otherwise continues waiting for work an earlier apply left unfinished.
+// unsuccessful, and otherwise continues waiting for work an earlier apply
+// left unfinished.
 func (r *deploymentLifecycle[T, M]) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
 	plan, state := M(new(T)), M(new(T))
 	resp.Diagnostics.Append(req.Plan.Get(ctx, plan)...)
