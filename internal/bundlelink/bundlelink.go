@@ -77,14 +77,12 @@ func Redact(rawURL string) string {
 	return u.String()
 }
 
-// SignatureParams lists the query parameters that grant access, lower-cased.
-func SignatureParams() []string {
-	return append([]string(nil), signatureParams...)
-}
-
-// SignatureInText matches the value of any signing parameter wherever it
-// stands in a message or a log field, for masking.
-var SignatureInText = regexp.MustCompile(`(?i)\b(?:` + strings.Join(signatureParams, "|") + `)=[^&\s"']+`)
+// SignatureInText is the one pattern of a signing parameter in free text
+// (a message, a log field, a transcript): its name in any case wherever it
+// stands, even glued to a word before it ("Xsig=", "access_token="), and
+// its value, submatch 1, up to a separator. The sanitizer hides the value,
+// log masking the whole match.
+var SignatureInText = regexp.MustCompile(`(?i)(?:` + strings.Join(signatureParams, "|") + `)=([^&\s"']+)`)
 
 // Host is how a link appears in messages about reaching it: its host alone,
 // never its path or query.

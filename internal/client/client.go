@@ -98,6 +98,19 @@ type Client struct {
 	exports       *exportRevisions
 }
 
+// APIAddress is the one form of a base URL by which two are compared: the
+// API's origin as redirect.Origin writes it (scheme and host in lower case,
+// a default port left out) and its path without a trailing slash. Two base
+// URLs with the same address name the same API; a value that does not
+// parse is its own address.
+func APIAddress(baseURL string) string {
+	u, err := url.Parse(strings.TrimSpace(baseURL))
+	if err != nil {
+		return baseURL
+	}
+	return redirect.Origin(u) + strings.TrimRight(u.EscapedPath(), "/")
+}
+
 // New validates cfg and builds a Client.
 func New(cfg Config) (*Client, error) {
 	base, err := url.Parse(cfg.BaseURL)

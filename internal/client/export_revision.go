@@ -46,7 +46,7 @@ const maxRememberedJobs = 4096
 // it uses that one alone. Otherwise it uses the revision a job was last
 // found in, else the one the server last answered in, and tries the other
 // one only after a 404 or 405, which started and changed nothing: for a
-// start, a read and a link alike (tryRevisions). A job whose place is known
+// start, a read and a link alike (tryRevisions). A job whose route is known
 // (state recorded it, or this client found it) is read in its own project,
 // whatever project is configured now, and only its own revision may say
 // that it is gone.
@@ -56,19 +56,19 @@ type exportRevisions struct {
 
 	mu        sync.Mutex
 	preferred ExportRevision
-	jobs      map[string]exportPlace
+	jobs      map[string]exportRoute
 	order     []string // of jobs, oldest first
 }
 
-// exportPlace is where a call goes: a revision and, in the project
+// exportRoute is where a call goes: a revision and, in the project
 // revision, the project whose route holds the job.
-type exportPlace struct {
+type exportRoute struct {
 	revision ExportRevision
 	project  string
 }
 
 func newExportRevisions(pinned ExportRevision, projectID string) *exportRevisions {
-	return &exportRevisions{pinned: pinned, projectID: projectID, preferred: RevisionDomain, jobs: map[string]exportPlace{}}
+	return &exportRevisions{pinned: pinned, projectID: projectID, preferred: RevisionDomain, jobs: map[string]exportRoute{}}
 }
 
 // usable reports why a revision cannot be used for a start with or without
@@ -83,17 +83,17 @@ func (e *exportRevisions) unusable(r ExportRevision, domain string) string {
 	return ""
 }
 
-// forStart is the places a start tries, in order, or why none can be.
-func (e *exportRevisions) forStart(domain string) ([]exportPlace, error) {
+// forStart is the routes a start tries, in order, or why none can be.
+func (e *exportRevisions) forStart(domain string) ([]exportRoute, error) {
 	candidates, _ := e.candidates("")
-	var usable []exportPlace
+	var usable []exportRoute
 	var reasons []string
 	for _, r := range candidates {
 		if why := e.unusable(r, domain); why != "" {
 			reasons = append(reasons, why)
 			continue
 		}
-		usable = append(usable, e.place(r, ""))
+		usable = append(usable, e.route(r, ""))
 	}
 	if len(usable) == 0 {
 		return nil, &RevisionError{Reason: "no revision of the static export API can be used: " + strings.Join(reasons, "; ")}
@@ -101,14 +101,14 @@ func (e *exportRevisions) forStart(domain string) ([]exportPlace, error) {
 	return usable, nil
 }
 
-// forJob is the places a read of jobID tries, in order, and whether the
+// forJob is the routes a read of jobID tries, in order, and whether the
 // first is the job's own revision, known from state or from an answer.
-func (e *exportRevisions) forJob(jobID string) ([]exportPlace, bool) {
+func (e *exportRevisions) forJob(jobID string) ([]exportRoute, bool) {
 	candidates, known := e.candidates(jobID)
 	e.mu.Lock()
 	recorded := e.jobs[jobID].project
 	e.mu.Unlock()
-	var out []exportPlace
+	var out []exportRoute
 	for _, r := range candidates {
 		project := ""
 		if r == RevisionProject {
@@ -117,20 +117,20 @@ func (e *exportRevisions) forJob(jobID string) ([]exportPlace, bool) {
 				continue
 			}
 		}
-		out = append(out, exportPlace{revision: r, project: project})
+		out = append(out, exportRoute{revision: r, project: project})
 	}
 	if len(out) == 0 {
-		return []exportPlace{{revision: RevisionDomain}}, false // read where a job without a project can be
+		return []exportRoute{{revision: RevisionDomain}}, false // read where a job without a project can be
 	}
 	return out, known && out[0].revision == candidates[0]
 }
 
-// place is revision r with the project its route holds.
-func (e *exportRevisions) place(r ExportRevision, project string) exportPlace {
+// route is revision r with the project its route holds.
+func (e *exportRevisions) route(r ExportRevision, project string) exportRoute {
 	if r == RevisionProject {
-		return exportPlace{revision: r, project: cmp.Or(project, e.projectID)}
+		return exportRoute{revision: r, project: cmp.Or(project, e.projectID)}
 	}
-	return exportPlace{revision: r}
+	return exportRoute{revision: r}
 }
 
 // candidates is the revisions a call of jobID may try, in order, and
@@ -151,7 +151,7 @@ func (e *exportRevisions) candidates(jobID string) ([]ExportRevision, bool) {
 
 // learn records that jobID answered in p, and prefers its revision from
 // now on.
-func (e *exportRevisions) learn(jobID string, p exportPlace) {
+func (e *exportRevisions) learn(jobID string, p exportRoute) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.preferred = p.revision
@@ -174,7 +174,7 @@ func (e *exportRevisions) learn(jobID string, p exportPlace) {
 // revision's answer may say that it is gone.
 func (c *Client) KnowExport(jobID string, r ExportRevision, projectID string) {
 	if r == RevisionDomain || r == RevisionProject {
-		c.exports.learn(jobID, c.exports.place(r, projectID))
+		c.exports.learn(jobID, c.exports.route(r, projectID))
 	}
 }
 
@@ -277,15 +277,15 @@ func (e *RevisionError) Unrouted() bool {
 // or from an earlier answer at this address.
 func (e *RevisionError) KnownJob() bool { return e.known }
 
-// bothFailed wraps the answers of a call tried in places; one attempt alone
+// bothFailed wraps the answers of a call tried on routes; one attempt alone
 // is returned as it is.
-func bothFailed(attempts []error, places []exportPlace, known bool) error {
+func bothFailed(attempts []error, routes []exportRoute, known bool) error {
 	if len(attempts) == 1 {
 		return attempts[0]
 	}
 	revisions := make([]ExportRevision, len(attempts))
 	for i := range attempts {
-		revisions[i] = places[i].revision
+		revisions[i] = routes[i].revision
 	}
 	return &RevisionError{Attempts: attempts, revisions: revisions, known: known}
 }

@@ -11,11 +11,11 @@ import (
 // export. The project revision takes no body: domain, version and paths are
 // not sent there, and the job's Revision says which revision exported it.
 func (c *Client) StartStaticExport(ctx context.Context, req StartStaticExportRequest) (*StaticExportJob, error) {
-	places, err := c.exports.forStart(req.Domain)
+	routes, err := c.exports.forStart(req.Domain)
 	if err != nil {
 		return nil, err
 	}
-	job, p, err := tryRevisions(ctx, c, places, false, func(p exportPlace) (*StaticExportJob, error) { return c.startIn(ctx, p, req) })
+	job, p, err := tryRevisions(ctx, c, routes, false, func(p exportRoute) (*StaticExportJob, error) { return c.startIn(ctx, p, req) })
 	if err != nil {
 		return nil, err
 	}
@@ -23,33 +23,33 @@ func (c *Client) StartStaticExport(ctx context.Context, req StartStaticExportReq
 	return job, nil
 }
 
-// tryRevisions calls call in each place in turn, and goes on to the next
+// tryRevisions calls call on each route in turn, and goes on to the next
 // only after an answer that says the route is not served (a 404 or a 405),
-// which started and changed nothing. When the first place is the job's own
+// which started and changed nothing. When the first route is the job's own
 // revision (known), its answer that the job is gone ends the call; the
 // other revision's says so only when the job's own answered as no route
-// does (RevisionError.Moved). It returns what the first place that
+// does (RevisionError.Moved). It returns what the first route that
 // answered gave, and which; or every answer, when none did.
-func tryRevisions[T any](ctx context.Context, c *Client, places []exportPlace, known bool, call func(exportPlace) (T, error)) (T, exportPlace, error) {
+func tryRevisions[T any](ctx context.Context, c *Client, routes []exportRoute, known bool, call func(exportRoute) (T, error)) (T, exportRoute, error) {
 	var attempts []error
-	for i, p := range places {
+	for i, p := range routes {
 		v, err := call(p)
 		if err == nil {
 			return v, p, nil
 		}
 		attempts = append(attempts, err)
-		if i == len(places)-1 || !routeAbsent(err) || (known && IsNotFound(err)) || ctx.Err() != nil {
+		if i == len(routes)-1 || !routeAbsent(err) || (known && IsNotFound(err)) || ctx.Err() != nil {
 			break
 		}
 		c.logger.Debug(ctx, "static export route not served in this revision; trying the other", map[string]any{
-			"revision": string(p.revision), "next": string(places[i+1].revision), "status": StatusCode(err),
+			"revision": string(p.revision), "next": string(routes[i+1].revision), "status": StatusCode(err),
 		})
 	}
 	var zero T
-	return zero, exportPlace{}, bothFailed(attempts, places, known)
+	return zero, exportRoute{}, bothFailed(attempts, routes, known)
 }
 
-func (c *Client) startIn(ctx context.Context, p exportPlace, req StartStaticExportRequest) (*StaticExportJob, error) {
+func (c *Client) startIn(ctx context.Context, p exportRoute, req StartStaticExportRequest) (*StaticExportJob, error) {
 	ep, body := startStaticExportEndpoint(), any(req)
 	if p.revision == RevisionProject {
 		ep, body = startProjectExportEndpoint(p.project), nil
@@ -73,8 +73,8 @@ func (c *Client) startIn(ctx context.Context, p exportPlace, req StartStaticExpo
 // 404 or 405: a server that moved from one revision to the other may serve
 // an earlier job's reads at the other address only.
 func (c *Client) GetStaticExport(ctx context.Context, jobID string) (*StaticExportJob, error) {
-	places, known := c.exports.forJob(jobID)
-	job, p, err := tryRevisions(ctx, c, places, known, func(p exportPlace) (*StaticExportJob, error) { return c.getIn(ctx, p, jobID) })
+	routes, known := c.exports.forJob(jobID)
+	job, p, err := tryRevisions(ctx, c, routes, known, func(p exportRoute) (*StaticExportJob, error) { return c.getIn(ctx, p, jobID) })
 	if err != nil {
 		return nil, err
 	}
@@ -82,7 +82,7 @@ func (c *Client) GetStaticExport(ctx context.Context, jobID string) (*StaticExpo
 	return job, nil
 }
 
-func (c *Client) getIn(ctx context.Context, p exportPlace, jobID string) (*StaticExportJob, error) {
+func (c *Client) getIn(ctx context.Context, p exportRoute, jobID string) (*StaticExportJob, error) {
 	ep := getStaticExportEndpoint(jobID)
 	if p.revision == RevisionProject {
 		ep = getProjectExportEndpoint(p.project, jobID)
@@ -105,8 +105,8 @@ func (c *Client) getIn(ctx context.Context, p exportPlace, jobID string) (*Stati
 // *LinkNotReadyError (IsLinkNotReady). Like a read, it goes where the job
 // was found, and to the other revision after a 404 or 405.
 func (c *Client) CreateStaticExportLink(ctx context.Context, jobID string) (*StaticExportLink, error) {
-	places, known := c.exports.forJob(jobID)
-	link, p, err := tryRevisions(ctx, c, places, known, func(p exportPlace) (*StaticExportLink, error) { return c.linkIn(ctx, p, jobID) })
+	routes, known := c.exports.forJob(jobID)
+	link, p, err := tryRevisions(ctx, c, routes, known, func(p exportRoute) (*StaticExportLink, error) { return c.linkIn(ctx, p, jobID) })
 	if err != nil {
 		return nil, err
 	}
@@ -114,7 +114,7 @@ func (c *Client) CreateStaticExportLink(ctx context.Context, jobID string) (*Sta
 	return link, nil
 }
 
-func (c *Client) linkIn(ctx context.Context, p exportPlace, jobID string) (*StaticExportLink, error) {
+func (c *Client) linkIn(ctx context.Context, p exportRoute, jobID string) (*StaticExportLink, error) {
 	if p.revision == RevisionProject {
 		job, err := c.getIn(ctx, p, jobID)
 		if err != nil {

@@ -71,7 +71,9 @@ func DefaultDir() string {
 	return filepath.Join(dir, "terraform-provider-docsadmin", "manifests")
 }
 
-// New is the cache at dir of the API at baseURL.
+// New is the cache at dir of the API at baseURL, which keys every entry:
+// give it the API's address as every comparison of base URLs makes it
+// (client.APIAddress), so that two spellings of one API share entries.
 func New(dir, baseURL string) *Cache {
 	return &Cache{dir: dir, baseURL: baseURL}
 }

@@ -113,7 +113,7 @@ func (d *agentJobDataSource) Configure(_ context.Context, req datasource.Configu
 func (d *agentJobDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
 	var cfg agentJobModel
 	resp.Diagnostics.Append(req.Config.Get(ctx, &cfg)...)
-	ctx, ok := begin(ctx, d.data, "the agent job cannot be read", &resp.Diagnostics)
+	ctx, limit, ok := beginOperation(ctx, d.data, "the agent job cannot be read", cfg.Timeouts.Read, defaultAgentJobWait, &resp.Diagnostics)
 	if !ok {
 		return
 	}
@@ -127,17 +127,11 @@ func (d *agentJobDataSource) Read(ctx context.Context, req datasource.ReadReques
 
 	var job *client.AgentJob
 	var err error
-	wait := waitFailure{subject: subject, timeout: timeoutRead, limit: defaultAgentJobWait,
+	wait := waitFailure{subject: subject, timeout: timeoutRead, limit: limit,
 		onTimeout: "It did not reach a final status (completed, archived or failed): raise " + timeoutRead.String() + ", or read with wait = false",
 		onGone:    agentJobGone}
 	if cfg.Wait.ValueBool() {
-		var diags diag.Diagnostics
-		wait.limit, diags = cfg.Timeouts.Read(ctx, defaultAgentJobWait)
-		resp.Diagnostics.Append(diags...)
-		if resp.Diagnostics.HasError() {
-			return
-		}
-		job, err = d.data.waitForAgentJob(ctx, projectID, jobID, wait.limit, nil, nil, "Check the job on the dashboard")
+		job, err = d.data.waitForAgentJob(ctx, projectID, jobID, limit, nil, nil, "Check the job on the dashboard")
 	} else {
 		job, err = d.data.client.GetAgentJob(ctx, projectID, jobID)
 	}

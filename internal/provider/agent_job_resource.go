@@ -18,6 +18,7 @@ import (
 
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/client"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/duration"
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/resume"
 )
 
 var (
@@ -140,7 +141,7 @@ func (r *agentJobResource) Create(ctx context.Context, req resource.CreateReques
 		started: func(job *client.AgentJob) {
 			plan.setJob(job, r.data, &resp.Diagnostics)
 			resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
-			resp.Diagnostics.Append(recordPlace(ctx, resp.Private, r.data.here(projectID))...)
+			resp.Diagnostics.Append(recordPlace(ctx, resp.Private, r.data.configuredPlace(projectID))...)
 		},
 		rerun:          "running terraform apply again",
 		afterInterrupt: "its id is saved in state, and the next terraform apply continues waiting for it rather than starting another",
@@ -149,7 +150,7 @@ func (r *agentJobResource) Create(ctx context.Context, req resource.CreateReques
 		afterEnded: "Its status is saved in state, and the next terraform apply starts a new job with the same prompt rather than " +
 			"following this one; check the job on the dashboard first",
 	}
-	resumed, err := r.resumableJob(ctx, plan, func(work offeredWork) {
+	resumed, err := r.resumableJob(ctx, plan, func(work resume.Work) {
 		plan.setJob(&client.AgentJob{ID: work.ID, Status: client.AgentStatus(work.Status)}, r.data, &resp.Diagnostics)
 		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 	})
@@ -162,24 +163,25 @@ func (r *agentJobResource) Create(ctx context.Context, req resource.CreateReques
 		plan.setJob(job, r.data, &resp.Diagnostics)
 		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 		if !run.wait || job.Status.Final() {
-			resp.Diagnostics.Append(markCreateFinished(ctx, resp.Private)...)
+			resp.Diagnostics.Append(markCreateCompleted(ctx, resp.Private)...)
 		}
 	}
 }
 
 // resumableJob returns the job that an interrupted create of the same
-// inputs left active, through the one resume protocol (resumeOffered): a
-// job that failed, or that the API archived with a status the provider
-// does not know, is over. keep saves the offered job when it cannot be read.
-func (r *agentJobResource) resumableJob(ctx context.Context, plan agentJobResourceModel, keep func(offeredWork)) (*client.AgentJob, error) {
+// inputs left active, through the one resume protocol (resumeRegistered):
+// a job that failed, or that the API archived with a status the provider
+// does not know, is unsuccessful. saveAgain saves the registered job when
+// it cannot be read.
+func (r *agentJobResource) resumableJob(ctx context.Context, plan agentJobResourceModel, saveAgain func(resume.Work)) (*client.AgentJob, error) {
 	var job *client.AgentJob
 	projectID := plan.ProjectID.ValueString()
-	_, ok, err := r.data.resumeOffered(ctx, r.data.agentJobResumeKey(plan), func(id string) string { return "Agent job " + id + " of project " + projectID },
+	_, ok, err := r.data.resumeRegistered(ctx, r.data.agentJobResumeKey(plan), func(id string) string { return "Agent job " + id + " of project " + projectID },
 		func(ctx context.Context, id string) (bool, error) {
 			var err error
 			job, err = r.data.client.GetAgentJob(ctx, projectID, id)
 			return err == nil && (job.Status == client.AgentFailed || job.EndedUnknown()), err
-		}, keep)
+		}, saveAgain)
 	if err != nil || !ok {
 		return nil, err
 	}
@@ -199,8 +201,8 @@ func (r *agentJobResource) Read(ctx context.Context, req resource.ReadRequest, r
 	// Its route holds its project, which state keeps: only the API's
 	// address can point elsewhere.
 	recorded := recordedPlace(ctx, req.Private)
-	if r.data.elsewhere(recorded) {
-		resp.Diagnostics.AddWarning(r.data.placeWarning(fmt.Sprintf("Agent job %s in project %s", state.ID.ValueString(), state.ProjectID.ValueString()), *recorded, keptNotRead))
+	if r.data.madeAtAnotherAPI(recorded) {
+		resp.Diagnostics.AddWarning(r.data.placeWarning(fmt.Sprintf("Agent job %s in project %s", state.ID.ValueString(), state.ProjectID.ValueString()), *recorded, notReadAtAnotherAPI))
 		return
 	}
 	job, err := r.data.client.GetAgentJob(ctx, state.ProjectID.ValueString(), state.ID.ValueString())
@@ -214,7 +216,7 @@ func (r *agentJobResource) Read(ctx context.Context, req resource.ReadRequest, r
 		return
 	}
 	if recorded == nil {
-		resp.Diagnostics.Append(recordPlace(ctx, resp.Private, r.data.here(state.ProjectID.ValueString()))...)
+		resp.Diagnostics.Append(recordPlace(ctx, resp.Private, r.data.configuredPlace(state.ProjectID.ValueString()))...)
 	}
 	state.setJob(job, r.data, &resp.Diagnostics)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
@@ -233,21 +235,21 @@ func (r *agentJobResource) Update(ctx context.Context, req resource.UpdateReques
 
 // Delete forgets the job: the API can neither cancel nor delete one. A job
 // whose create did not see it end (a timeout, an interrupt: see
-// privateCreateFinished) is offered, unless it failed, to a create of the
+// privateCreateCompleted) is registered, unless it failed, for a create of the
 // same inputs in this run: the replacement of the tainted resource follows
 // it instead of starting another. State does not record when a job was
 // archived, so a job archived with a status the provider does not know is
-// offered too, and the replacement's read of it starts afresh.
+// registered too, and the replacement's read of it starts afresh.
 func (r *agentJobResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
 	var state agentJobResourceModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
 	if resp.Diagnostics.HasError() || r.data == nil {
 		return
 	}
-	r.data.offerUnfinished(r.data.agentJobResumeKey(state), unfinishedWork{
-		work:     offeredWork{ID: state.ID.ValueString(), Status: state.Status.ValueString()},
-		over:     state.Status.ValueString() == string(client.AgentFailed),
-		finished: createFinished(ctx, req.Private),
+	r.data.registerUnfinished(r.data.agentJobResumeKey(state), unfinishedWork{
+		work:         resume.Work{ID: state.ID.ValueString(), Status: state.Status.ValueString()},
+		unsuccessful: state.Status.ValueString() == string(client.AgentFailed),
+		completed:    createCompleted(ctx, req.Private),
 	})
 }
 
@@ -277,15 +279,12 @@ func (m *agentJobResourceModel) setJob(job *client.AgentJob, d *providerData, di
 	m.CreatedAt = timeValue(job.CreatedAt)
 }
 
-// agentJobResumeKey identifies an agent job by the API it runs on, its
-// project, its prompt and its triggers. It is a digest: the prompt never
-// leaves the process.
-func (d *providerData) agentJobResumeKey(m agentJobResourceModel) string {
-	return fingerprint(struct {
-		Kind     string            `json:"k"`
-		BaseURL  string            `json:"b"`
-		Project  string            `json:"p"`
-		Prompt   string            `json:"q"`
-		Triggers map[string]string `json:"t"`
-	}{"agent_job", d.baseURL, m.ProjectID.ValueString(), m.Prompt.ValueString(), triggerValues(m.Triggers)})
+// agentJobResumeKey identifies an agent job by its project, its prompt and
+// its triggers (resumeKey). It is a digest: the prompt never leaves the
+// process.
+func (d *providerData) agentJobResumeKey(m agentJobResourceModel) resume.Key {
+	return d.resumeKey("docsadmin_agent_job", m.ProjectID.ValueString(), struct {
+		Prompt   string
+		Triggers map[string]string
+	}{m.Prompt.ValueString(), triggerValues(m.Triggers)})
 }

@@ -3,8 +3,6 @@ package provider
 import (
 	"context"
 	"time"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -17,11 +15,12 @@ import (
 
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/client"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/duration"
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/resume"
 )
 
 // The one lifecycle of docsadmin_deployment and docsadmin_preview_deployment:
 // a deployment of the project and a preview build of a branch are queued,
-// saved in state before any wait, followed, refreshed, taken over after an
+// saved in state before any wait, followed, refreshed, resumed after an
 // interrupted create and forgotten on destroy alike. What tells them apart
 // is a deploymentKind (names and schema) and the methods of each model
 // (deploymentModel): what is started, how it is named, whether apply waits.
@@ -45,22 +44,38 @@ type deploymentModel[T any] interface {
 	// subject names the work in messages, such as "deployment 6743... of
 	// project proj_1".
 	subject(statusID string) string
-	// resumeKey identifies the work for the resume protocol.
-	resumeKey(d *providerData) string
+	// resumeKey identifies the work for the resume protocol (resumeKey).
+	resumeKey(d *providerData) resume.Key
 	// start queues the work; it reports the status id, or false with an
 	// error in diags.
 	start(ctx context.Context, d *providerData, diags *diag.Diagnostics) (statusID string, ok bool)
 	// waits reports whether apply waits for the work to end.
 	waits() bool
-	// offered is the recorded work, for the resume protocol; adopt keeps
-	// what the kind records of work taken over, beyond its status.
-	offered() offeredWork
-	adopt(work offeredWork)
-	// carry takes from the prior state what the plan leaves to apply,
-	// beyond the project.
-	carry(prior *T)
 	// gone words the warning of a refresh that finds the status gone.
 	gone(err error) (summary, detail string)
+}
+
+// addressed is a kind whose work has an address of its own (a preview's):
+// the same for every rebuild, so that a plan keeps it from the prior
+// state, and registered with the work for the resume protocol.
+type addressed interface {
+	address() *types.String
+}
+
+// addressOf is m's address, or nil for a kind without one.
+func addressOf(m any) *types.String {
+	if a, ok := m.(addressed); ok {
+		return a.address()
+	}
+	return nil
+}
+
+// setResumed records in m what the resume protocol registered of work
+// beyond its status: the address, for a kind that has one.
+func setResumed(m any, work resume.Work) {
+	if a := addressOf(m); a != nil {
+		*a = optionalString(work.URL)
+	}
 }
 
 // deploymentKind names a kind of deployment in messages and describes its
@@ -74,7 +89,7 @@ type deploymentKind struct {
 	noStart        string // why nothing starts on an unconfigured provider: "no deployment can be queued"
 	noRead         string // the same for a refresh: "the deployment cannot be read"
 	unreadable     string // the summary of a failed refresh
-	cannotContinue string // the summary of work taken over that cannot be read again
+	cannotContinue string // the summary of resumed work that cannot be read again
 	again          string // what to do after a failure
 }
 
@@ -139,26 +154,26 @@ func (r *deploymentLifecycle[T, M]) Create(ctx context.Context, req resource.Cre
 		return
 	}
 	b.ProjectID = types.StringValue(projectID)
-	resp.Diagnostics.Append(recordPlace(ctx, resp.Private, r.data.here(""))...)
-	offered, resumed, err := r.data.resumeOffered(ctx, plan.resumeKey(r.data), func(id string) string { return capitalized(plan.subject(id)) },
-		r.data.deploymentOver, func(work offeredWork) {
-			b.kept(work)
+	resp.Diagnostics.Append(recordPlace(ctx, resp.Private, r.data.configuredPlace(""))...)
+	registered, resumed, err := r.data.resumeRegistered(ctx, plan.resumeKey(r.data), func(id string) string { return capitalized(plan.subject(id)) },
+		r.data.deploymentUnsuccessful, func(work resume.Work) {
+			b.setUnread(work)
 			b.ID = types.StringValue(work.ID)
-			plan.adopt(work)
+			setResumed(plan, work)
 			resp.Diagnostics.Append(resp.State.Set(ctx, plan)...)
 		})
 	if err != nil {
 		resp.Diagnostics.AddError(r.kind.cannotContinue, sentence(err.Error()))
 		return
 	}
-	statusID := offered.ID
+	statusID := registered.ID
 	if resumed {
-		plan.adopt(offered)
+		setResumed(plan, registered)
 	} else if statusID, ok = plan.start(ctx, r.data, &resp.Diagnostics); !ok {
 		return
 	}
 	if r.follow(ctx, plan, statusID, timeoutCreate, limit, &resp.State, &resp.Diagnostics) {
-		resp.Diagnostics.Append(markCreateFinished(ctx, resp.Private)...)
+		resp.Diagnostics.Append(markCreateCompleted(ctx, resp.Private)...)
 	}
 }
 
@@ -213,8 +228,8 @@ func (d *providerData) refreshDeployment(ctx context.Context, m *deploymentStatu
 	gone func(err error) (summary, detail string), resp *resource.ReadResponse) bool {
 	statusID := m.StatusID.ValueString()
 	recorded := recordedPlace(ctx, resp.Private)
-	if d.elsewhere(recorded) {
-		resp.Diagnostics.AddWarning(d.placeWarning("Deployment status "+statusID, *recorded, keptNotRead))
+	if d.madeAtAnotherAPI(recorded) {
+		resp.Diagnostics.AddWarning(d.placeWarning("Deployment status "+statusID, *recorded, notReadAtAnotherAPI))
 		return false
 	}
 	dep, err := d.client.GetDeployment(ctx, statusID)
@@ -228,26 +243,36 @@ func (d *providerData) refreshDeployment(ctx context.Context, m *deploymentStatu
 		return false
 	}
 	if recorded == nil {
-		resp.Diagnostics.Append(recordPlace(ctx, resp.Private, d.here(""))...)
+		resp.Diagnostics.Append(recordPlace(ctx, resp.Private, d.configuredPlace(""))...)
 	}
 	m.set(dep, d.sanitizer)
 	m.StatusID = types.StringValue(statusID)
 	return true
 }
 
-// Update starts again when triggers changed or the last work is over, and
-// otherwise continues waiting for work an earlier apply left unfinished.
+// Update starts again when triggers changed or the last work is
+// unsuccessful, and otherwise continues waiting for work an earlier apply
+// left unfinished.
 func (r *deploymentLifecycle[T, M]) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
 	plan, state := M(new(T)), M(new(T))
 	resp.Diagnostics.Append(req.Plan.Get(ctx, plan)...)
 	resp.Diagnostics.Append(req.State.Get(ctx, state)...)
 	pb, sb := plan.base(), state.base()
-	ctx, limit, ok := beginDeploymentUpdate(ctx, r.data, r.kind.noStart, plan, pb.Status, pb.Timeouts, resp)
+	ctx, limit, ok := beginOperation(ctx, r.data, r.kind.noStart, pb.Timeouts.Update, defaultDeploymentWait, &resp.Diagnostics)
 	if !ok {
 		return
 	}
+	if !pb.Status.IsUnknown() {
+		// ModifyPlan leaves the status unknown only when new work is due or
+		// work left unfinished is still to be awaited: any other change
+		// (timeouts, wait) is only recorded, by saving the plan.
+		resp.Diagnostics.Append(resp.State.Set(ctx, plan)...)
+		return
+	}
 	pb.ProjectID = sb.ProjectID
-	plan.carry(state)
+	if a := addressOf(plan); a != nil {
+		*a = *addressOf(state)
+	}
 	statusID := sb.StatusID.ValueString()
 	if redeployNeeded(pb.Triggers, sb.Triggers, sb.deploymentStatusModel) {
 		if statusID, ok = plan.start(ctx, r.data, &resp.Diagnostics); !ok {
@@ -262,25 +287,29 @@ func (r *deploymentLifecycle[T, M]) Update(ctx context.Context, req resource.Upd
 
 // Delete forgets the work: the API can undo neither a deployment nor a
 // preview. Work whose create did not see it end (a timeout, an interrupt:
-// see privateCreateFinished) is offered, unless it is over (failed, or
-// ended with a status the provider does not know), to a create of the same
-// inputs in this run: the replacement of the tainted resource follows it
-// instead of queuing another.
+// see privateCreateCompleted) is registered, unless it is unsuccessful
+// (failed, or ended with a status the provider does not know), for a
+// create of the same inputs in this run: the replacement of the tainted
+// resource follows it instead of queuing another.
 func (r *deploymentLifecycle[T, M]) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
 	state := M(new(T))
 	resp.Diagnostics.Append(req.State.Get(ctx, state)...)
 	if resp.Diagnostics.HasError() || r.data == nil {
 		return
 	}
-	r.data.offerUnfinished(state.resumeKey(r.data), unfinishedWork{
-		work:     state.offered(),
-		over:     state.base().over(),
-		finished: createFinished(ctx, req.Private),
+	work := state.base().work()
+	if a := addressOf(state); a != nil {
+		work.URL = a.ValueString()
+	}
+	r.data.registerUnfinished(state.resumeKey(r.data), unfinishedWork{
+		work:         work,
+		unsuccessful: state.base().unsuccessful(),
+		completed:    createCompleted(ctx, req.Private),
 	})
 }
 
 // ModifyPlan plans new work, in place, when triggers changed or the last
-// work is over, and, when the kind waits, the rest of the wait for work left
+// work is unsuccessful, and, when the kind waits, the rest of the wait for work left
 // unfinished; otherwise the recorded status stays as it is. A provider
 // project_id that moved away from the resource's warns.
 func (r *deploymentLifecycle[T, M]) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
@@ -310,54 +339,16 @@ func (r *deploymentLifecycle[T, M]) ModifyPlan(ctx context.Context, req resource
 }
 
 // redeployNeeded tells whether new work is due: triggers changed (an empty
-// map being the same as none), or the recorded work is over (failed, or
-// ended with a status the provider does not know).
+// map being the same as none), or the recorded work is unsuccessful
+// (failed, or ended with a status the provider does not know).
 func redeployNeeded(planned, prior types.Map, last deploymentStatusModel) bool {
-	return triggersChanged(planned, prior) || last.over()
+	return triggersChanged(planned, prior) || last.unsuccessful()
 }
 
-// beginDeploymentUpdate starts an Update. ModifyPlan leaves the status
-// unknown only when new work is due or work left unfinished is still to be
-// awaited: any other change (timeouts, wait) is only recorded, by saving
-// plan, the whole model. It returns the masked context and the limit of the
-// wait, or false when Update has nothing more to do.
-func beginDeploymentUpdate(ctx context.Context, data *providerData, consequence string, plan any, plannedStatus types.String,
-	limits timeouts.Value, resp *resource.UpdateResponse) (context.Context, time.Duration, bool) {
-	ctx, ok := begin(ctx, data, consequence, &resp.Diagnostics)
-	if !ok {
-		return ctx, 0, false
-	}
-	if !plannedStatus.IsUnknown() {
-		resp.Diagnostics.Append(resp.State.Set(ctx, plan)...)
-		return ctx, 0, false
-	}
-	limit, diags := limits.Update(ctx, defaultDeploymentWait)
-	resp.Diagnostics.Append(diags...)
-	return ctx, limit, !resp.Diagnostics.HasError()
-}
-
-// deploymentOver reads a deployment or preview build, for the resume
-// protocol: whether it is over, failed or ended with a status the provider
+// deploymentUnsuccessful reads a deployment or preview build, for the
+// resume protocol: whether it failed or ended with a status the provider
 // does not know (it will never succeed: the replacement starts afresh).
-func (d *providerData) deploymentOver(ctx context.Context, statusID string) (bool, error) {
+func (d *providerData) deploymentUnsuccessful(ctx context.Context, statusID string) (bool, error) {
 	dep, err := d.client.GetDeployment(ctx, statusID)
 	return err == nil && (dep.Status == client.DeploymentFailure || dep.EndedUnknown()), err
-}
-
-// deploymentResumeKey identifies work by the API it runs on, what it
-// deploys (a project, or a project's branch) and its triggers.
-func (d *providerData) deploymentResumeKey(target string, triggers types.Map) string {
-	return fingerprint(struct {
-		Kind     string            `json:"k"`
-		BaseURL  string            `json:"b"`
-		Project  string            `json:"p"`
-		Triggers map[string]string `json:"t"`
-	}{"deployment", d.baseURL, target, triggerValues(triggers)})
-}
-
-// capitalized is text with its first letter in upper case, for a name that
-// begins a sentence.
-func capitalized(text string) string {
-	r, size := utf8.DecodeRuneInString(text)
-	return string(unicode.ToUpper(r)) + text[size:]
 }

@@ -8,6 +8,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
+
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/resume"
 )
 
 // deploymentResource is docsadmin_deployment: the deployment kind of the one
@@ -53,8 +55,9 @@ func (m *deploymentResourceModel) subject(statusID string) string {
 	return "deployment " + statusID + " of project " + m.ProjectID.ValueString()
 }
 
-func (m *deploymentResourceModel) resumeKey(d *providerData) string {
-	return d.deploymentResumeKey(m.ProjectID.ValueString(), m.Triggers)
+// resumeKey identifies a deployment by its project and triggers.
+func (m *deploymentResourceModel) resumeKey(d *providerData) resume.Key {
+	return d.resumeKey("docsadmin_deployment", m.ProjectID.ValueString(), triggerValues(m.Triggers))
 }
 
 // start queues a deployment of the project.
@@ -72,12 +75,6 @@ func (m *deploymentResourceModel) start(ctx context.Context, d *providerData, di
 
 // waits: apply always waits for a deployment.
 func (m *deploymentResourceModel) waits() bool { return true }
-
-// adopt: a deployment records nothing beyond its status.
-func (m *deploymentResourceModel) adopt(offeredWork) {}
-
-// carry: the project is all a plan takes from state.
-func (m *deploymentResourceModel) carry(*deploymentResourceModel) {}
 
 func (m *deploymentResourceModel) gone(err error) (string, string) {
 	return goneFromState(fmt.Sprintf("deployment %s of project %s", m.StatusID.ValueString(), m.ProjectID.ValueString()), "the next apply deploys again.", err)

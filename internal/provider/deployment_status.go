@@ -14,6 +14,7 @@ import (
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/client"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/poll"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/redact"
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/resume"
 )
 
 // What every deployment type (the resource, the preview resource and the
@@ -135,22 +136,22 @@ func (m deploymentStatusModel) status() client.DeploymentStatus {
 	return client.DeploymentStatus(m.Status.ValueString())
 }
 
-// over reports a recorded deployment that will never succeed: it failed, or
-// it ended (ended_at is set) with a status the provider does not know, such
-// as "canceled". Either way the next apply deploys again.
-func (m deploymentStatusModel) over() bool {
+// unsuccessful reports a recorded deployment that will never succeed: it
+// failed, or it ended (ended_at is set) with a status the provider does not
+// know, such as "canceled". Either way the next apply deploys again.
+func (m deploymentStatusModel) unsuccessful() bool {
 	status := m.status()
 	return status == client.DeploymentFailure || (!m.EndedAt.IsNull() && !m.EndedAt.IsUnknown() && !status.Known())
 }
 
-// offered is the recorded deployment, for the resume protocol.
-func (m deploymentStatusModel) offered() offeredWork {
-	return offeredWork{ID: m.StatusID.ValueString(), Status: m.Status.ValueString()}
+// work is the recorded deployment, for the resume protocol.
+func (m deploymentStatusModel) work() resume.Work {
+	return resume.Work{ID: m.StatusID.ValueString(), Status: m.Status.ValueString()}
 }
 
-// kept records work, a deployment an earlier apply left unfinished that
-// could not be read again: its id and last seen status, the rest null.
-func (m *deploymentStatusModel) kept(work offeredWork) {
+// setUnread records work, a deployment an earlier apply left unfinished
+// that could not be read again: its id and last seen status, the rest null.
+func (m *deploymentStatusModel) setUnread(work resume.Work) {
 	m.set(&client.Deployment{ID: work.ID, Status: client.DeploymentStatus(work.Status)}, nil)
 }
 
@@ -252,23 +253,23 @@ func (d *providerData) deploymentFailure(subject string, dep *client.Deployment,
 // logTail is the end of a log: at most failureLogLines lines and
 // failureLogBytes bytes, each line as lineOf shows it.
 func logTail(logs []string, s *redact.Sanitizer) (string, int) {
-	var kept []string
+	var lines []string
 	size := 0
-	for i := len(logs) - 1; i >= 0 && len(kept) < failureLogLines; i-- {
+	for i := len(logs) - 1; i >= 0 && len(lines) < failureLogLines; i-- {
 		line := lineOf(s, strings.TrimRight(logs[i], "\r\n"))
 		if size+len(line)+3 > failureLogBytes {
 			break
 		}
 		size += len(line) + 3
-		kept = append(kept, line)
+		lines = append(lines, line)
 	}
-	for i, j := 0, len(kept)-1; i < j; i, j = i+1, j-1 {
-		kept[i], kept[j] = kept[j], kept[i]
+	for i, j := 0, len(lines)-1; i < j; i, j = i+1, j-1 {
+		lines[i], lines[j] = lines[j], lines[i]
 	}
-	if len(kept) == 0 {
+	if len(lines) == 0 {
 		return "", 0
 	}
-	return "  " + strings.Join(kept, "\n  "), len(kept)
+	return "  " + strings.Join(lines, "\n  "), len(lines)
 }
 
 // deploymentStartError explains a failed update or preview call, including

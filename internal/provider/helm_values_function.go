@@ -3,7 +3,6 @@ package provider
 import (
 	"context"
 	"fmt"
-	"net/url"
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
@@ -11,6 +10,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/bundlelink"
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/redact"
 )
 
 var _ function.Function = (*helmValuesFunction)(nil)
@@ -43,7 +43,8 @@ func (f *helmValuesFunction) Definition(_ context.Context, _ function.Definition
 		Parameters: []function.Parameter{
 			function.StringParameter{
 				Name: "bundle_url",
-				MarkdownDescription: "Link to the export's archive, an absolute `http://` or `https://` URL with a host, " +
+				MarkdownDescription: "Link to the export's archive, an absolute `http://` or `https://` URL with a host, in printable ASCII, " +
+					"without a user name or password, at most 16 KiB, " +
 					"such as `docsadmin_static_export.docs.bundle_url` or `ephemeral.docsadmin_static_export_bundle.docs.bundle_url`. " +
 					"Becomes `staticExport.bundleUrl`.",
 			},
@@ -111,21 +112,20 @@ func helmValues(bundleURL string, version types.String) (types.Object, *function
 	return root, nil
 }
 
-// bundleURLProblem accepts an absolute http(s) URL with a host, which is
-// what the chart fetches on startup. Messages show the link redacted and end
-// without a period, which Terraform adds.
+// bundleURLProblem is the rule of a presigned link's shape
+// (redact.SignedLinkShape) for the bundle_url argument: the chart fetches
+// the link that docsadmin_static_export and its ephemeral twin hand out,
+// so what those refuse from the API is refused here too. The message never
+// quotes the link, which may be long or carry a password, and ends without
+// a period, which Terraform adds.
 func bundleURLProblem(raw string) string {
-	const accepted = "Accepted: an absolute http:// or https:// URL with a host, such as the bundle_url of docsadmin_static_export"
-	u, err := url.Parse(raw)
-	switch {
-	case raw == "":
+	accepted := fmt.Sprintf("Accepted: an absolute http:// or https:// URL with a host, in printable ASCII, without a user name or password, "+
+		"at most %d bytes, such as the bundle_url of docsadmin_static_export", redact.MaxSignedLinkBytes)
+	if raw == "" {
 		return "The bundle URL is empty. " + accepted
-	case err != nil:
-		return fmt.Sprintf("%s is not a URL. %s", linkForMessage(raw), accepted)
-	case !strings.EqualFold(u.Scheme, "http") && !strings.EqualFold(u.Scheme, "https"):
-		return fmt.Sprintf("%s is not an http or https URL. %s", linkForMessage(raw), accepted)
-	case u.Host == "" || u.Hostname() == "":
-		return fmt.Sprintf("%s has no host. %s", linkForMessage(raw), accepted)
+	}
+	if reason := redact.SignedLinkShape(raw); reason != "" {
+		return "The bundle URL is refused: " + reason + ". " + accepted
 	}
 	return ""
 }

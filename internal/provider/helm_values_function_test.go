@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/acctest"
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/redact"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/function"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -84,10 +85,11 @@ func TestHelmValuesFunction_runErrors(t *testing.T) {
 		want     string
 	}{
 		{"empty URL", "", types.StringNull(), 0, "bundle URL is empty"},
-		{"relative URL", "bundles/se_1/bundle.tar.gz?X-Amz-Signature=topsecretsig", types.StringNull(), 0, "is not an http or https URL"},
-		{"other scheme", "s3://docs-bundles/se_1/bundle.tar.gz?X-Amz-Signature=topsecretsig", types.StringNull(), 0, "is not an http or https URL"},
-		{"no host", "https:///se_1/bundle.tar.gz?X-Amz-Signature=topsecretsig", types.StringNull(), 0, "has no host"},
-		{"not a URL", "https://docs bundles/%zz?X-Amz-Signature=topsecretsig", types.StringNull(), 0, "is not a URL"},
+		{"relative URL", "bundles/se_1/bundle.tar.gz?X-Amz-Signature=topsecretsig", types.StringNull(), 0, "not an absolute URL"},
+		{"other scheme", "s3://docs-bundles/se_1/bundle.tar.gz?X-Amz-Signature=topsecretsig", types.StringNull(), 0, `its scheme is "s3"`},
+		{"no host", "https:///se_1/bundle.tar.gz?X-Amz-Signature=topsecretsig", types.StringNull(), 0, "names no host"},
+		{"not a URL", "https://docs%zzbundles/se_1?X-Amz-Signature=topsecretsig", types.StringNull(), 0, "not a valid URL"},
+		{"a space", "https://docs bundles/se_1?X-Amz-Signature=topsecretsig", types.StringNull(), 0, "outside printable ASCII"},
 		{"empty version", s3Link, types.StringValue(""), 1, "version is empty"},
 		{"blank version", s3Link, types.StringValue("  "), 1, "version is empty"},
 	}
@@ -97,6 +99,38 @@ func TestHelmValuesFunction_runErrors(t *testing.T) {
 			assertArgumentError(t, resp, tc.argument, tc.want)
 			if strings.Contains(resp.Error.Text, "topsecretsig") {
 				t.Errorf("error echoes the link's signature: %q", resp.Error.Text)
+			}
+		})
+	}
+}
+
+// TestHelmValuesFunction_refusesWhatTheAPIsLinkMayNotBe is the attack test
+// of the one rule of a presigned link: the function used to accept user
+// information, non-ASCII characters and links of any length, which the
+// resource refuses from the API (redact.SignedLinkShape). Each is refused,
+// without quoting the password, the signature or the link.
+func TestHelmValuesFunction_refusesWhatTheAPIsLinkMayNotBe(t *testing.T) {
+	t.Parallel()
+	const sig = "X-Amz-Signature=topsecretsig"
+	for name, tc := range map[string]struct{ url, want string }{
+		"user and password": {"https://admin:hunter2pass@bucket.example.com/b.tgz?" + sig, "userinfo"},
+		"user alone":        {"https://hunter2pass@bucket.example.com/b.tgz?" + sig, "userinfo"},
+		"non-ASCII host":    {"https://bücket.example.com/b.tgz?" + sig, "outside printable ASCII"},
+		"bidi control":      {"https://bucket.example.com/b\u202e.tgz?" + sig, "outside printable ASCII"},
+		"terminal escape":   {"https://bucket.example.com/b.tgz?x=\x1b]8;;https://evil\x07&" + sig, "outside printable ASCII"},
+		"over 16 KiB":       {"https://bucket.example.com/" + strings.Repeat("a", redact.MaxSignedLinkBytes) + "?" + sig, "bytes long"},
+		"a megabyte":        {"https://bucket.example.com/" + strings.Repeat("hunter2pass", 100_000), "bytes long"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			resp := runFunction(t, NewHelmValuesFunction(), types.DynamicUnknown(), types.StringValue(tc.url), types.StringNull())
+			assertArgumentError(t, resp, 0, tc.want)
+			for _, secret := range []string{"hunter2pass", "topsecretsig", "bucket.example.com"} {
+				if strings.Contains(resp.Error.Text, secret) {
+					t.Errorf("the error quotes %q: %.300s", secret, resp.Error.Text)
+				}
+			}
+			if len(resp.Error.Text) > 1000 {
+				t.Errorf("the error is %d bytes long", len(resp.Error.Text))
 			}
 		})
 	}

@@ -5,7 +5,6 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
-	"github.com/docsadmin/terraform-provider-docsadmin/internal/bundlelink"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/redact"
 )
 
@@ -17,15 +16,13 @@ func (tflogLogger) Debug(ctx context.Context, msg string, fields map[string]any)
 }
 
 // maskSecrets makes every log record written with the returned context hide
-// the API key and link signatures, whatever logs them.
+// the API key and link signatures, whatever logs them, as the sanitizer
+// matches them (redact's LogPatterns: one pattern of a signature, and the
+// key in every spelling the sanitizer reads as the key).
 func (d *providerData) maskSecrets(ctx context.Context) context.Context {
-	if d.apiKey != "" {
-		ctx = tflog.MaskMessageStrings(ctx, d.apiKey)
-		ctx = tflog.MaskAllFieldValuesStrings(ctx, d.apiKey)
-	}
-	ctx = tflog.MaskMessageRegexes(ctx, bundlelink.SignatureInText)
-	ctx = tflog.MaskAllFieldValuesRegexes(ctx, bundlelink.SignatureInText)
-	return ctx
+	patterns := d.sanitizer.LogPatterns()
+	ctx = tflog.MaskMessageRegexes(ctx, patterns...)
+	return tflog.MaskAllFieldValuesRegexes(ctx, patterns...)
 }
 
 // maskPrompt makes every log record written with the returned context hide

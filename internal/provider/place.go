@@ -3,12 +3,11 @@ package provider
 import (
 	"context"
 	"fmt"
-	"net"
-	"net/url"
-	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/client"
 )
 
 // apiPlace is where an object was made.
@@ -24,10 +23,40 @@ func (p apiPlace) String() string {
 	return fmt.Sprintf("project %s at %s", p.Project, p.BaseURL)
 }
 
-// here is the place the provider points at now, for an object of project
-// ("" for one whose route holds none).
-func (d *providerData) here(project string) apiPlace {
+// sameAPI reports whether p was made at the API that baseURL names: the
+// one comparison of two base URLs (client.APIAddress), for a place
+// recorded in private state, a resume key and the manifest cache alike.
+func (p apiPlace) sameAPI(baseURL string) bool {
+	return client.APIAddress(p.BaseURL) == client.APIAddress(baseURL)
+}
+
+// configuredPlace is where the provider is configured to make an object of
+// project ("" for one whose route holds none): its base_url.
+func (d *providerData) configuredPlace(project string) apiPlace {
 	return apiPlace{BaseURL: d.baseURL, Project: project}
+}
+
+// madeAtAnotherAPI reports a recorded place at another API than base_url:
+// asking there would send this key to another server, and asking base_url
+// says nothing of the object, so it is neither read nor removed from state.
+func (d *providerData) madeAtAnotherAPI(recorded *apiPlace) bool {
+	return recorded != nil && !recorded.sameAPI(d.baseURL)
+}
+
+// knowExport tells the client where a job in state was made: the revision
+// it was found in and, from its recorded place, its project.
+func (d *providerData) knowExport(m staticExportModel, recorded *apiPlace) {
+	project := ""
+	if recorded != nil {
+		project = recorded.Project
+	}
+	d.client.KnowExport(m.JobID.ValueString(), client.ExportRevision(m.APIRevision.ValueString()), project)
+}
+
+// exportJobPlace is where the client found export job jobID: base_url and,
+// when the route of the job's revision holds one, the project.
+func (d *providerData) exportJobPlace(jobID string) apiPlace {
+	return d.configuredPlace(d.client.ExportProject(jobID))
 }
 
 // notePlace follows a read of an object at found: state written before the
@@ -40,14 +69,15 @@ func (d *providerData) notePlace(ctx context.Context, what string, recorded *api
 		return
 	}
 	if recorded.Project != "" && recorded.Project != d.projectID {
-		diags.AddWarning(d.placeWarning(what, *recorded, keptAndRead))
+		diags.AddWarning(d.placeWarning(what, *recorded, readWhereMade))
 	}
 }
 
-// What an object that lives elsewhere becomes, for placeWarning.
+// What becomes of an object made at another place than the provider is
+// configured for, for placeWarning.
 const (
-	keptNotRead = "It is kept in state as it is and not read, so that no request carries the API key to another server, and nothing is dropped."
-	keptAndRead = "It is read there, where it was made, and kept in state."
+	notReadAtAnotherAPI = "It is kept in state as it is and not read, so that no request carries the API key to another server, and nothing is dropped."
+	readWhereMade       = "It is read there, where it was made, and kept in state."
 )
 
 // warnMovedProject warns, at plan, of an object of project recorded (a
@@ -66,38 +96,13 @@ func (d *providerData) warnMovedProject(what string, configured types.String, re
 			"To keep project %s without this warning, set project_id = %q in this resource.", recorded, recorded, recorded)))
 }
 
-// elsewhere reports a recorded place at another API than base_url: asking
-// there would send this key to another server, and asking here says nothing
-// of the object, so it is neither read nor dropped.
-func (d *providerData) elsewhere(recorded *apiPlace) bool {
-	return recorded != nil && !sameAPI(recorded.BaseURL, d.baseURL)
-}
-
-// sameAPI compares two base URLs as addresses: the scheme and host in any
-// case, a default port written or not, a trailing slash or not.
-func sameAPI(a, b string) bool {
-	return canonicalBaseURL(a) == canonicalBaseURL(b)
-}
-
-func canonicalBaseURL(raw string) string {
-	u, err := url.Parse(strings.TrimSpace(raw))
-	if err != nil {
-		return raw
-	}
-	scheme, host := strings.ToLower(u.Scheme), strings.ToLower(u.Hostname())
-	if port := u.Port(); port != "" && !(scheme == "https" && port == "443") && !(scheme == "http" && port == "80") {
-		host = net.JoinHostPort(host, port)
-	}
-	return scheme + "://" + host + strings.TrimRight(u.EscapedPath(), "/")
-}
-
-// placeWarning is the one wording of an object that lives elsewhere than
-// the provider points now: where it lives, where the provider points, what
-// becomes of it (kept), and what to do.
+// placeWarning is the one wording of an object made at another place than
+// the provider is configured for now: where it was made, where the
+// provider points, what becomes of it (consequence), and what to do.
 // what names it, such as "Export job se_1". A move never plans a
 // replacement by itself: a mistyped setting must never cost a new export.
-func (d *providerData) placeWarning(what string, recorded apiPlace, kept string) (string, string) {
-	now := d.here("")
+func (d *providerData) placeWarning(what string, recorded apiPlace, consequence string) (string, string) {
+	now := d.configuredPlace("")
 	if recorded.Project != "" {
 		now.Project = d.projectID
 	}
@@ -105,5 +110,5 @@ func (d *providerData) placeWarning(what string, recorded apiPlace, kept string)
 		fmt.Sprintf("%s was made at %s; the provider now points at %s. %s "+
 			"If the setting is mistyped, fix it (base_url, project_id or their environment variables). "+
 			"To make a new one at %s instead, replace it (terraform apply -replace=<this resource's address>).",
-			what, recorded, now, kept, now)
+			what, recorded, now, consequence, now)
 }

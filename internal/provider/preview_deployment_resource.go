@@ -15,6 +15,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/client"
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/resume"
 )
 
 // previewDeploymentResource is docsadmin_preview_deployment: the preview
@@ -84,10 +85,13 @@ func (m *previewDeploymentModel) subject(statusID string) string {
 	return fmt.Sprintf("preview deployment %s of branch %q in project %s", statusID, m.Branch.ValueString(), m.ProjectID.ValueString())
 }
 
-// resumeKey identifies a preview build by the API, the project, the branch
-// and the triggers.
-func (m *previewDeploymentModel) resumeKey(d *providerData) string {
-	return d.deploymentResumeKey(m.ProjectID.ValueString()+"\x00preview\x00"+m.Branch.ValueString(), m.Triggers)
+// resumeKey identifies a preview build by its project, branch and
+// triggers.
+func (m *previewDeploymentModel) resumeKey(d *providerData) resume.Key {
+	return d.resumeKey("docsadmin_preview_deployment", m.ProjectID.ValueString(), struct {
+		Branch   string
+		Triggers map[string]string
+	}{m.Branch.ValueString(), triggerValues(m.Triggers)})
 }
 
 // start asks for a build of the branch's preview.
@@ -115,20 +119,8 @@ func (m *previewDeploymentModel) start(ctx context.Context, d *providerData, dia
 // waits: with wait false, apply ends once the build is queued.
 func (m *previewDeploymentModel) waits() bool { return m.Wait.ValueBool() }
 
-// offered is the recorded build with its address.
-func (m *previewDeploymentModel) offered() offeredWork {
-	work := m.deploymentStatusModel.offered()
-	work.URL = m.PreviewURL.ValueString()
-	return work
-}
-
-// adopt keeps the address of a build taken over.
-func (m *previewDeploymentModel) adopt(work offeredWork) { m.PreviewURL = optionalString(work.URL) }
-
-// carry keeps the address: the same for every rebuild of the branch.
-func (m *previewDeploymentModel) carry(prior *previewDeploymentModel) {
-	m.PreviewURL = prior.PreviewURL
-}
+// address is the preview's: the same for every rebuild of the branch.
+func (m *previewDeploymentModel) address() *types.String { return &m.PreviewURL }
 
 func (m *previewDeploymentModel) gone(err error) (string, string) {
 	return goneFromState(fmt.Sprintf("status %s of the preview of branch %q", m.StatusID.ValueString(), m.Branch.ValueString()), "the next apply rebuilds the preview.", err)

@@ -11,7 +11,8 @@ import (
 )
 
 // Private state: what a resource records that its schema does not show. Each
-// key is written and read here, as JSON, and nowhere else.
+// key is declared, written and read here, as JSON, and nowhere else
+// (TestPrivateStateKeysLiveInPrivateStateGo).
 
 // privateGetter is the read side of a resource's private state.
 type privateGetter interface {
@@ -24,14 +25,14 @@ type privateSetter interface {
 }
 
 const (
-	// privateCreateFinished marks a create that saw the deployment, build
-	// or job it started end (or had nothing to wait for). Delete offers
-	// what a create started to the replacement (resume.go) only without
+	// privateCreateCompleted marks a create that saw the deployment, build
+	// or job it started end (or had nothing to wait for). Delete registers
+	// what a create started for the replacement (resume.go) only without
 	// this mark: Terraform plans a tainted object, such as one whose create
 	// timed out, without its private state, while `terraform apply
-	// -replace` of an object whose create finished keeps it and so starts
+	// -replace` of an object whose create completed keeps it and so starts
 	// anew.
-	privateCreateFinished = "create_finished"
+	privateCreateCompleted = "create_completed"
 	// privateBundleIssuedAt is when the link in state was issued, so that
 	// the default renewal window is capped at half the link's lifetime and
 	// an explicit one that outlasts it draws a warning.
@@ -40,7 +41,7 @@ const (
 	// updated yet.
 	privateImported = "imported"
 	// privateBundleLink holds what the ephemeral resource's Renew needs to
-	// know about the link it opened.
+	// know about the link it opened (openedLink).
 	privateBundleLink = "bundle_link"
 	// privatePlace records, in a resource's private state, where the object was
 	// made: the API's address (base_url) and, where its route holds one, the
@@ -80,16 +81,16 @@ func getPrivateJSON(ctx context.Context, private privateGetter, key string, v an
 	}
 }
 
-// markCreateFinished records that the create saw its work end.
-func markCreateFinished(ctx context.Context, private privateSetter) diag.Diagnostics {
-	return setPrivateJSON(ctx, private, privateCreateFinished, true)
+// markCreateCompleted records that the create saw its work end.
+func markCreateCompleted(ctx context.Context, private privateSetter) diag.Diagnostics {
+	return setPrivateJSON(ctx, private, privateCreateCompleted, true)
 }
 
-// createFinished reports a create that saw its work end.
-func createFinished(ctx context.Context, private privateGetter) bool {
-	var finished bool
-	getPrivateJSON(ctx, private, privateCreateFinished, &finished)
-	return finished
+// createCompleted reports a create that saw its work end.
+func createCompleted(ctx context.Context, private privateGetter) bool {
+	var completed bool
+	getPrivateJSON(ctx, private, privateCreateCompleted, &completed)
+	return completed
 }
 
 func recordBundleIssued(ctx context.Context, private privateSetter, at time.Time) diag.Diagnostics {
@@ -157,4 +158,21 @@ func recordedSitePins(ctx context.Context, private privateGetter) sitePins {
 	var p sitePins
 	getPrivateJSON(ctx, private, privateSiteStore, &p)
 	return p
+}
+
+// openedLink is what docsadmin_static_export_bundle's Open records of the
+// link it opened, for its Renew.
+type openedLink struct {
+	JobID     string `json:"job_id"`
+	ExpiresAt string `json:"expires_at,omitempty"`
+}
+
+func recordOpenedLink(ctx context.Context, private privateSetter, link openedLink) diag.Diagnostics {
+	return setPrivateJSON(ctx, private, privateBundleLink, link)
+}
+
+func recordedOpenedLink(ctx context.Context, private privateGetter) openedLink {
+	var link openedLink
+	getPrivateJSON(ctx, private, privateBundleLink, &link)
+	return link
 }

@@ -27,6 +27,7 @@ import (
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/duration"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/poll"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/redact"
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/resume"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/siteclaims"
 )
 
@@ -61,7 +62,7 @@ type docsadminProvider struct {
 	options Options
 	// resume is shared by every configuration of this provider process, so
 	// that a replacement created after a failed create can find its job.
-	resume *resumeRegistry
+	resume *resume.Registry
 }
 
 // New returns a constructor for the provider, as the plugin server wants it.
@@ -74,9 +75,9 @@ func NewWithOptions(version string, opts Options) func() provider.Provider {
 	if opts.Clock == nil {
 		opts.Clock = clock.RealClock
 	}
-	resume := newResumeRegistry()
+	registry := resume.NewRegistry()
 	return func() provider.Provider {
-		return &docsadminProvider{version: version, options: opts, resume: resume}
+		return &docsadminProvider{version: version, options: opts, resume: registry}
 	}
 }
 
@@ -263,7 +264,6 @@ func (p *docsadminProvider) Configure(ctx context.Context, req provider.Configur
 		resume:        p.resume,
 		sites:         &siteclaims.Claims{},
 		configuration: siteclaims.Configuration(),
-		apiKey:        apiKey,
 		baseURL:       baseURL,
 		sanitizer:     sanitizer,
 
@@ -341,11 +341,10 @@ type providerData struct {
 	clock     clock.Clock
 	limits    archive.Limits // for every download of an archive
 	policy    poll.Policy
-	resume    *resumeRegistry
+	resume    *resume.Registry
 	sites     *siteclaims.Claims // the served paths of this run's static sites
 	// configuration names this run's configuration (siteclaims.Configuration).
 	configuration string
-	apiKey        string
 	baseURL       string
 	sanitizer     *redact.Sanitizer // for every text of the API shown or stored
 	// exportRevision is the pinned revision of the static export API, ""
@@ -429,19 +428,4 @@ func begin(ctx context.Context, data *providerData, consequence string, diags *d
 		return ctx, false
 	}
 	return data.maskSecrets(ctx), true
-}
-
-// beginOperation is begin for a create, read or update bounded by the
-// timeouts block: it also reads the operation's limit (limitOf, such as
-// plan.Timeouts.Create, with def when unset).
-func beginOperation(ctx context.Context, data *providerData, consequence string,
-	limitOf func(context.Context, time.Duration) (time.Duration, diag.Diagnostics), def time.Duration,
-	diags *diag.Diagnostics) (context.Context, time.Duration, bool) {
-	ctx, ok := begin(ctx, data, consequence, diags)
-	if !ok {
-		return ctx, 0, false
-	}
-	limit, d := limitOf(ctx, def)
-	diags.Append(d...)
-	return ctx, limit, !diags.HasError()
 }

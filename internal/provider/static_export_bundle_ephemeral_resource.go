@@ -49,12 +49,6 @@ type staticExportBundleModel struct {
 	SizeBytes types.Int64  `tfsdk:"size_bytes"`
 }
 
-// openedLink is the private data carried from Open to Renew.
-type openedLink struct {
-	JobID     string `json:"job_id"`
-	ExpiresAt string `json:"expires_at,omitempty"`
-}
-
 func (e *staticExportBundleEphemeralResource) Metadata(_ context.Context, req ephemeral.MetadataRequest, resp *ephemeral.MetadataResponse) {
 	resp.TypeName = req.ProviderTypeName + "_static_export_bundle"
 }
@@ -124,7 +118,7 @@ func (e *staticExportBundleEphemeralResource) Open(ctx context.Context, req ephe
 	tflog.Debug(ctx, "generated a bundle link for this run", map[string]any{"job_id": jobID, "expires_at": link.ExpiresAt})
 
 	resp.Diagnostics.Append(resp.Result.Set(ctx, &cfg)...)
-	resp.Diagnostics.Append(setPrivateJSON(ctx, resp.Private, privateBundleLink, link)...)
+	resp.Diagnostics.Append(recordOpenedLink(ctx, resp.Private, link)...)
 }
 
 // Renew is called by Terraform at RenewAt, shortly before the link expires,
@@ -136,8 +130,7 @@ func (e *staticExportBundleEphemeralResource) Renew(ctx context.Context, req eph
 	if e.data != nil {
 		ctx = e.data.maskSecrets(ctx)
 	}
-	var link openedLink
-	getPrivateJSON(ctx, req.Private, privateBundleLink, &link)
+	link := recordedOpenedLink(ctx, req.Private)
 	tflog.Warn(ctx, "the static export bundle link opened for this run is about to expire; consumers that read it after expires_at get a dead link, and the next Terraform run opens a fresh one",
 		map[string]any{"job_id": link.JobID, "expires_at": link.ExpiresAt})
 }

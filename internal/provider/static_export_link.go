@@ -63,7 +63,7 @@ func (d *providerData) requestLink(ctx context.Context, jobID string) (*client.S
 
 // completedExportLink generates a fresh link to the archive of a completed
 // export, or adds an error saying why there is none and returns nil.
-// Reading the job first turns "not finished" and "failed" into errors that
+// Reading the job first turns "queued", "running" and "failed" into errors that
 // say what to do, instead of the bundle endpoint's bare 409.
 func (d *providerData) completedExportLink(ctx context.Context, jobID string, diags *diag.Diagnostics) *client.StaticExportLink {
 	if !d.completedExport(ctx, jobID, diags) {

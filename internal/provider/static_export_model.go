@@ -74,12 +74,6 @@ func (in exportInputs) request() client.StartStaticExportRequest {
 	return client.StartStaticExportRequest{Domain: in.Domain, Version: in.Version, Paths: in.Paths}
 }
 
-// resumeKey identifies an export by the API it runs on and everything that
-// would make it a different export.
-func (d *providerData) resumeKey(in exportInputs) string {
-	return exportFingerprint(d.baseURL, in.Domain, in.Version, in.Paths, in.Triggers)
-}
-
 // setJob copies what the API reported of a job, its text through the
 // provider's sanitizer. Fields it left out keep their earlier value rather
 // than turning null mid-run.

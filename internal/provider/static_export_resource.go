@@ -25,6 +25,7 @@ import (
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/client"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/clock"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/duration"
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/resume"
 )
 
 const (
@@ -254,9 +255,9 @@ func (o exportOutput) save(ctx context.Context, m staticExportModel) {
 // it: the next apply continues it, and no second export is started.
 func (r *staticExportResource) export(ctx context.Context, m *staticExportModel, inputs exportInputs, previousLink types.Int64,
 	name timeoutName, limit time.Duration, out exportOutput) {
-	job, err := r.resumableJob(ctx, inputs, func(work offeredWork) {
+	job, err := r.resumableJob(ctx, inputs, func(work resume.Work) {
 		// Saved again as Delete found it: Terraform keeps it, tainted, and
-		// the next apply's Delete offers it once more.
+		// the next apply's Delete registers it once more.
 		m.setJob(&client.StaticExportJob{JobID: work.ID, Status: client.ExportStatus(work.Status), Revision: client.ExportRevision(work.Revision)}, r.data)
 		m.clearBundle()
 		m.clearArchive()
@@ -278,7 +279,7 @@ func (r *staticExportResource) export(ctx context.Context, m *staticExportModel,
 		warnWholeProject(out.diags, *m, job.Revision)
 	}
 
-	out.diags.Append(recordPlace(ctx, out.private, r.data.exportPlace(job.JobID))...)
+	out.diags.Append(recordPlace(ctx, out.private, r.data.exportJobPlace(job.JobID))...)
 	// Every value saved is known: Terraform refuses a state that still
 	// holds the plan's unknowns, even beside an error.
 	m.setJob(job, r.data)
@@ -309,20 +310,26 @@ func (r *staticExportResource) export(ctx context.Context, m *staticExportModel,
 }
 
 // resumableJob returns the job that an earlier, unfinished create of the same
-// inputs left behind, through the one resume protocol (resumeOffered). keep
-// saves the offered job when it cannot be read.
-func (r *staticExportResource) resumableJob(ctx context.Context, inputs exportInputs, keep func(offeredWork)) (*client.StaticExportJob, error) {
+// inputs left behind, through the one resume protocol (resumeRegistered).
+// saveAgain saves the registered job when it cannot be read.
+func (r *staticExportResource) resumableJob(ctx context.Context, inputs exportInputs, saveAgain func(resume.Work)) (*client.StaticExportJob, error) {
 	var job *client.StaticExportJob
-	_, ok, err := r.data.resumeOffered(ctx, r.data.resumeKey(inputs), func(id string) string { return "Export job " + id },
+	_, ok, err := r.data.resumeRegistered(ctx, r.data.exportResumeKey(inputs), func(id string) string { return "Export job " + id },
 		func(ctx context.Context, id string) (bool, error) {
 			var err error
 			job, err = r.data.client.GetStaticExport(ctx, id)
 			return err == nil && job.Status == client.ExportFailed, err
-		}, keep)
+		}, saveAgain)
 	if err != nil || !ok {
 		return nil, err
 	}
 	return job, nil
+}
+
+// exportResumeKey identifies an export by everything that would make it
+// another export (resumeKey).
+func (d *providerData) exportResumeKey(in exportInputs) resume.Key {
+	return d.resumeKey("docsadmin_static_export", d.projectID, in)
 }
 
 func (r *staticExportResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
@@ -338,8 +345,8 @@ func (r *staticExportResource) Read(ctx context.Context, req resource.ReadReques
 
 	jobID := state.JobID.ValueString()
 	recorded := recordedPlace(ctx, req.Private)
-	if r.data.elsewhere(recorded) {
-		resp.Diagnostics.AddWarning(r.data.placeWarning(state.named(), *recorded, keptNotRead))
+	if r.data.madeAtAnotherAPI(recorded) {
+		resp.Diagnostics.AddWarning(r.data.placeWarning(state.named(), *recorded, notReadAtAnotherAPI))
 		return
 	}
 	r.data.knowExport(state, recorded)
@@ -353,7 +360,7 @@ func (r *staticExportResource) Read(ctx context.Context, req resource.ReadReques
 		resp.Diagnostics.AddError("Cannot read the static export job", withHint(err))
 		return
 	}
-	r.data.notePlace(ctx, state.named(), recorded, r.data.exportPlace(jobID), resp.Private, &resp.Diagnostics)
+	r.data.notePlace(ctx, state.named(), recorded, r.data.exportJobPlace(jobID), resp.Private, &resp.Diagnostics)
 	state.setJob(job, r.data)
 	if state.BundleURL.IsNull() && job.Status != client.ExportFailed && !wasImported(ctx, req.Private) {
 		// An apply that delivered no link did not finish (unfinishedWork).
@@ -371,7 +378,7 @@ func (r *staticExportResource) Update(ctx context.Context, req resource.UpdateRe
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
 	resp.Diagnostics.Append(setExportIdentity(ctx, resp.Identity, state)...)
-	ctx, ok := begin(ctx, r.data, "the export cannot be managed yet", &resp.Diagnostics)
+	ctx, timeout, ok := beginOperation(ctx, r.data, "the export cannot be managed yet", plan.Timeouts.Update, defaultUpdateTimeout, &resp.Diagnostics)
 	if !ok {
 		return
 	}
@@ -381,12 +388,6 @@ func (r *staticExportResource) Update(ctx context.Context, req resource.UpdateRe
 	if !plan.BundleURL.IsUnknown() {
 		// Only settings changed (renew_before, timeouts).
 		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
-		return
-	}
-
-	timeout, diags := plan.Timeouts.Update(ctx, defaultUpdateTimeout)
-	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
 		return
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
@@ -419,12 +420,12 @@ func (r *staticExportResource) Update(ctx context.Context, req resource.UpdateRe
 		}
 	}
 	jobID := state.JobID.ValueString()
-	if r.data.elsewhere(recorded) {
+	if r.data.madeAtAnotherAPI(recorded) {
 		// Its link can be asked for only where it was made.
 		plan.copyJobFrom(state)
 		plan.copyLinkFrom(state)
 		plan.copyArchiveFrom(state)
-		resp.Diagnostics.AddWarning(r.data.placeWarning(state.named(), *recorded, keptNotRead))
+		resp.Diagnostics.AddWarning(r.data.placeWarning(state.named(), *recorded, notReadAtAnotherAPI))
 		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 		return
 	}
@@ -462,21 +463,21 @@ func (r *staticExportResource) Update(ctx context.Context, req resource.UpdateRe
 
 // Delete forgets the job: the API can neither delete nor cancel exports. A
 // job that has not failed and whose link was never delivered (the create
-// timed out, was interrupted, or its link failed) is offered to a create of
-// the same inputs in this run.
+// timed out, was interrupted, or its link failed) is registered for a
+// create of the same inputs in this run.
 func (r *staticExportResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
 	var state staticExportModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
 	recorded := recordedPlace(ctx, req.Private)
-	if resp.Diagnostics.HasError() || r.data == nil || r.data.elsewhere(recorded) {
+	if resp.Diagnostics.HasError() || r.data == nil || r.data.madeAtAnotherAPI(recorded) {
 		return // a job made at another API is not this API's to continue
 	}
 	unfinished := unfinishedWork{
-		work:     offeredWork{ID: state.JobID.ValueString(), Status: state.Status.ValueString(), Revision: state.APIRevision.ValueString()},
-		over:     state.Status.ValueString() == string(client.ExportFailed),
-		finished: !state.BundleURL.IsNull(),
+		work:         resume.Work{ID: state.JobID.ValueString(), Status: state.Status.ValueString(), Revision: state.APIRevision.ValueString()},
+		unsuccessful: state.Status.ValueString() == string(client.ExportFailed),
+		completed:    !state.BundleURL.IsNull(),
 	}
-	if !unfinished.offered() {
+	if !unfinished.resumable() {
 		return
 	}
 	inputs, diags := state.inputs(ctx)
@@ -486,7 +487,7 @@ func (r *staticExportResource) Delete(ctx context.Context, req resource.DeleteRe
 	}
 	// The replacement reads the job where it was made.
 	r.data.knowExport(state, recorded)
-	r.data.offerUnfinished(r.data.resumeKey(inputs), unfinished)
+	r.data.registerUnfinished(r.data.exportResumeKey(inputs), unfinished)
 }
 
 func (r *staticExportResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
@@ -534,7 +535,7 @@ func (r *staticExportResource) ImportState(ctx context.Context, req resource.Imp
 	resp.Diagnostics.Append(resp.State.Set(ctx, &model)...)
 	resp.Diagnostics.Append(setExportIdentity(ctx, resp.Identity, model)...)
 	resp.Diagnostics.Append(markImported(ctx, resp.Private)...)
-	resp.Diagnostics.Append(recordPlace(ctx, resp.Private, r.data.exportPlace(jobID))...)
+	resp.Diagnostics.Append(recordPlace(ctx, resp.Private, r.data.exportJobPlace(jobID))...)
 }
 
 // ModifyPlan plans a new export in place when triggers change or are not
@@ -572,7 +573,7 @@ func (r *staticExportResource) ModifyPlan(ctx context.Context, req resource.Modi
 		return
 	}
 
-	if r.data != nil && r.data.elsewhere(recordedPlace(ctx, req.Private)) {
+	if r.data != nil && r.data.madeAtAnotherAPI(recordedPlace(ctx, req.Private)) {
 		return // its link can be asked for only where it was made; Read said so
 	}
 	issuedAt := bundleIssuedAt(ctx, req.Private)

@@ -140,22 +140,6 @@ func (d *providerData) revisionHint() string {
 	return "Both revisions of the static export API were tried: check base_url, and that project_id names a project of the key's organization"
 }
 
-// knowExport tells the client where a job in state was made: the revision
-// it was found in and, from its recorded place, its project.
-func (d *providerData) knowExport(m staticExportModel, recorded *apiPlace) {
-	project := ""
-	if recorded != nil {
-		project = recorded.Project
-	}
-	d.client.KnowExport(m.JobID.ValueString(), client.ExportRevision(m.APIRevision.ValueString()), project)
-}
-
-// exportPlace is where the client found jobID: the project, when its
-// revision's route holds one, at base_url.
-func (d *providerData) exportPlace(jobID string) apiPlace {
-	return d.here(d.client.ExportProject(jobID))
-}
-
 // warnWholeProject warns that version and paths were not sent: the
 // project-scoped revision exports the project's whole deployment.
 func warnWholeProject(diags *diag.Diagnostics, m staticExportModel, r client.ExportRevision) {

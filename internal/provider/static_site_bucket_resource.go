@@ -503,9 +503,7 @@ func (r *bucketSiteResource) Delete(ctx context.Context, req resource.DeleteRequ
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	limit, diags := state.Timeouts.Delete(ctx, defaultSiteTimeout)
-	resp.Diagnostics.Append(diags...)
-	ctx, ok := begin(ctx, r.data, "the site's objects cannot be deleted", &resp.Diagnostics)
+	ctx, limit, ok := beginOperation(ctx, r.data, "the site's objects cannot be deleted", state.Timeouts.Delete, defaultSiteTimeout, &resp.Diagnostics)
 	if !ok {
 		return
 	}

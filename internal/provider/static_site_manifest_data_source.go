@@ -13,6 +13,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/archive"
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/client"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/manifestcache"
 )
 
@@ -144,7 +145,7 @@ func (d *staticSiteManifestDataSource) Read(ctx context.Context, req datasource.
 	if !d.data.completedExport(ctx, jobID, &resp.Diagnostics) {
 		return
 	}
-	cache := manifestcache.New(cacheDir, d.data.baseURL)
+	cache := manifestcache.New(cacheDir, client.APIAddress(d.data.baseURL))
 	collector, sum, ok := d.cached(ctx, cache, jobID, int(maxFiles), &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return

@@ -32,8 +32,14 @@ func apiKeyProblem(key string) string {
 		"(letters, digits, '_' or '-', no spaces), as generated on the dashboard's API keys page.", len(key))
 }
 
-// baseURLProblem returns an error for an unusable URL and a warning for one
-// that would send the key unencrypted over a network.
+// baseURLProblem is the rule of the API's address, base_url: an absolute
+// http(s) URL with a host, without user information, query, fragment or a
+// trailing API version. It returns an error for an unusable URL and a
+// warning for plain http to a host that is not loopback, which would send
+// the key unencrypted over a network. It differs from the rule of a link
+// (redact.LinkShape): the value is the user's own and is quoted (unless it
+// may carry credentials), and it names where requests go, not a resource
+// to fetch.
 func baseURLProblem(raw string) (problem, warning string) {
 	const accepted = "Accepted: an absolute http(s) URL with a host and no query or fragment, such as https://api.example.com."
 	u, err := url.Parse(raw)

@@ -31,6 +31,25 @@ const (
 // String names the attribute as a user writes it in a message.
 func (n timeoutName) String() string { return "timeouts." + string(n) }
 
+// beginOperation is begin for an operation bounded by the timeouts block
+// (a create, read, update or delete of a resource, a read of a data
+// source): it also reads the operation's limit (limitOf, such as
+// plan.Timeouts.Create, with def when unset). It is the one place that
+// reads a timeouts block's value, for every bounded operation: a test
+// (TestOnlyBeginOperationReadsTimeouts) holds every other file to handing
+// it the block's method.
+func beginOperation(ctx context.Context, data *providerData, consequence string,
+	limitOf func(context.Context, time.Duration) (time.Duration, diag.Diagnostics), def time.Duration,
+	diags *diag.Diagnostics) (context.Context, time.Duration, bool) {
+	ctx, ok := begin(ctx, data, consequence, diags)
+	if !ok {
+		return ctx, 0, false
+	}
+	limit, d := limitOf(ctx, def)
+	diags.Append(d...)
+	return ctx, limit, !diags.HasError()
+}
+
 // pollPolicy is the provider's polling policy for one kind of wait.
 func (d *providerData) pollPolicy(knownStatuses []string) poll.Policy {
 	p := d.policy

@@ -15,6 +15,7 @@ import (
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/client"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/clock"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/mockapi"
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/redact"
 )
 
 // infoRecords returns the INFO records of a tflogtest log.
@@ -41,7 +42,7 @@ func testProviderData(t *testing.T, mock *mockapi.Server) *providerData {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &providerData{client: c, clock: clock.RealClock, policy: acctest.QuickPolls, apiKey: mock.APIKey, baseURL: mock.URL}
+	return &providerData{client: c, clock: clock.RealClock, policy: acctest.QuickPolls, sanitizer: redact.New(mock.APIKey), baseURL: mock.URL}
 }
 
 func TestExportWaitLogsOneInfoLinePerStatusChange(t *testing.T) {

@@ -9,22 +9,37 @@ import (
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/bundlelink"
 )
 
+// The rules of a link, each built on the one before it:
+//
+//   - LinkShape: the shape of any link, from the API or passed on by a
+//     configuration.
+//   - SignedLinkShape: a presigned link's shape, http or https and at most
+//     MaxSignedLinkBytes; what the helm_values function accepts, which runs
+//     without a configured provider and so knows no secret.
+//   - SignedLink: a presigned link from the API (a bundle's), which also
+//     holds no secret this provider instance knows (secretInLink).
+//   - Link: any other link from the API that state keeps (a preview's
+//     address, a pull request's): https only (and http where allowHTTP),
+//     at most MaxLinkBytes, no secret and no signature or token.
+//
+// Every reason is a clause that never quotes the link. The API's base_url
+// is not a link from the API: the provider's own baseURLProblem checks it.
+
 // MaxLinkBytes is the longest link from the API that state keeps.
 const MaxLinkBytes = 2048
 
-// Link returns a link the API returned (a preview's address, a pull
-// request's) as state may keep it, or "" and why it may not: it passes
-// checkLink with https only (and http where allowHTTP, for an API reached
-// over http) and at most MaxLinkBytes, carries no signature or token in
-// its query, and no secret the sanitizer knows (secretInLink). The reason
-// never quotes the link.
+// MaxSignedLinkBytes is the longest presigned link accepted: a signature and
+// a session token make them long.
+const MaxSignedLinkBytes = 16 << 10
+
+// Link returns a link the API returned as state may keep it, or "" and why
+// it may not (see the rules above).
 func (s *Sanitizer) Link(raw string, allowHTTP bool) (string, string) {
 	schemes := []string{"https"}
-	accepted := "https"
 	if allowHTTP {
-		schemes, accepted = []string{"https", "http"}, "https or http (base_url is http)"
+		schemes = append(schemes, "http")
 	}
-	if problem := s.checkLink(raw, MaxLinkBytes, schemes, accepted); problem != "" {
+	if problem := s.checkLink(raw, LinkShape(raw, MaxLinkBytes, schemes...)); problem != "" {
 		return "", problem
 	}
 	if len(bundlelink.Signature(raw)) > 0 || hidePatterns(raw) != raw {
@@ -33,26 +48,37 @@ func (s *Sanitizer) Link(raw string, allowHTTP bool) (string, string) {
 	return raw, ""
 }
 
-// MaxSignedLinkBytes is the longest presigned link accepted: a signature and
-// a session token make them long.
-const MaxSignedLinkBytes = 16 << 10
-
-// SignedLink says why a presigned link from the API (a bundle's) may not be
-// kept or fetched, or returns "": it passes checkLink with http or https
-// (plain http draws its own warning) and at most MaxSignedLinkBytes. Its
-// signature is its purpose; bundlelink hides it wherever it appears. The
-// reason never quotes the link.
+// SignedLink says why a presigned link from the API may not be kept or
+// fetched, or returns "" (see the rules above). Its signature is its
+// purpose; bundlelink hides it wherever it appears. Plain http draws the
+// caller's own warning.
 func (s *Sanitizer) SignedLink(raw string) string {
-	return s.checkLink(raw, MaxSignedLinkBytes, []string{"https", "http"}, "https (or http)")
+	return s.checkLink(raw, SignedLinkShape(raw))
 }
 
-// checkLink is the one check of a link from the API, whatever it is kept
-// for: at most maxBytes, printable ASCII only (no control, bidirectional or
-// invisible character; a host in Unicode is sent as punycode), an absolute
-// URL in one of schemes, a host, no user or password, and no secret the
-// sanitizer knows in any part (secretInLink). It says why not, or returns
-// ""; the reason never quotes the link.
-func (s *Sanitizer) checkLink(raw string, maxBytes int, schemes []string, accepted string) string {
+// checkLink is shapeProblem, the link's shape problem, or when it has
+// none, the secret the sanitizer knows that it holds (secretInLink): a
+// link is matched only once its length is known to be bounded.
+func (s *Sanitizer) checkLink(raw, shapeProblem string) string {
+	if shapeProblem != "" {
+		return shapeProblem
+	}
+	return s.secretInLink(raw)
+}
+
+// SignedLinkShape says why raw does not have a presigned link's shape, or
+// returns "": LinkShape with http or https and at most MaxSignedLinkBytes.
+func SignedLinkShape(raw string) string {
+	return LinkShape(raw, MaxSignedLinkBytes, "https", "http")
+}
+
+// LinkShape is the one rule of a link's shape, whatever it is for: at most
+// maxBytes, printable ASCII only (no space, control, bidirectional or
+// invisible character; a host in Unicode is written as punycode), an
+// absolute URL in one of schemes (lower case, in any case in the link), a
+// host, and no user or password. It says why not, or returns ""; the
+// reason never quotes the link.
+func LinkShape(raw string, maxBytes int, schemes ...string) string {
 	if len(raw) > maxBytes {
 		return fmt.Sprintf("it is %d bytes long, more than the %d accepted", len(raw), maxBytes)
 	}
@@ -65,6 +91,7 @@ func (s *Sanitizer) checkLink(raw string, maxBytes int, schemes []string, accept
 	if err != nil {
 		return "it is not a valid URL"
 	}
+	accepted := strings.Join(schemes, " or ")
 	switch scheme := strings.ToLower(u.Scheme); {
 	case scheme == "":
 		return "it is not an absolute URL; accepted: " + accepted
@@ -75,7 +102,7 @@ func (s *Sanitizer) checkLink(raw string, maxBytes int, schemes []string, accept
 	case u.User != nil || strings.Contains(u.Host, "@"):
 		return "it carries a user name or password (userinfo)"
 	}
-	return s.secretInLink(u)
+	return ""
 }
 
 // maxDecodes bounds how many times a link's parts are percent-decoded: a
@@ -84,8 +111,13 @@ const maxDecodes = 3
 
 // secretInLink says which secret the sanitizer knows a link holds, and in
 // which part, or returns "": each part, as it is and percent-decoded (up
-// to maxDecodes times), is matched as text is (holding).
-func (s *Sanitizer) secretInLink(u *url.URL) string {
+// to maxDecodes times), is matched as text is (holding). A link that does
+// not parse holds nothing it could name: LinkShape refuses it.
+func (s *Sanitizer) secretInLink(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return ""
+	}
 	for _, part := range []struct{ name, raw string }{
 		{"host", u.Host}, {"path", u.EscapedPath()}, {"query", u.RawQuery}, {"fragment", u.EscapedFragment()},
 	} {

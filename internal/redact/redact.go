@@ -121,6 +121,9 @@ type Sanitizer struct {
 	mu      sync.RWMutex
 	secrets []secret
 	prompts map[string]bool
+	// keyPatterns are the key's LogPatterns, made once.
+	logOnce     sync.Once
+	keyPatterns []*regexp.Regexp
 }
 
 // New returns a Sanitizer that hides apiKey, and its secret part alone (keys
@@ -309,9 +312,6 @@ func hideSecrets(text string, secrets []secret, whole bool) string {
 }
 
 var (
-	// signatureParam is a link's signing parameter (bundlelink's list)
-	// wherever it stands, even glued to a word before it.
-	signatureParam = regexp.MustCompile(`(?i)(` + strings.Join(bundlelink.SignatureParams(), "|") + `)=([^&\s"']+)`)
 	// credentialField is a named credential, as a query parameter, a
 	// header, a JSON member or prose: the value after it is hidden.
 	credentialField = regexp.MustCompile(`(?i)\b((?:proxy-)?authorization|x-api-key|api[-_]?key|access[-_]?token|refresh[-_]?token|id[-_]?token|` +
@@ -325,10 +325,10 @@ var (
 )
 
 // hidePatterns hides what is a credential by its shape: link signatures and
-// tokens (bundlelink.SignatureInText), Authorization values, named secrets,
+// tokens (bundlelink.SignatureInText, the one pattern of a signing parameter), Authorization values, named secrets,
 // passwords in URLs.
 func hidePatterns(text string) string {
-	text = replaceGroup(signatureParam, text, 2, func(string) bool { return true })
+	text = replaceGroup(bundlelink.SignatureInText, text, 1, func(string) bool { return true })
 	text = replaceGroup(credentialField, text, 4, func(v string) bool {
 		return v != ValueMarker && !strings.EqualFold(v, "bearer") && !strings.EqualFold(v, "basic")
 	})
