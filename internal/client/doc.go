@@ -1,8 +1,8 @@
 // Package client speaks the documentation platform's administration API over
 // HTTP. It knows nothing of its callers: the provider turns its types into
 // schema values and its errors into diagnostics worded in its own settings.
-// It must never name a provider setting or speak Terraform's words
-// (TestClientSourcesDoNotSpeakTerraform), and never repeat a call that
+// It must never name a setting of its callers or speak their words (a test
+// of the package holds it), and never repeat a call that
 // starts work after an answer that leaves open whether the API acted.
 //
 // Every call is declared once, in endpoints.go: its path, whether it may be
