@@ -111,16 +111,15 @@ func OpenDir(p string) (*os.Root, error) { return os.OpenRoot(p + dirOnly) }
 // inside dir.
 func OpenDirIn(dir *os.Root, name string) (*os.Root, error) { return dir.OpenRoot(name + dirOnly) }
 
-// checkThenRename renames from in fromDir to to in toDir only if nothing
-// was at to a moment before: where no system call renames without
-// replacing, a narrow window remains.
-func checkThenRename(fromDir *os.Root, from string, toDir *os.Root, to string) error {
+// nothingAt is nil when nothing is at to in toDir, and the error of a
+// rename of from over it otherwise.
+func nothingAt(toDir *os.Root, from, to string) error {
 	if _, err := toDir.Lstat(to); err == nil {
 		return &os.LinkError{Op: "rename", Old: from, New: to, Err: fs.ErrExist}
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
-	return Rename(fromDir, from, toDir, to)
+	return nil
 }
 
 func randomSuffix() string {

@@ -100,7 +100,7 @@ func (c *manifestCache) load(jobID string, maxFiles int) (*site.Manifest, string
 	}
 	defer root.Close()
 	name := c.name(jobID)
-	f, _, err := localfile.OpenRegularIn(root, name, 0)
+	f, _, err := localfile.OpenRegularIn(root, name, nil, 0)
 	if err != nil {
 		return nil, "", false, nil // missing, or not a regular file: ignored, rewritten
 	}

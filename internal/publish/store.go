@@ -151,7 +151,7 @@ func openDirIn(dir *os.Root, name, want string) (*os.Root, error) {
 // to O_RDONLY): never a link, a FIFO or a device (an *EntryError naming
 // what is there), and only the file Lstat found (localfile.OpenRegularIn).
 func openRegularIn(dir *os.Root, name string, flags int) (*os.File, error) {
-	f, found, err := localfile.OpenRegularIn(dir, name, flags)
+	f, found, err := localfile.OpenRegularIn(dir, name, nil, flags)
 	if notRegular := (*localfile.NotRegularError)(nil); errors.As(err, &notRegular) {
 		return nil, &EntryError{Path: filepath.Join(dir.Name(), name), Found: describeEntry(dir, name, found), Want: "a regular file"}
 	}
