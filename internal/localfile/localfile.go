@@ -139,7 +139,7 @@ func SHA256In(dir *os.Root, name string) (sum string, size int64, found fs.FileI
 // meanwhile, and the error is ErrReplaced. A name already gone is
 // fs.ErrNotExist.
 func RemoveFound(dir *os.Root, name string, found fs.FileInfo) error {
-	aside := "." + name + tempInfix + randomSuffix()
+	aside := TempName(name)
 	if err := RenameNoReplace(dir, name, dir, aside); err != nil {
 		return err
 	}

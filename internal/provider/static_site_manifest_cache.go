@@ -167,7 +167,11 @@ func prune(root *os.Root, before time.Time) {
 		return
 	}
 	for _, e := range entries {
-		if !manifestCacheName.MatchString(e.Name()) {
+		name, temporary := localfile.TempOf(e.Name())
+		if !temporary {
+			name = e.Name()
+		}
+		if !manifestCacheName.MatchString(name) {
 			continue
 		}
 		if info, err := root.Lstat(e.Name()); err == nil && info.Mode().IsRegular() && info.ModTime().Before(before) {
@@ -176,9 +180,9 @@ func prune(root *os.Root, before time.Time) {
 	}
 }
 
-// manifestCacheName matches the entries path writes and the temporary
-// files store writes (localfile.Write's, and those of earlier versions).
-var manifestCacheName = regexp.MustCompile(`^(?:[0-9a-f]{32}\.json|\.[0-9a-f]{32}\.json\.tmp-[0-9a-f]{16}|\.manifest-[0-9]+)$`)
+// manifestCacheName matches the entries path writes (their temporary
+// files, through localfile.TempOf) and earlier versions' temporary files.
+var manifestCacheName = regexp.MustCompile(`^(?:[0-9a-f]{32}\.json|\.manifest-[0-9]+)$`)
 
 func decodeHex(s string, dst []byte) bool {
 	n, err := hex.Decode(dst, []byte(s))

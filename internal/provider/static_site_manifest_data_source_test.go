@@ -21,6 +21,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/acctest"
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/localfile"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/mockapi"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/sitegen"
 )
@@ -248,7 +249,7 @@ func TestManifestCachePrunesOnlyItsOwnFiles(t *testing.T) {
 	names := map[string]bool{ // name: pruned when old
 		"notes.txt": false, "main.tf": false, "0123456789abcdef0123456789abcdef.json.bak": false,
 		"0123456789abcdef0123456789abcdef.json": true, ".manifest-12345": true,
-		".0123456789abcdef0123456789abcdef.json.tmp-0123456789abcdef": true,
+		localfile.TempName("0123456789abcdef0123456789abcdef.json"): true, ".0123456789abcdef0123456789abcdef.json.tmp-0123456789abcdef": false,
 	}
 	for name := range names {
 		p := filepath.Join(dir, name)

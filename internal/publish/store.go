@@ -59,20 +59,18 @@ func (k entryKind) String() string {
 // whether the name is one of its own.
 func storeEntryKind(name string) (entryKind, bool) {
 	switch {
-	case name == markerName, name == lockName, localfile.IsTemp(name, markerName), strings.HasPrefix(name, legacyMarkerTmp),
-		strings.HasPrefix(name, "."+lockName+".tmp-"):
+	case name == markerName, name == lockName:
 		return kindFile, true
 	case name == releasesDir, name == stagingDir, name == recordsDir:
 		return kindDir, true
 	case strings.HasPrefix(name, linkTmpInfix):
 		return kindLink, true
 	}
+	if made, ok := localfile.TempOf(name); ok && (made == markerName || made == lockName) {
+		return kindFile, true
+	}
 	return 0, false
 }
-
-// legacyMarkerTmp is the temporary marker's name of earlier versions, which
-// a killed run of one may have left.
-const legacyMarkerTmp = "." + markerName + "-"
 
 // releaseName is the name of a release: the time of its switch and a
 // random suffix. Only entries of this name in releases/ are ever removed.
@@ -327,7 +325,7 @@ func lockFile(store *os.Root) (*storeLock, error) {
 // newLock makes the lock file of a store being made, locked before it
 // takes its name: no one ever sees that lock free while its run lives.
 func newLock(store *os.Root) (*storeLock, error) {
-	tmp := "." + lockName + ".tmp-" + randomName()
+	tmp := localfile.TempName(lockName)
 	f, err := store.OpenFile(tmp, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
 	if err != nil {
 		return nil, err
