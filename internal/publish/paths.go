@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/localfile"
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/publish/confined"
 )
 
 // PathProblem says why dir can never be a served path, or "": the root,
@@ -67,12 +68,12 @@ func terraformFilesAt(s Site) []string {
 		return nil
 	}
 	defer parent.Close()
-	dir, err := openDirIn(parent, s.base(), "")
+	dir, err := confined.OpenDir(parent, s.base(), "")
 	if err != nil || dir == nil {
 		return nil
 	}
 	defer dir.Close()
-	entries, err := readDirIn(dir)
+	entries, err := confined.ReadDir(dir)
 	if err != nil {
 		return nil
 	}
