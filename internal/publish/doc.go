@@ -65,4 +65,7 @@
 // between two handles (the tree into the releases, the new link into place,
 // a withdrawn link aside) joins the handles' paths; Exchange is not
 // available there, so dir is checked again just before the rename over it.
+//
+// Tests act at the one moment they cannot reach from outside, after the
+// tree is durable and before the link switches, through publishtest.
 package publish

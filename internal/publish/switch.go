@@ -6,24 +6,12 @@ import (
 	"fmt"
 	"io/fs"
 	"path/filepath"
-	"sync/atomic"
 	"time"
 
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/localfile"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/publish/confined"
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/publish/internal/testhook"
 )
-
-// beforeLinkSwitch, when set by a test, runs after the new tree is synced
-// and before the link at Dir is made or exchanged.
-var beforeLinkSwitch atomic.Pointer[func(s Site)]
-
-// SetBeforeLinkSwitch sets a function that runs after the new tree is
-// synced to disk and before the link at Dir is switched, for the tests of
-// callers that race the switch; it returns the function that unsets it.
-func SetBeforeLinkSwitch(f func(s Site)) (restore func()) {
-	beforeLinkSwitch.Store(&f)
-	return func() { beforeLinkSwitch.Store(nil) }
-}
 
 // Switch moves the complete tree (from Stage) into the releases, writes
 // its records beside it (name suffix to content, such as ".json"), and
@@ -59,8 +47,8 @@ func (st *Staged) Switch(jobID string, records map[string][]byte) (name string, 
 		st.discard(release)
 		return "", err
 	}
-	if hook := beforeLinkSwitch.Load(); hook != nil {
-		(*hook)(s)
+	if hook := testhook.BeforeLinkSwitch.Load(); hook != nil {
+		(*hook)(s.Dir)
 	}
 	if err := o.switchLink(found, release); err != nil {
 		st.discard(release)
