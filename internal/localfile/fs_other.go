@@ -34,21 +34,33 @@ func SyncTree(dir *os.Root) error {
 // Windows cannot rename over a directory link, so the old one is removed
 // first: the name is missing for that moment.
 func Rename(fromDir *os.Root, from string, toDir *os.Root, to string) error {
-	src, dst := filepath.Join(fromDir.Name(), from), filepath.Join(toDir.Name(), to)
-	if err := os.Rename(src, dst); err == nil {
+	if err := rename(fromDir, from, toDir, to); err == nil {
 		return nil
 	}
 	if err := toDir.Remove(to); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
-	return os.Rename(src, dst)
+	return rename(fromDir, from, toDir, to)
+}
+
+// rename renames through the handle where both names are in one; between
+// two handles this system has no rename relative to a directory handle, and
+// the names are joined to the handles' paths.
+func rename(fromDir *os.Root, from string, toDir *os.Root, to string) error {
+	if fromDir == toDir {
+		return fromDir.Rename(from, to)
+	}
+	return os.Rename(filepath.Join(fromDir.Name(), from), filepath.Join(toDir.Name(), to))
 }
 
 // Exchange is not available here (see Rename).
 func Exchange(*os.Root, string, *os.Root, string) error { return errors.ErrUnsupported }
 
 // RenameNoReplace renames only while nothing is at to: a check, then the
-// rename.
+// rename, which here never removes what is at to (as Rename would).
 func RenameNoReplace(fromDir *os.Root, from string, toDir *os.Root, to string) error {
-	return checkThenRename(fromDir, from, toDir, to)
+	if err := nothingAt(toDir, from, to); err != nil {
+		return err
+	}
+	return rename(fromDir, from, toDir, to)
 }

@@ -38,3 +38,13 @@ func withDirs(a, b *os.Root, f func(aFd, bFd int) error) error {
 	defer db.Close()
 	return f(int(da.Fd()), int(db.Fd()))
 }
+
+// checkThenRename renames from in fromDir to to in toDir only if nothing
+// was at to a moment before: where no system call renames without
+// replacing, a narrow window remains.
+func checkThenRename(fromDir *os.Root, from string, toDir *os.Root, to string) error {
+	if err := nothingAt(toDir, from, to); err != nil {
+		return err
+	}
+	return Rename(fromDir, from, toDir, to)
+}

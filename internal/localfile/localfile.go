@@ -11,15 +11,15 @@ import (
 	"path/filepath"
 )
 
-// OpenRegular opens p for reading only if it is a regular file (see
-// OpenRegularIn), resolving the directory that holds it once (OpenParent).
+// OpenRegular is OpenRegularIn of p's name in a handle of the directory
+// that holds it (OpenParent), for a caller that has only a path.
 func OpenRegular(p string) (*os.File, error) {
 	dir, name, err := OpenParent(p)
 	if err != nil {
 		return nil, err
 	}
 	defer dir.Close()
-	f, _, err := OpenRegularIn(dir, name, 0)
+	f, _, err := OpenRegularIn(dir, name, nil, 0)
 	return f, err
 }
 
@@ -51,70 +51,55 @@ func (e *NotRegularError) Error() string {
 // was swapped in at its name meanwhile.
 var ErrReplaced = errors.New("replaced while it was opened")
 
-// OpenRegularIn opens the regular file name in dir for reading (flags add
-// to O_RDONLY), and returns what Lstat found there. Nothing but a regular
-// file is opened (a *NotRegularError): a FIFO would block the open, and a
-// device could be anything, opening one having effects of its own. A
-// symbolic link is never followed. The file opened is then checked to be
-// the one Lstat found (OpenFound).
-func OpenRegularIn(dir *os.Root, name string, flags int) (*os.File, fs.FileInfo, error) {
-	found, err := dir.Lstat(name)
-	if err != nil {
-		return nil, nil, err
+// OpenRegularIn is the one safe open of a regular file: it opens name in
+// dir for reading (flags add to O_RDONLY) only if it is a regular file, and
+// returns what Lstat found there. found is what Lstat, or a listing of dir,
+// already said of name; nil has it Lstat here. Nothing but a regular file
+// is opened (a *NotRegularError): a FIFO would block the open, and a device
+// could be anything, opening one having effects of its own. A symbolic
+// link is never followed. The file opened is then checked to be the one
+// found (its device and inode): anything swapped in meanwhile is
+// ErrReplaced, and a FIFO swapped in does not block the open.
+func OpenRegularIn(dir *os.Root, name string, found fs.FileInfo, flags int) (*os.File, fs.FileInfo, error) {
+	if found == nil {
+		var err error
+		if found, err = dir.Lstat(name); err != nil {
+			return nil, nil, err
+		}
 	}
-	if !found.Mode().IsRegular() {
-		return nil, found, &NotRegularError{Path: filepath.Join(dir.Name(), name), Found: found}
-	}
-	f, err := OpenFound(dir, name, found, flags)
-	return f, found, err
-}
-
-// OpenFound opens name in dir (flags add to O_RDONLY), a regular file that
-// Lstat, or a listing of dir, described as found, and checks that the file
-// opened is that one (its device and inode): anything swapped in meanwhile
-// is ErrReplaced, and a FIFO swapped in does not block the open.
-func OpenFound(dir *os.Root, name string, found fs.FileInfo, flags int) (*os.File, error) {
 	p := filepath.Join(dir.Name(), name)
+	if !found.Mode().IsRegular() {
+		return nil, found, &NotRegularError{Path: p, Found: found}
+	}
 	if beforeOpen != nil {
 		beforeOpen(p)
 	}
 	f, err := dir.OpenFile(name, os.O_RDONLY|flags|nonBlocking, 0)
 	if err != nil {
-		return nil, err
+		return nil, found, err
 	}
 	opened, err := f.Stat()
 	if err != nil {
 		f.Close()
-		return nil, err
+		return nil, found, err
 	}
 	if !opened.Mode().IsRegular() || !os.SameFile(found, opened) {
 		f.Close()
-		return nil, fmt.Errorf("%s was %w", p, ErrReplaced)
+		return nil, found, fmt.Errorf("%s was %w", p, ErrReplaced)
 	}
-	return f, nil
+	return f, found, nil
 }
 
 // beforeOpen, when set by a test, runs between the Lstat of OpenRegularIn
 // and its open.
 var beforeOpen func(p string)
 
-// SHA256 hashes the regular file at p (see OpenRegular) and reports its
-// size, reading it as a stream: memory stays bounded whatever its size.
-func SHA256(p string) (sum string, size int64, err error) {
-	dir, name, err := OpenParent(p)
-	if err != nil {
-		return "", 0, err
-	}
-	defer dir.Close()
-	sum, size, _, err = SHA256In(dir, name)
-	return sum, size, err
-}
-
 // SHA256In hashes the regular file name in dir (see OpenRegularIn) as a
 // stream, and reports its size and what Lstat found: what RemoveFound
-// takes to remove that file and no other.
+// takes to remove that file and no other. Memory stays bounded whatever
+// the file's size.
 func SHA256In(dir *os.Root, name string) (sum string, size int64, found fs.FileInfo, err error) {
-	f, found, err := OpenRegularIn(dir, name, 0)
+	f, found, err := OpenRegularIn(dir, name, nil, 0)
 	if err != nil {
 		return "", 0, found, err
 	}
@@ -133,7 +118,7 @@ func SHA256In(dir *os.Root, name string) (sum string, size int64, found fs.FileI
 // meanwhile, and the error is ErrReplaced. A name already gone is
 // fs.ErrNotExist.
 func RemoveFound(dir *os.Root, name string, found fs.FileInfo) error {
-	aside := "." + name + tempInfix + randomSuffix()
+	aside := TempName(name)
 	if err := RenameNoReplace(dir, name, dir, aside); err != nil {
 		return err
 	}

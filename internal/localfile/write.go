@@ -2,7 +2,6 @@ package localfile
 
 import (
 	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"io"
 	"io/fs"
@@ -10,15 +9,43 @@ import (
 	"strings"
 )
 
-// tempInfix joins a file's name and a random suffix in the name of the
-// temporary file that Write fills before renaming it into place.
+// tempInfix joins a name and a random suffix in a temporary name.
 const tempInfix = ".tmp-"
 
-// IsTemp reports whether entry is a temporary file that Write made for
-// name (and that a killed run may have left).
-func IsTemp(entry, name string) bool {
-	return strings.HasPrefix(entry, "."+name+tempInfix)
+// TempName is a new temporary name for an entry that is to take the name
+// name in the same directory (Write's file before its rename, a file moved
+// aside by RemoveFound, a lock before it is in place): hidden, and unique
+// by a random suffix, so that it is made new and never meets another's.
+// TempOf recognises it, and only it.
+func TempName(name string) string {
+	return "." + name + tempInfix + rand.Text()
 }
+
+// TempOf is the name a temporary entry was made for by TempName, and
+// whether entry is such a name at all: what a killed run may have left,
+// which its maker may remove and nobody else's files.
+func TempOf(entry string) (name string, ok bool) {
+	rest, ok := strings.CutPrefix(entry, ".")
+	if !ok {
+		return "", false
+	}
+	i := strings.LastIndex(rest, tempInfix)
+	if i <= 0 {
+		return "", false
+	}
+	name, suffix := rest[:i], rest[i+len(tempInfix):]
+	if len(suffix) < randomTextMin || strings.Trim(suffix, randomTextAlphabet) != "" {
+		return "", false
+	}
+	return name, true
+}
+
+// rand.Text's alphabet (RFC 4648 base32) and its length today; a later Go
+// may make it longer, never shorter.
+const (
+	randomTextAlphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"
+	randomTextMin      = 26
+)
 
 // Write replaces name in dir with what fill writes, by the durability
 // policy: a temporary file beside it, made new (never one that exists),
@@ -27,7 +54,7 @@ func IsTemp(entry, name string) bool {
 // followed. On any error the temporary file is removed and name is left as
 // it was.
 func Write(dir *os.Root, name string, perm fs.FileMode, fill func(io.Writer) error) error {
-	tmp := "." + name + tempInfix + randomSuffix()
+	tmp := TempName(name)
 	f, err := dir.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
 	if err != nil {
 		return err
@@ -111,20 +138,13 @@ func OpenDir(p string) (*os.Root, error) { return os.OpenRoot(p + dirOnly) }
 // inside dir.
 func OpenDirIn(dir *os.Root, name string) (*os.Root, error) { return dir.OpenRoot(name + dirOnly) }
 
-// checkThenRename renames from in fromDir to to in toDir only if nothing
-// was at to a moment before: where no system call renames without
-// replacing, a narrow window remains.
-func checkThenRename(fromDir *os.Root, from string, toDir *os.Root, to string) error {
+// nothingAt is nil when nothing is at to in toDir, and the error of a
+// rename of from over it otherwise.
+func nothingAt(toDir *os.Root, from, to string) error {
 	if _, err := toDir.Lstat(to); err == nil {
 		return &os.LinkError{Op: "rename", Old: from, New: to, Err: fs.ErrExist}
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
-	return Rename(fromDir, from, toDir, to)
-}
-
-func randomSuffix() string {
-	var b [8]byte
-	_, _ = rand.Read(b[:])
-	return hex.EncodeToString(b[:])
+	return nil
 }

@@ -113,7 +113,7 @@ func (c *Cache) Load(jobID string, add func(archive.File) error) (archiveSHA256 
 	}
 	defer root.Close()
 	name := c.name(jobID)
-	f, _, err := localfile.OpenRegularIn(root, name, 0)
+	f, _, err := localfile.OpenRegularIn(root, name, nil, 0)
 	if err != nil {
 		return "", false, nil // missing, or not a regular file: ignored, rewritten
 	}
@@ -188,14 +188,12 @@ func prune(root *os.Root, before time.Time) {
 }
 
 // ours says whether name is an entry of the cache, or a temporary file
-// that localfile.Write made for one.
+// that localfile.Write made for one (localfile.TempOf).
 func ours(name string) bool {
-	if isEntryName(name) {
-		return true
+	if of, ok := localfile.TempOf(name); ok {
+		name = of
 	}
-	// A temporary name starts with "." and the entry's name.
-	const n = 32 + len(entrySuffix)
-	return len(name) > 1+n && isEntryName(name[1:1+n]) && localfile.IsTemp(name, name[1:1+n])
+	return isEntryName(name)
 }
 
 func decodeHex(s string, dst []byte) bool {

@@ -4,6 +4,7 @@ import (
 	"crypto/md5"
 	"crypto/sha256"
 	"errors"
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/localfile"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -24,7 +25,8 @@ func TestManifestCachePrunesOnlyItsOwnFiles(t *testing.T) {
 	names := map[string]bool{ // name: pruned when old
 		"notes.txt": false, ".0123456789abcdef0123456789abcdef.json.bak": false, "main.tf": false, "0123456789abcdef0123456789abcdef.json.bak": false,
 		"0123456789abcdef0123456789abcdef.json": true, ".manifest-12345": false, "0123456789ABCDEF0123456789ABCDEF.json": false,
-		".0123456789abcdef0123456789abcdef.json.tmp-0123456789abcdef": true,
+		localfile.TempName("0123456789abcdef0123456789abcdef.json"): true, ".0123456789abcdef0123456789abcdef.json.tmp-0123456789abcdef": false,
+		localfile.TempName("notes.txt"): false,
 	}
 	for name := range names {
 		p := filepath.Join(dir, name)

@@ -2,6 +2,7 @@ package mockapi
 
 import (
 	"crypto/hmac"
+	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/xml"
@@ -118,7 +119,7 @@ type s3Error struct {
 }
 
 func writeS3Error(w http.ResponseWriter, status int, e s3Error) {
-	e.RequestID = randomHex(8)
+	e.RequestID = rand.Text()
 	b, _ := xml.Marshal(e)
 	writeBody(w, status, "application/xml", append([]byte(xml.Header), b...))
 }

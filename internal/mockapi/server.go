@@ -458,6 +458,9 @@ func randomBytes(n int) []byte {
 	return b
 }
 
+// randomHex is nBytes of random hex digits: the shape of the API's ids
+// (newID, newObjectID), which tests and the examples of the API match.
+// Where the shape does not matter, rand.Text serves.
 func randomHex(nBytes int) string { return hex.EncodeToString(randomBytes(nBytes)) }
 
 // newID returns prefix and random hex digits, an id that taken refuses.

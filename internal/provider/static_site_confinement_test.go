@@ -18,6 +18,7 @@ import (
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/acctest"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/mockapi"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/publish"
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/publish/publishtest"
 )
 
 // usersFiles writes a user's files below dir and returns a check that they
@@ -255,13 +256,12 @@ func TestAccStaticSite_switchReplacesOnlyWhatItChecked(t *testing.T) {
 	parent := t.TempDir()
 	dir := filepath.Join(parent, "site")
 	var during func()
-	restore := publish.SetBeforeLinkSwitch(func(s publish.Site) {
-		if s.Dir == dir && during != nil {
+	publishtest.BeforeLinkSwitch(t, func(served string) {
+		if served == dir && during != nil {
 			during()
 			during = nil
 		}
 	})
-	t.Cleanup(restore)
 	fileIntact := func() error {
 		if body, err := os.ReadFile(dir); err != nil || string(body) != "mine" {
 			return fmt.Errorf("the file made during the switch holds %q (%v)", body, err)

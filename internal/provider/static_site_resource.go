@@ -383,10 +383,10 @@ func maybeReplaced(m *publish.Marker, plan siteScalars, configuration string) bo
 
 // publishedSiteProblem says why the site in state cannot be published
 // again at its directory, or "", and what is there.
-func (r *staticSiteResource) publishedSiteProblem(state siteScalars) (string, publish.Found) {
+func (r *staticSiteResource) publishedSiteProblem(state siteScalars) (string, publish.Inspection) {
 	site, err := publish.Locate(state.Directory.ValueString())
 	if err != nil {
-		return err.Error(), publish.Found{}
+		return err.Error(), publish.Inspection{}
 	}
 	found, err := site.Inspect()
 	switch {
@@ -409,7 +409,7 @@ func (r *staticSiteResource) publishedSiteProblem(state siteScalars) (string, pu
 // A refresh then finds the site not intact, and the publication that
 // restores it takes the store over (one of the same owner, which only the
 // user who runs Terraform can have made: Inspect refuses another user's).
-func movedStoreProblem(site publish.Site, found publish.Found, pins sitePins) string {
+func movedStoreProblem(site publish.Site, found publish.Inspection, pins sitePins) string {
 	if pins.Store.IsZero() || found.Marker == nil || found.Store == pins.Store {
 		return ""
 	}

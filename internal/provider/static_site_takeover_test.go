@@ -15,6 +15,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/acctest"
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/localfile"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/mockapi"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/publish"
 )
@@ -72,13 +73,13 @@ func killedFirstPublication(t *testing.T, dir string) {
 	parent, store := filepath.Dir(dir), filepath.Join(filepath.Dir(dir), "."+filepath.Base(dir)+".docsadmin")
 	marker, _ := json.Marshal(publish.Marker{Directory: dir, Owner: "site-deadbeefdeadbeef"})
 	for name, body := range map[string]string{
-		filepath.Join(store, "site.json"):                             string(marker),
-		filepath.Join(store, "lock"):                                  "",
-		filepath.Join(store, "staging", "tree", "index.html"):         "half",
-		filepath.Join(store, ".site.json-0123456789abcdef"):           "{",
-		filepath.Join(parent, ".docsadmin-new-12345", "site.json"):    string(marker),
-		filepath.Join(parent, ".docsadmin-new-12345", "lock"):         "",
-		filepath.Join(parent, ".docsadmin-new-12345", ".site.json-1"): "{",
+		filepath.Join(store, "site.json"):                                              string(marker),
+		filepath.Join(store, "lock"):                                                   "",
+		filepath.Join(store, "staging", "tree", "index.html"):                          "half",
+		filepath.Join(store, localfile.TempName("site.json")):                          "{",
+		filepath.Join(parent, ".docsadmin-new-12345", "site.json"):                     string(marker),
+		filepath.Join(parent, ".docsadmin-new-12345", "lock"):                          "",
+		filepath.Join(parent, ".docsadmin-new-12345", localfile.TempName("site.json")): "{",
 	} {
 		if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
 			t.Fatal(err)

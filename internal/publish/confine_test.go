@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/localfile"
 )
 
 // userTree makes a directory of a user's files and returns a function that
@@ -208,7 +210,7 @@ func TestNewStoreRemovedOnlyWhenItsRunIsGone(t *testing.T) {
 	s, _ := Locate(filepath.Join(parent, "site"))
 	old := time.Now().Add(-48 * time.Hour)
 	noLock := filepath.Join(parent, newStorePrefix+"nolock")
-	writeFile(t, filepath.Join(noLock, legacyMarkerTmp+"1"), "{")
+	writeFile(t, filepath.Join(noLock, localfile.TempName(markerName)), "{")
 	freeLock := filepath.Join(parent, newStorePrefix+"free")
 	writeFile(t, filepath.Join(freeLock, lockName), "")
 	writeFile(t, filepath.Join(freeLock, markerName), "{ damaged")

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/localfile"
 )
 
 // killed drops the lock of st as the kernel does for a process that was
@@ -68,7 +70,8 @@ func TestStageTakesOverAKilledFirstPublication(t *testing.T) {
 	if err := os.Symlink("releases/x", filepath.Join(s.Store, linkTmpInfix+"0123")); err != nil {
 		t.Fatal(err)
 	}
-	writeFile(t, filepath.Join(s.Store, legacyMarkerTmp+"4567"), "{")
+	writeFile(t, filepath.Join(s.Store, localfile.TempName(markerName)), "{")
+	writeFile(t, filepath.Join(s.Store, localfile.TempName(lockName)), "")
 	killed(dead)
 	leftNewStoreFor(t, parent, "killed", s.Dir)
 	other := leftNewStoreFor(t, parent, "other", filepath.Join(parent, "other"))

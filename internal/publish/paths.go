@@ -9,7 +9,13 @@ import (
 	"strings"
 
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/localfile"
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/publish/confined"
 )
+
+// Where a site may be, decided from paths: these checks refuse a path
+// before anything is written, and write nothing. They read the directories
+// above it by their paths (a Getwd, one resolution of links, an Lstat for
+// each store they look for); Stage checks again through handles.
 
 // PathProblem says why dir can never be a served path, or "": the root,
 // the working directory, the home directory or any directory above them, a
@@ -27,36 +33,48 @@ func PathProblem(dir string) string {
 	if home, err := os.UserHomeDir(); err == nil && home != "" && within(home, s.Dir) {
 		return fmt.Sprintf("%s is the home directory, or a directory above it", s.Dir)
 	}
-	for p := filepath.Dir(s.Dir); ; p = filepath.Dir(p) {
-		if strings.HasSuffix(filepath.Base(p), storeSuffix) && exists(filepath.Join(p, markerName)) {
+	for p := range above(s.Dir) {
+		if isStore(p) {
 			return fmt.Sprintf("%s is inside %s, where the provider keeps a site's releases", s.Dir, p)
 		}
-		if other, err := Locate(p); err == nil && exists(filepath.Join(other.Store, markerName)) {
+		if filepath.Dir(p) != p && isStore(storePath(p)) {
 			return fmt.Sprintf("%s is inside %s, a site that a docsadmin_static_site publishes", s.Dir, p)
 		}
-		if filepath.Dir(p) == p {
-			break
-		}
 	}
-	// The first existing directory on the way, with its links resolved: a
-	// path through a link into a store writes into a release.
-	for p := filepath.Dir(s.Dir); ; p = filepath.Dir(p) {
-		if resolved, err := filepath.EvalSymlinks(p); err == nil {
-			for q := resolved; filepath.Dir(q) != q; q = filepath.Dir(q) {
-				if strings.HasSuffix(filepath.Base(q), storeSuffix) && exists(filepath.Join(q, markerName)) {
-					return fmt.Sprintf("%s leads into %s, where the provider keeps a site's releases", s.Dir, q)
-				}
+	// The directories on the way with their links resolved (Locate did):
+	// a path through a link into a store writes into a release.
+	if resolved := filepath.Dir(s.Resolved); resolved != filepath.Dir(s.Dir) {
+		for q := range above(s.Resolved) {
+			if isStore(q) {
+				return fmt.Sprintf("%s leads into %s, where the provider keeps a site's releases", s.Dir, q)
 			}
-			break
-		}
-		if filepath.Dir(p) == p {
-			break
 		}
 	}
 	if tf := terraformFilesAt(s); len(tf) > 0 {
 		return fmt.Sprintf("%s holds a Terraform configuration or state (%s)", s.Dir, strings.Join(tf, ", "))
 	}
 	return ""
+}
+
+// above yields the directories above p, nearest first, up to the root.
+func above(p string) func(yield func(string) bool) {
+	return func(yield func(string) bool) {
+		for q := filepath.Dir(p); ; q = filepath.Dir(q) {
+			if !yield(q) || filepath.Dir(q) == q {
+				return
+			}
+		}
+	}
+}
+
+// isStore reports whether p is named as a store and holds a marker (or
+// something at its name that cannot be told apart).
+func isStore(p string) bool {
+	if !strings.HasSuffix(filepath.Base(p), storeSuffix) {
+		return false
+	}
+	_, err := os.Lstat(filepath.Join(p, markerName))
+	return err == nil || !errors.Is(err, fs.ErrNotExist)
 }
 
 // terraformFilesAt names the Terraform files in the directory at s.Dir,
@@ -67,12 +85,12 @@ func terraformFilesAt(s Site) []string {
 		return nil
 	}
 	defer parent.Close()
-	dir, err := openDirIn(parent, s.base(), "")
+	dir, err := confined.OpenDir(parent, s.base(), "")
 	if err != nil || dir == nil {
 		return nil
 	}
 	defer dir.Close()
-	entries, err := readDirIn(dir)
+	entries, err := confined.ReadDir(dir)
 	if err != nil {
 		return nil
 	}
@@ -112,9 +130,4 @@ func (s Site) resolved() string {
 func within(p, dir string) bool {
 	rel, err := filepath.Rel(dir, p)
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
-}
-
-func exists(p string) bool {
-	_, err := os.Lstat(p)
-	return err == nil || !errors.Is(err, fs.ErrNotExist)
 }

@@ -160,14 +160,20 @@ func TestPathProblem(t *testing.T) {
 	parent := t.TempDir()
 	s, _ := Locate(filepath.Join(parent, "site"))
 	publishTree(t, s, "site-a", "x")
+	// A path that looks harmless as written and leads into the store.
+	intoStore := filepath.Join(parent, "elsewhere")
+	if err := os.Symlink(filepath.Join(s.Store, releasesDir), intoStore); err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range []struct{ dir, want string }{
 		{"/", "root"},
 		{wd, "runs in"},
 		{filepath.Dir(wd), "runs in"},
 		{home, "home directory"},
 		{tf, "Terraform configuration"},
-		{filepath.Join(s.Dir, "sub"), "inside"},
-		{filepath.Join(s.Store, "releases", "x"), "inside"},
+		{filepath.Join(s.Dir, "sub"), "inside " + s.Dir + ", a site that a docsadmin_static_site publishes"},
+		{filepath.Join(s.Store, "releases", "x"), "inside " + s.Store + ", where the provider keeps"},
+		{filepath.Join(intoStore, "x", "site"), "leads into " + s.Store + ", where the provider keeps"},
 		{filepath.Join(parent, "other"), ""},
 	} {
 		got := PathProblem(c.dir)

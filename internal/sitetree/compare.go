@@ -88,7 +88,7 @@ func walkDir(ctx context.Context, r *os.Root, prefix string, fn func(string, *os
 // info; a file replaced since (another inode, a link, a special file) is
 // localfile.ErrReplaced.
 func fileSHA256(r *os.Root, name string, info fs.FileInfo) (string, error) {
-	f, err := localfile.OpenFound(r, name, info, 0)
+	f, _, err := localfile.OpenRegularIn(r, name, info, 0)
 	if err != nil {
 		return "", err
 	}
