@@ -1,7 +1,6 @@
 package publish
 
 import (
-	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -47,39 +46,6 @@ func (s Site) ReadRecord(release, suffix string, limit int64) ([]byte, error) {
 	}
 	defer f.Close()
 	return confined.ReadLimited(f, limit, s.Record(release, suffix))
-}
-
-// AddRecord writes the record of the given suffix for release, under the
-// store's lock, when the store is owner's, release is the one it serves,
-// and the record does not exist yet: for a release published before its
-// records were kept. Otherwise it writes nothing.
-func (s Site) AddRecord(owner, release, suffix string, data []byte) error {
-	o, err := s.open(false)
-	if err != nil || o.store == nil {
-		return err
-	}
-	defer o.close()
-	lock, err := lockFile(o.store)
-	if errors.Is(err, confined.ErrBusy) {
-		return &BusyError{Site: s}
-	}
-	if err != nil {
-		return err
-	}
-	defer lock.Close()
-	found, err := o.inspect()
-	if err != nil || found.Marker == nil || found.Marker.Owner != owner || found.Current != release {
-		return err
-	}
-	dir, err := confined.MakeDir(o.store, recordsDir)
-	if err != nil {
-		return err
-	}
-	defer dir.Close()
-	if _, err := dir.Lstat(release + suffix); !errors.Is(err, fs.ErrNotExist) {
-		return err
-	}
-	return localfile.WriteBytes(dir, release+suffix, 0o644, data)
 }
 
 // writeRecords writes the records of release durably.
