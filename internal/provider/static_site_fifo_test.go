@@ -22,7 +22,7 @@ import (
 
 // A FIFO in place of a file is reported as changed without being opened,
 // and destroy ends.
-func TestAccStaticSite_specialFilesAreNeverOpened(t *testing.T) {
+func TestStaticSite_specialFilesAreNeverOpened(t *testing.T) {
 	mock := acctest.NewMock(t, mockapi.Config{})
 	dir := filepath.Join(t.TempDir(), "site")
 	parallelTest(t, resource.TestCase{
