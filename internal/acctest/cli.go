@@ -20,7 +20,7 @@ import (
 // built with goreleaser): such a test runs only under TF_ACC, as the
 // testing framework's own acceptance tests do, and skips elsewhere saying
 // so. CLIRunner calls it; a test that does slow work before it calls it
-// first. Such tests live in files named *_cli_test.go.
+// first. Such tests, and only they, are named TestAcc.
 func RequireCLI(t *testing.T) {
 	t.Helper()
 	if os.Getenv("TF_ACC") == "" {

@@ -59,13 +59,13 @@ func readWriteOnlyRevisionLogic(t *testing.T) writeOnlyRevisionLogic {
 	return logic
 }
 
-// TestAccHelmWriteOnlyRevision_risesOnEveryInputChange applies the write-only
+// TestHelmWriteOnlyRevision_risesOnEveryInputChange applies the write-only
 // example's revision logic (without helm_release, which needs a cluster)
 // against the mock: the revision must stay put while nothing changes, and be
 // higher after an apply whenever any input of the release changed (the chart
 // version, also back to an earlier one; a renewal that fell due; a new
 // export). The helm provider sends set_wo only on such a rise.
-func TestAccHelmWriteOnlyRevision_risesOnEveryInputChange(t *testing.T) {
+func TestHelmWriteOnlyRevision_risesOnEveryInputChange(t *testing.T) {
 	logic := readWriteOnlyRevisionLogic(t)
 	clock := &acctest.ShiftedClock{}
 	mock := acctest.NewMock(t, mockapi.Config{LinkTTL: 24 * time.Hour, Now: clock.Now})

@@ -15,7 +15,7 @@ import (
 	"testing"
 
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/acctest"
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 )
 
 // gitlabJob is the part of a GitLab CI job that the runner reads.

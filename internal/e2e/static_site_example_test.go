@@ -19,7 +19,7 @@ import (
 
 // The resource page's example plans and applies on its first run, and
 // again with a new commit.
-func TestAccStaticSite_resourcePageExampleRuns(t *testing.T) {
+func TestStaticSite_resourcePageExampleRuns(t *testing.T) {
 	example, err := os.ReadFile(filepath.Join("..", "..", "examples", "resources", "docsadmin_static_site", "resource.tf"))
 	if err != nil {
 		t.Fatal(err)

@@ -70,7 +70,7 @@ func expectJobsCreated(mock *mockapi.Server, versions ...string) func(*terraform
 	}
 }
 
-func TestAccAgentJobAction_createsOneJobPerRelease(t *testing.T) {
+func TestAgentJobAction_createsOneJobPerRelease(t *testing.T) {
 	mock := acctest.NewMock(t, mockapi.Config{})
 	parallelTest(t, resource.TestCase{
 		TerraformVersionChecks:   actionsTerraform,
@@ -93,7 +93,7 @@ func TestAccAgentJobAction_createsOneJobPerRelease(t *testing.T) {
 	})
 }
 
-func TestAccAgentJobAction_messagesAnExistingJob(t *testing.T) {
+func TestAgentJobAction_messagesAnExistingJob(t *testing.T) {
 	mock := acctest.NewMock(t, mockapi.Config{})
 	mock.SeedAgentJob("proj_1", mockapi.AgentJob{ID: "aj_existing", Status: mockapi.AgentCompleted})
 	parallelTest(t, resource.TestCase{
@@ -116,7 +116,7 @@ func TestAccAgentJobAction_messagesAnExistingJob(t *testing.T) {
 	})
 }
 
-func TestAccAgentJobAction_waitsForTheJob(t *testing.T) {
+func TestAgentJobAction_waitsForTheJob(t *testing.T) {
 	mock := acctest.NewMock(t, mockapi.Config{})
 	pr := "https://github.com/example/docs/pull/12"
 	mock.SetAgentJobScript("proj_1",
@@ -142,7 +142,7 @@ func TestAccAgentJobAction_waitsForTheJob(t *testing.T) {
 	})
 }
 
-func TestAccAgentJobAction_errors(t *testing.T) {
+func TestAgentJobAction_errors(t *testing.T) {
 	// Each row's bound on how long its apply takes leaves room for the
 	// -parallel tests beside it.
 	t.Parallel()
@@ -230,7 +230,7 @@ func TestAccAgentJobAction_errors(t *testing.T) {
 	})
 }
 
-func TestAccAgentJobAction_badInputAtPlanTime(t *testing.T) {
+func TestAgentJobAction_badInputAtPlanTime(t *testing.T) {
 	type testCase struct {
 		name, body, want string
 	}

@@ -22,7 +22,7 @@ func agentJobConfig(mock *mockapi.Server, providerExtra, body string) string {
 	return acctest.BlockConfig(mock, providerExtra, `data "docsadmin_agent_job" "job"`, body)
 }
 
-func TestAccAgentJob_eachStatus(t *testing.T) {
+func TestAgentJob_eachStatus(t *testing.T) {
 	t.Parallel()
 	created := time.Date(2026, 11, 20, 9, 30, 0, 0, time.UTC)
 	archived := time.Date(2026, 11, 21, 17, 0, 0, 0, time.UTC)
@@ -116,7 +116,7 @@ func TestAccAgentJob_eachStatus(t *testing.T) {
 	}
 }
 
-func TestAccAgentJob_projectFromProviderOrAttribute(t *testing.T) {
+func TestAgentJob_projectFromProviderOrAttribute(t *testing.T) {
 	mock := acctest.NewMock(t, mockapi.Config{})
 	mock.SeedAgentJob("proj_default", mockapi.AgentJob{ID: "job_1", Status: "active"})
 	mock.SeedAgentJob("proj_other", mockapi.AgentJob{ID: "job_1", Status: "completed"})
@@ -146,7 +146,7 @@ func TestAccAgentJob_projectFromProviderOrAttribute(t *testing.T) {
 	})
 }
 
-func TestAccAgentJob_projectFromEnvironment(t *testing.T) {
+func TestAgentJob_projectFromEnvironment(t *testing.T) {
 	mock := acctest.NewMock(t, mockapi.Config{})
 	mock.SeedAgentJob("proj_env", mockapi.AgentJob{ID: "job_1", Status: "archived"})
 	t.Setenv(envProjectID, "proj_env")
@@ -162,7 +162,7 @@ func TestAccAgentJob_projectFromEnvironment(t *testing.T) {
 	})
 }
 
-func TestAccAgentJob_authErrorsSayWhich(t *testing.T) {
+func TestAgentJob_authErrorsSayWhich(t *testing.T) {
 	mock := acctest.NewMock(t, mockapi.Config{})
 	mock.SeedAgentJob("proj_1", mockapi.AgentJob{ID: "job_1", Status: "active"})
 	config := agentJobConfig(mock, "", `job_id = "job_1"`+"\n"+`project_id = "proj_1"`)
@@ -186,7 +186,7 @@ func TestAccAgentJob_authErrorsSayWhich(t *testing.T) {
 	})
 }
 
-func TestAccAgentJob_waitsForFinalStatus(t *testing.T) {
+func TestAgentJob_waitsForFinalStatus(t *testing.T) {
 	mock := acctest.NewMock(t, mockapi.Config{})
 	repo := "https://github.com/example/docs"
 	// The first two reads see the job active, whatever the time they take
@@ -221,9 +221,9 @@ func TestAccAgentJob_waitsForFinalStatus(t *testing.T) {
 	})
 }
 
-// TestAccAgentJob_errors runs configurations that must fail, each against a
+// TestAgentJob_errors runs configurations that must fail, each against a
 // fresh mock that holds job_1 in status (no job when status is empty).
-func TestAccAgentJob_errors(t *testing.T) {
+func TestAgentJob_errors(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
 		name, status, body, want string

@@ -45,7 +45,7 @@ func expectJobInState(mock *mockapi.Server) func(*terraform.State) error {
 	}
 }
 
-func TestAccAgentJobResource_startsOneJobPerTrigger(t *testing.T) {
+func TestAgentJobResource_startsOneJobPerTrigger(t *testing.T) {
 	mock := acctest.NewMock(t, mockapi.Config{})
 	parallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testFactories(Options{}),
@@ -82,7 +82,7 @@ func TestAccAgentJobResource_startsOneJobPerTrigger(t *testing.T) {
 	})
 }
 
-func TestAccAgentJobResource_waitsForThePullRequest(t *testing.T) {
+func TestAgentJobResource_waitsForThePullRequest(t *testing.T) {
 	mock := acctest.NewMock(t, mockapi.Config{})
 	pr := "https://github.com/example/docs/pull/44"
 	mock.SetAgentJobScript("proj_1", mockapi.AgentStep{After: 500 * time.Millisecond, Job: mockapi.AgentJob{Status: mockapi.AgentCompleted, PRLink: &pr}})
@@ -104,7 +104,7 @@ func TestAccAgentJobResource_waitsForThePullRequest(t *testing.T) {
 	})
 }
 
-func TestAccAgentJobResource_failedJobIsReplaced(t *testing.T) {
+func TestAgentJobResource_failedJobIsReplaced(t *testing.T) {
 	mock := acctest.NewMock(t, mockapi.Config{})
 	mock.SetAgentJobScript("proj_1", mockapi.AgentStep{After: 300 * time.Millisecond, Job: mockapi.AgentJob{Status: mockapi.AgentFailed}})
 	config := agentJobResourceConfig(mock, "3.0.0", "  wait = true")
@@ -128,7 +128,7 @@ func TestAccAgentJobResource_failedJobIsReplaced(t *testing.T) {
 	})
 }
 
-func TestAccAgentJobResource_timeoutContinuesTheSameJob(t *testing.T) {
+func TestAgentJobResource_timeoutContinuesTheSameJob(t *testing.T) {
 	mock := acctest.NewMock(t, mockapi.Config{})
 	pr := "https://github.com/example/docs/pull/45"
 	mock.SetAgentJobScript("proj_1", mockapi.AgentStep{After: 4 * time.Second, Job: mockapi.AgentJob{Status: mockapi.AgentCompleted, PRLink: &pr}})
@@ -152,7 +152,7 @@ func TestAccAgentJobResource_timeoutContinuesTheSameJob(t *testing.T) {
 	})
 }
 
-func TestAccAgentJobResource_badInput(t *testing.T) {
+func TestAgentJobResource_badInput(t *testing.T) {
 	t.Parallel()
 	type testCase struct{ name, body, want string }
 	cases := []testCase{
@@ -178,7 +178,7 @@ func TestAccAgentJobResource_badInput(t *testing.T) {
 
 // The resource and the action send the same request: one create call per job
 // with the prompt as its only field.
-func TestAccAgentJobResource_sendsThePromptOnly(t *testing.T) {
+func TestAgentJobResource_sendsThePromptOnly(t *testing.T) {
 	mock := acctest.NewMock(t, mockapi.Config{})
 	parallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testFactories(Options{}),

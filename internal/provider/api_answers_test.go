@@ -49,7 +49,7 @@ func TestBaseURLVersionSuffix(t *testing.T) {
 // A base URL that ends in /v1 or /v2 is refused at plan, from the
 // attribute and from the environment alike, naming the value to use; a
 // reverse proxy's prefix works.
-func TestAccProvider_baseURLWithAPIVersionRefusedAtPlan(t *testing.T) {
+func TestProvider_baseURLWithAPIVersionRefusedAtPlan(t *testing.T) {
 	mock := acctest.NewMock(t, mockapi.Config{})
 	for _, tc := range []struct {
 		name, baseURL, env string
@@ -100,7 +100,7 @@ func TestAccProvider_baseURLWithAPIVersionRefusedAtPlan(t *testing.T) {
 // JSON API's 404 that does not name the object fails the refresh and keeps
 // it. Once the URL is right the plan is empty, and nothing was started
 // twice.
-func TestAccMissingRouteKeepsState(t *testing.T) {
+func TestMissingRouteKeepsState(t *testing.T) {
 	t.Parallel()
 	rows := []struct {
 		name    string
@@ -174,7 +174,7 @@ func TestAccMissingRouteKeepsState(t *testing.T) {
 // A deployment whose status says it ended (endedAt) with a status nobody
 // documents ends the wait at once with an error naming that status, rather
 // than waiting out timeouts.create.
-func TestAccDeploymentResource_unknownFinalStatusEndsTheWait(t *testing.T) {
+func TestDeploymentResource_unknownFinalStatusEndsTheWait(t *testing.T) {
 	// Not parallel: it bounds how long the apply takes.
 	mock := newDeployMock(t, mockapi.Config{})
 	ended := time.Now().UTC().Format(time.RFC3339)
@@ -201,7 +201,7 @@ func TestAccDeploymentResource_unknownFinalStatusEndsTheWait(t *testing.T) {
 // A wait that gives up after failed polls names why they failed: a status
 // answer over the client's size limit, or one that trickles in a byte at a
 // time past the time allowed for one attempt.
-func TestAccDeploymentResource_failedPollsNameTheReason(t *testing.T) {
+func TestDeploymentResource_failedPollsNameTheReason(t *testing.T) {
 	t.Parallel()
 	rows := []struct {
 		name  string

@@ -74,7 +74,7 @@ func TestHint(t *testing.T) {
 
 // A start that fails before anything was sent says so and names the setting
 // that fixes it; a 404 on the collection of exports points at base_url.
-func TestAccStaticExport_startFailuresNameTheSettingThatFixesThem(t *testing.T) {
+func TestStaticExport_startFailuresNameTheSettingThatFixesThem(t *testing.T) {
 	t.Parallel()
 	handler := mockapi.NewHandler(mockapi.Config{})
 	tlsServer := httptest.NewTLSServer(handler) // a certificate of an authority nobody trusts
@@ -139,7 +139,7 @@ resource "docsadmin_static_export" "site" {
 // nothing was sent: with retries spaced 20 seconds apart and max_retries
 // at its default of 5, a single retry would show in the time the apply
 // took.
-func TestAccStaticExport_unknownHostFailsWithoutRetries(t *testing.T) {
+func TestStaticExport_unknownHostFailsWithoutRetries(t *testing.T) {
 	t.Parallel()
 	config := `
 provider "docsadmin" {

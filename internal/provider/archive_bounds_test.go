@@ -21,7 +21,7 @@ import (
 // Archives that would make verification work without end are refused by
 // what they are, not by the create timeout: a sparse file of 2^62 bytes, and
 // a file of zeros beyond max_unpacked_bytes.
-func TestAccStaticExport_boundlessArchivesAreRefusedBeforeTheTimeout(t *testing.T) {
+func TestStaticExport_boundlessArchivesAreRefusedBeforeTheTimeout(t *testing.T) {
 	t.Parallel()
 	rows := []struct {
 		name          string
@@ -51,7 +51,7 @@ func TestAccStaticExport_boundlessArchivesAreRefusedBeforeTheTimeout(t *testing.
 
 // A link host that sends nothing fails the download after
 // download_idle_timeout, on create and on import, naming the host only.
-func TestAccStaticExport_stalledLinkHostFailsWithinTheIdleTimeout(t *testing.T) {
+func TestStaticExport_stalledLinkHostFailsWithinTheIdleTimeout(t *testing.T) {
 	mock := acctest.NewMock(t, mockapi.Config{})
 	config := acctest.BlockConfig(mock, `download_idle_timeout = "1s"`, `resource "docsadmin_static_export" "site"`, `
   domain = "docs.example.com"
@@ -82,7 +82,7 @@ func TestAccStaticExport_stalledLinkHostFailsWithinTheIdleTimeout(t *testing.T) 
 
 // A redirect of the download reaches its target without a Referer: the
 // presigned link, signature included, would be handed to the next server.
-func TestAccStaticExport_downloadRedirectCarriesNoReferer(t *testing.T) {
+func TestStaticExport_downloadRedirectCarriesNoReferer(t *testing.T) {
 	var mu sync.Mutex
 	var referers []string
 	target := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

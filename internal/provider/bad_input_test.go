@@ -178,7 +178,7 @@ func badInputs() []badInput {
 	}
 }
 
-func TestAccBadInput_failsAtPlanTimeNamingTheAttribute(t *testing.T) {
+func TestBadInput_failsAtPlanTimeNamingTheAttribute(t *testing.T) {
 	t.Parallel()
 	acctest.RunSubtests(t, badInputs(), func(tc badInput) string { return tc.name }, runBadInput)
 }

@@ -115,7 +115,7 @@ func expectDeploymentRequests(mock *mockapi.Server, deployments int, other ...mo
 	}
 }
 
-func TestAccDeploymentResource_deploysAndDeploysAgainOnTriggers(t *testing.T) {
+func TestDeploymentResource_deploysAndDeploysAgainOnTriggers(t *testing.T) {
 	mock := newDeployMock(t, mockapi.Config{})
 	mock.PublishCommit(deployProject, "main", commitV1)
 	parallelTest(t, resource.TestCase{
@@ -153,7 +153,7 @@ func TestAccDeploymentResource_deploysAndDeploysAgainOnTriggers(t *testing.T) {
 	})
 }
 
-func TestAccDeploymentResource_failureIsSavedAndDeployedAgain(t *testing.T) {
+func TestDeploymentResource_failureIsSavedAndDeployedAgain(t *testing.T) {
 	mock := newDeployMock(t, mockapi.Config{})
 	mock.PublishCommit(deployProject, "main", commitV1)
 	var logs []string
@@ -209,7 +209,7 @@ func TestAccDeploymentResource_failureIsSavedAndDeployedAgain(t *testing.T) {
 	}, []string{"build step 14", mock.APIKey, "0123456789abcdef0123456789abcdef", strings.Repeat("x", 600)})
 }
 
-func TestAccDeploymentResource_failedCreateIsReplaced(t *testing.T) {
+func TestDeploymentResource_failedCreateIsReplaced(t *testing.T) {
 	mock := newDeployMock(t, mockapi.Config{})
 	mock.SetDeploymentBehavior(deployProject, mockapi.DeploymentBehavior{Fail: true})
 	parallelTest(t, resource.TestCase{
@@ -232,7 +232,7 @@ func TestAccDeploymentResource_failedCreateIsReplaced(t *testing.T) {
 	})
 }
 
-func TestAccDeploymentResource_timeoutContinuesTheSameDeployment(t *testing.T) {
+func TestDeploymentResource_timeoutContinuesTheSameDeployment(t *testing.T) {
 	mock := newDeployMock(t, mockapi.Config{DeploymentDuration: 4 * time.Second})
 	mock.PublishCommit(deployProject, "main", commitV1)
 	parallelTest(t, resource.TestCase{
@@ -253,11 +253,11 @@ func TestAccDeploymentResource_timeoutContinuesTheSameDeployment(t *testing.T) {
 	})
 }
 
-// TestAccDeploymentResource_exportOfTheDeployedCommit is the chain the
+// TestDeploymentResource_exportOfTheDeployedCommit is the chain the
 // resource exists for: publish, deploy, then export what was deployed. The
 // export must start only after the deployment succeeded, and a new
 // deployment must export again.
-func TestAccDeploymentResource_exportOfTheDeployedCommit(t *testing.T) {
+func TestDeploymentResource_exportOfTheDeployedCommit(t *testing.T) {
 	mock := newDeployMock(t, mockapi.Config{})
 	mock.PublishCommit(deployProject, "main", commitV1)
 	config := func(docsCommit string) string {
@@ -323,7 +323,7 @@ resource "docsadmin_static_export" "site" {
 	})
 }
 
-func TestAccDeploymentResource_errors(t *testing.T) {
+func TestDeploymentResource_errors(t *testing.T) {
 	type testCase struct {
 		name, providerExtra, want string
 		prepare                   func(*mockapi.Server)
@@ -371,7 +371,7 @@ func TestAccDeploymentResource_errors(t *testing.T) {
 	})
 }
 
-func TestAccDeploymentDataSource_readsAStatus(t *testing.T) {
+func TestDeploymentDataSource_readsAStatus(t *testing.T) {
 	t.Parallel()
 	clock := &acctest.ShiftedClock{}
 	mock := newDeployMock(t, mockapi.Config{Now: clock.Now})

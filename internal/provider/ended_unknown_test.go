@@ -32,7 +32,7 @@ func startedCount(what string, n int, count func() int) func(*terraform.State) e
 	}
 }
 
-func TestAccDeploymentResource_endedUnknownDeploysAgain(t *testing.T) {
+func TestDeploymentResource_endedUnknownDeploysAgain(t *testing.T) {
 	t.Parallel()
 	mock := newDeployMock(t, mockapi.Config{})
 	mock.PublishCommit(deployProject, "main", commitV1)
@@ -63,7 +63,7 @@ func TestAccDeploymentResource_endedUnknownDeploysAgain(t *testing.T) {
 	})
 }
 
-func TestAccPreviewDeploymentResource_endedUnknownBuildsAgain(t *testing.T) {
+func TestPreviewDeploymentResource_endedUnknownBuildsAgain(t *testing.T) {
 	t.Parallel()
 	mock := newDeployMock(t, mockapi.Config{})
 	count := func() int { return len(mock.DeploymentIDs(deployProject)) }
@@ -85,7 +85,7 @@ func TestAccPreviewDeploymentResource_endedUnknownBuildsAgain(t *testing.T) {
 	})
 }
 
-func TestAccAgentJobResource_endedUnknownStartsAnotherJob(t *testing.T) {
+func TestAgentJobResource_endedUnknownStartsAnotherJob(t *testing.T) {
 	t.Parallel()
 	mock := acctest.NewMock(t, mockapi.Config{})
 	archived := time.Now().UTC()

@@ -549,7 +549,7 @@ func deploymentFaultRows() []faultRow {
 	}
 }
 
-func TestAccFaultMatrix(t *testing.T) {
+func TestFaultMatrix(t *testing.T) {
 	// A row's bound on how long a failing apply takes leaves room for the
 	// -parallel tests that run beside it.
 	t.Parallel()

@@ -149,7 +149,7 @@ func assertArgumentError(t *testing.T, resp *function.RunResponse, argument int6
 	}
 }
 
-func TestAccHelmValuesFunction(t *testing.T) {
+func TestHelmValuesFunction(t *testing.T) {
 	const pinnedConfig = `
 locals {
   link = "` + s3Link + `"

@@ -16,7 +16,7 @@ import (
 // unread, while base_url points at another API that knows none of them,
 // and are read again once it points back: the other API receives nothing,
 // and nothing is made again.
-func TestAccPlace_otherAPIKeepsAgentJobDeploymentAndPreview(t *testing.T) {
+func TestPlace_otherAPIKeepsAgentJobDeploymentAndPreview(t *testing.T) {
 	t.Parallel()
 	rows := []struct {
 		name    string

@@ -69,7 +69,7 @@ func TestPodAnnotationsFunction_runNull(t *testing.T) {
 	assertArgumentError(t, resp, 0, "verify_archive")
 }
 
-func TestAccPodAnnotationsFunction(t *testing.T) {
+func TestPodAnnotationsFunction(t *testing.T) {
 	parallelTest(t, resource.TestCase{
 		TerraformVersionChecks:   []tfversion.TerraformVersionCheck{tfversion.SkipBelow(tfversion.Version1_8_0)},
 		ProtoV6ProviderFactories: testFactories(Options{}),

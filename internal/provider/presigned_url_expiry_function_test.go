@@ -81,7 +81,7 @@ func TestPresignedURLExpiryFunction_runErrors(t *testing.T) {
 	}
 }
 
-func TestAccPresignedURLExpiryFunction(t *testing.T) {
+func TestPresignedURLExpiryFunction(t *testing.T) {
 	parallelTest(t, resource.TestCase{
 		TerraformVersionChecks:   []tfversion.TerraformVersionCheck{tfversion.SkipBelow(tfversion.Version1_8_0)},
 		ProtoV6ProviderFactories: testFactories(Options{}),

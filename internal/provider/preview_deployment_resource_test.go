@@ -52,7 +52,7 @@ func expectPreviewRequests(mock *mockapi.Server, n int) func(*terraform.State) e
 	}
 }
 
-func TestAccPreviewDeployment_buildsAndRebuilds(t *testing.T) {
+func TestPreviewDeployment_buildsAndRebuilds(t *testing.T) {
 	mock := newDeployMock(t, mockapi.Config{})
 	mock.PublishCommit(deployProject, previewBranch, commitV1)
 	url := knownvalue.StringExact(mockapi.PreviewURL(deployProject, previewBranch))
@@ -86,7 +86,7 @@ func TestAccPreviewDeployment_buildsAndRebuilds(t *testing.T) {
 	})
 }
 
-func TestAccPreviewDeployment_withoutWaiting(t *testing.T) {
+func TestPreviewDeployment_withoutWaiting(t *testing.T) {
 	clock := &acctest.ShiftedClock{}
 	mock := newDeployMock(t, mockapi.Config{Now: clock.Now})
 	mock.PublishCommit(deployProject, previewBranch, commitV1)
@@ -114,7 +114,7 @@ func TestAccPreviewDeployment_withoutWaiting(t *testing.T) {
 	})
 }
 
-func TestAccPreviewDeployment_errors(t *testing.T) {
+func TestPreviewDeployment_errors(t *testing.T) {
 	t.Parallel()
 	type testCase struct {
 		name  string
@@ -152,7 +152,7 @@ func TestAccPreviewDeployment_errors(t *testing.T) {
 	})
 }
 
-func TestAccPreviewDeployment_timeoutContinuesTheSameBuild(t *testing.T) {
+func TestPreviewDeployment_timeoutContinuesTheSameBuild(t *testing.T) {
 	mock := newDeployMock(t, mockapi.Config{DeploymentDuration: 4 * time.Second})
 	mock.PublishCommit(deployProject, previewBranch, commitV1)
 	parallelTest(t, resource.TestCase{

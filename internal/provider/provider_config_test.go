@@ -22,7 +22,7 @@ data "docsadmin_agent_job" "job" {
 }
 `
 
-func TestAccProvider_settingsFromEnvironment(t *testing.T) {
+func TestProvider_settingsFromEnvironment(t *testing.T) {
 	mock := acctest.NewMock(t, mockapi.Config{})
 	mock.SeedAgentJob("proj_1", mockapi.AgentJob{ID: "job_1", Status: "active"})
 	t.Setenv(envBaseURL, mock.URL)
@@ -38,7 +38,7 @@ func TestAccProvider_settingsFromEnvironment(t *testing.T) {
 	})
 }
 
-func TestAccProvider_attributesWinOverEnvironment(t *testing.T) {
+func TestProvider_attributesWinOverEnvironment(t *testing.T) {
 	mock := acctest.NewMock(t, mockapi.Config{})
 	mock.SeedAgentJob("proj_1", mockapi.AgentJob{ID: "job_1", Status: "active"})
 	t.Setenv(envBaseURL, "http://127.0.0.1:1")
@@ -54,7 +54,7 @@ func TestAccProvider_attributesWinOverEnvironment(t *testing.T) {
 	})
 }
 
-func TestAccProvider_invalidSettingsFailAtPlanTime(t *testing.T) {
+func TestProvider_invalidSettingsFailAtPlanTime(t *testing.T) {
 	const secretLookingKey = "not-a-valid-key-s3cr3t"
 	cases := []struct {
 		name, block, env, want string
@@ -117,7 +117,7 @@ func TestAccProvider_invalidSettingsFailAtPlanTime(t *testing.T) {
 
 // A base URL that comes from another resource is unknown during plan; the
 // plan must still succeed and the apply use the value once known.
-func TestAccProvider_unknownSettingsAcceptedUntilKnown(t *testing.T) {
+func TestProvider_unknownSettingsAcceptedUntilKnown(t *testing.T) {
 	mock := acctest.NewMock(t, mockapi.Config{})
 	parallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testFactories(Options{}),

@@ -58,7 +58,7 @@ func outageDuringResume(t *testing.T, read mockapi.Endpoint, timedOut, resumed s
 	}
 }
 
-func TestAccFaultMatrix_outageDuringResume(t *testing.T) {
+func TestFaultMatrix_outageDuringResume(t *testing.T) {
 	t.Parallel()
 	t.Run("agent job", func(t *testing.T) {
 		t.Parallel()
@@ -104,7 +104,7 @@ func TestAccFaultMatrix_outageDuringResume(t *testing.T) {
 
 // An agent job the API archived with a status it does not document ends
 // the wait at once, naming the status, instead of waiting out the timeout.
-func TestAccAgentJobResource_unknownArchivedStatusEndsTheWait(t *testing.T) {
+func TestAgentJobResource_unknownArchivedStatusEndsTheWait(t *testing.T) {
 	// Not parallel: it bounds how long the apply takes.
 	mock := acctest.NewMock(t, mockapi.Config{})
 	archived := time.Now().UTC()

@@ -15,12 +15,12 @@ import (
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/mockapi"
 )
 
-// TestAccSecrets_promptAndBuildLogsNeverShown runs the agent job resource
+// TestSecrets_promptAndBuildLogsNeverShown runs the agent job resource
 // and a deployment whose build log quotes the API key, with the most verbose
 // logging of Terraform and the provider, and checks that neither the full
 // prompt nor the key appears in the logs, in Terraform's output or in the
 // failed deployment's error.
-func TestAccSecrets_promptAndBuildLogsNeverShown(t *testing.T) {
+func TestSecrets_promptAndBuildLogsNeverShown(t *testing.T) {
 	dir := t.TempDir()
 	logPath := filepath.Join(dir, "terraform.log")
 	outputPath := filepath.Join(dir, "terraform-output.txt")

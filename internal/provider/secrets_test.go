@@ -16,12 +16,12 @@ import (
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/mockapi"
 )
 
-// TestAccSecrets_neverInLogsOrOutput runs apply, plan, refresh, a failing
+// TestSecrets_neverInLogsOrOutput runs apply, plan, refresh, a failing
 // refresh (401) and destroy with the most verbose logging of both Terraform
 // and the provider, records everything Terraform prints to its user, and
 // checks that neither the API key nor a bundle link's signature appears
 // anywhere.
-func TestAccSecrets_neverInLogsOrOutput(t *testing.T) {
+func TestSecrets_neverInLogsOrOutput(t *testing.T) {
 	dir := t.TempDir()
 	logPath := filepath.Join(dir, "terraform.log")
 	outputPath := filepath.Join(dir, "terraform-output.txt")

@@ -107,7 +107,7 @@ func completedJob(t *testing.T, mock *mockapi.Server) string {
 	return jobID
 }
 
-func TestAccStaticExportBundleEphemeral_freshLinkEveryRun(t *testing.T) {
+func TestStaticExportBundleEphemeral_freshLinkEveryRun(t *testing.T) {
 	// Links signed in the same second are identical; the clock moves a
 	// minute between steps so that fresh links can be told apart.
 	clock := &acctest.ShiftedClock{}
@@ -168,7 +168,7 @@ resource "echo" "second" {}
 	})
 }
 
-func TestAccStaticExportBundleEphemeral_neverInStateOrPlan(t *testing.T) {
+func TestStaticExportBundleEphemeral_neverInStateOrPlan(t *testing.T) {
 	mock := acctest.NewMock(t, mockapi.Config{})
 	jobID := completedJob(t, mock)
 	// The echo keeps only what may be stored; the link itself stays ephemeral.
@@ -247,7 +247,7 @@ func (stateHoldsNoLink) CheckState(_ context.Context, req statecheck.CheckStateR
 	}
 }
 
-func TestAccStaticExportBundleEphemeral_unusableJobs(t *testing.T) {
+func TestStaticExportBundleEphemeral_unusableJobs(t *testing.T) {
 	clock := clocktest.NewFakeClock(time.Date(2026, 11, 22, 8, 0, 0, 0, time.UTC))
 	mock := acctest.NewMock(t, mockapi.Config{Now: clock.Now, ExportDuration: 10 * time.Minute})
 	mock.SetExportBehavior("broken.example.com", mockapi.ExportBehavior{FailMessage: "rendering error on page guides/intro", Fail: true})
@@ -282,7 +282,7 @@ func TestAccStaticExportBundleEphemeral_unusableJobs(t *testing.T) {
 	}
 }
 
-func TestAccStaticExportBundleEphemeral_conflictRightAfterCompletionIsRetried(t *testing.T) {
+func TestStaticExportBundleEphemeral_conflictRightAfterCompletionIsRetried(t *testing.T) {
 	mock := acctest.NewMock(t, mockapi.Config{})
 	jobID := completedJob(t, mock)
 	mock.InjectFault(mockapi.EndpointBundle,

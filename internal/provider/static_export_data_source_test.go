@@ -22,7 +22,7 @@ func exportDataConfig(mock *mockapi.Server, jobID string) string {
 	return acctest.BlockConfig(mock, "", `data "docsadmin_static_export" "job"`, fmt.Sprintf("  job_id = %q", jobID))
 }
 
-func TestAccStaticExportDataSource_runningCompletedFailed(t *testing.T) {
+func TestStaticExportDataSource_runningCompletedFailed(t *testing.T) {
 	clock := clocktest.NewFakeClock(time.Date(2026, 11, 22, 8, 0, 0, 0, time.UTC))
 	mock := acctest.NewMock(t, mockapi.Config{Now: clock.Now, ExportDuration: 10 * time.Minute})
 	mock.SetExportBehavior("broken.example.com", mockapi.ExportBehavior{Fail: true, FailMessage: "rendering error on page guides/intro"})

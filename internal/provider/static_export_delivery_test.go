@@ -29,7 +29,7 @@ import (
 
 // An explicit renew_before is honoured as written, even when it is more
 // than half the link's lifetime.
-func TestAccStaticExport_explicitRenewBeforeIsHonoured(t *testing.T) {
+func TestStaticExport_explicitRenewBeforeIsHonoured(t *testing.T) {
 	clock := &acctest.ShiftedClock{}
 	// Minutes rather than seconds, so that a slow machine's seconds between
 	// the steps never make a link due that should not be.
@@ -65,7 +65,7 @@ func TestAccStaticExport_explicitRenewBeforeIsHonoured(t *testing.T) {
 
 // Without renew_before, the default window is capped at half a short
 // link's lifetime, so such links do not renew on every plan.
-func TestAccStaticExport_defaultRenewalWindowIsCappedForShortLinks(t *testing.T) {
+func TestStaticExport_defaultRenewalWindowIsCappedForShortLinks(t *testing.T) {
 	clock := &acctest.ShiftedClock{}
 	mock := acctest.NewMock(t, mockapi.Config{LinkTTL: 400 * time.Second, Now: clock.Now})
 	config := acctest.ExportConfig(mock, `domain = "docs.example.com"`)
@@ -94,7 +94,7 @@ func TestAccStaticExport_defaultRenewalWindowIsCappedForShortLinks(t *testing.T)
 // again. A renewal is proven by a second link request and a later expiry:
 // two links presigned within the same second are identical, as with real
 // SigV4 presigning, so the clock moves between the steps.
-func TestAccStaticExport_renewTriggersRenewInPlace(t *testing.T) {
+func TestStaticExport_renewTriggersRenewInPlace(t *testing.T) {
 	clock := &acctest.ShiftedClock{}
 	mock := acctest.NewMock(t, mockapi.Config{Now: clock.Now})
 	config := func(rotation string) string {
@@ -152,7 +152,7 @@ func TestAccStaticExport_renewTriggersRenewInPlace(t *testing.T) {
 
 // A completed export's archive is downloaded once and its identity recorded:
 // the SHA-256, size and file count of exactly what the link serves.
-func TestAccStaticExport_recordsVerifiedArchiveIdentity(t *testing.T) {
+func TestStaticExport_recordsVerifiedArchiveIdentity(t *testing.T) {
 	mock := acctest.NewMock(t, mockapi.Config{})
 	parallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testFactories(Options{}),
@@ -191,7 +191,7 @@ func TestAccStaticExport_recordsVerifiedArchiveIdentity(t *testing.T) {
 }
 
 // verify_archive = false downloads nothing and leaves the identity null.
-func TestAccStaticExport_verificationCanBeTurnedOff(t *testing.T) {
+func TestStaticExport_verificationCanBeTurnedOff(t *testing.T) {
 	mock := acctest.NewMock(t, mockapi.Config{})
 	parallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testFactories(Options{}),
@@ -266,7 +266,7 @@ func TestWarnIfEveryPlanRenews(t *testing.T) {
 // error that names the job, the link's host and what is wrong, never the
 // link's signature. The job stays in state, and once the server serves a
 // good archive the next apply finishes with the same export.
-func TestAccStaticExport_refusesUnservableArchives(t *testing.T) {
+func TestStaticExport_refusesUnservableArchives(t *testing.T) {
 	t.Parallel()
 	type archiveCase = struct {
 		name string
@@ -329,7 +329,7 @@ func TestAccStaticExport_refusesUnservableArchives(t *testing.T) {
 
 // A link renewal keeps the verified identity and downloads nothing, even
 // when the archive the server serves has changed since.
-func TestAccStaticExport_renewalDoesNotDownloadAgain(t *testing.T) {
+func TestStaticExport_renewalDoesNotDownloadAgain(t *testing.T) {
 	clock := &acctest.ShiftedClock{}
 	mock := acctest.NewMock(t, mockapi.Config{LinkTTL: 2 * time.Hour, Now: clock.Now})
 	config := acctest.ExportConfig(mock, `domain = "docs.example.com"`)
@@ -392,7 +392,7 @@ func TestVerifyArchiveErrorsNeverShowTheLink(t *testing.T) {
 
 // link_revision rises with every new link, a renewal or a new export, even
 // when the clock steps back, and stays put otherwise.
-func TestAccStaticExport_linkRevisionRisesWithEveryNewLink(t *testing.T) {
+func TestStaticExport_linkRevisionRisesWithEveryNewLink(t *testing.T) {
 	// The provider's clock only: the API's jobs keep their own time.
 	clock := &acctest.ShiftedClock{}
 	mock := acctest.NewMock(t, mockapi.Config{})

@@ -20,7 +20,7 @@ import (
 // An update that fails records nothing it did not do: the renewal (or
 // verification) is planned again by the next plan, and done once the cause
 // is gone. Each row takes an update path to a failure.
-func TestAccStaticExport_failedUpdateIsPlannedAgain(t *testing.T) {
+func TestStaticExport_failedUpdateIsPlannedAgain(t *testing.T) {
 	t.Parallel()
 	readOnly := mockapi.Fault{Status: 403, Body: `{"error":"this API key is read-only"}`}
 	rows := []struct {

@@ -140,7 +140,7 @@ func noTemporaryFiles(filename string) error {
 	return nil
 }
 
-func TestAccStaticExportFile_lifecycle(t *testing.T) {
+func TestStaticExportFile_lifecycle(t *testing.T) {
 	mock := acctest.NewMock(t, mockapi.Config{})
 	// A directory that does not exist yet: Create makes it.
 	filename := filepath.Join(t.TempDir(), "dist", "docs-bundle.tar.gz")
@@ -237,7 +237,7 @@ func TestAccStaticExportFile_lifecycle(t *testing.T) {
 	})
 }
 
-func TestAccStaticExportFile_expectedSHA256(t *testing.T) {
+func TestStaticExportFile_expectedSHA256(t *testing.T) {
 	mock := acctest.NewMock(t, mockapi.Config{})
 	dir := t.TempDir()
 	filename := filepath.Join(dir, "docs-bundle.tar.gz")
@@ -294,7 +294,7 @@ resource "docsadmin_static_export_file" "copy" {
 	})
 }
 
-func TestAccStaticExportFile_refusesAnUnservableArchive(t *testing.T) {
+func TestStaticExportFile_refusesAnUnservableArchive(t *testing.T) {
 	mock := acctest.NewMock(t, mockapi.Config{})
 	filename := filepath.Join(t.TempDir(), "docs-bundle.tar.gz")
 	parallelTest(t, resource.TestCase{
@@ -327,7 +327,7 @@ func TestAccStaticExportFile_refusesAnUnservableArchive(t *testing.T) {
 	}
 }
 
-func TestAccStaticExportFile_badInputFailsAtPlanTime(t *testing.T) {
+func TestStaticExportFile_badInputFailsAtPlanTime(t *testing.T) {
 	t.Parallel()
 	file := func(body string) func(*mockapi.Server) string {
 		return func(mock *mockapi.Server) string {
@@ -358,7 +358,7 @@ func TestAccStaticExportFile_badInputFailsAtPlanTime(t *testing.T) {
 // A destroy deletes only the archive this resource wrote: a file someone
 // put at filename since (the framework destroys without a refresh, as
 // `terraform destroy -refresh=false` does) is left as it is.
-func TestAccStaticExportFile_destroyLeavesAFileItDidNotWrite(t *testing.T) {
+func TestStaticExportFile_destroyLeavesAFileItDidNotWrite(t *testing.T) {
 	mock := acctest.NewMock(t, mockapi.Config{})
 	filename := filepath.Join(t.TempDir(), "docs-bundle.tar.gz")
 	parallelTest(t, resource.TestCase{

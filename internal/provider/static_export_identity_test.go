@@ -37,7 +37,7 @@ import {
 `, domain, jobID)
 }
 
-func TestAccStaticExport_identityAndImportByIdentity(t *testing.T) {
+func TestStaticExport_identityAndImportByIdentity(t *testing.T) {
 	mock := acctest.NewMock(t, mockapi.Config{})
 	var jobID string
 	parallelTest(t, resource.TestCase{
@@ -97,7 +97,7 @@ func TestAccStaticExport_identityAndImportByIdentity(t *testing.T) {
 	})
 }
 
-func TestAccStaticExport_importBlockByIdentityThenEmptyPlan(t *testing.T) {
+func TestStaticExport_importBlockByIdentityThenEmptyPlan(t *testing.T) {
 	mock := acctest.NewMock(t, mockapi.Config{})
 	jobID := startExportOutsideTerraform(t, mock, "docs.example.com")
 	mock.CompleteExportJob(jobID)
@@ -123,7 +123,7 @@ func TestAccStaticExport_importBlockByIdentityThenEmptyPlan(t *testing.T) {
 	})
 }
 
-func TestAccStaticExport_importByInvalidIdentityFails(t *testing.T) {
+func TestStaticExport_importByInvalidIdentityFails(t *testing.T) {
 	t.Parallel()
 	mock := acctest.NewMock(t, mockapi.Config{})
 	cases := []struct {
@@ -156,7 +156,7 @@ func TestAccStaticExport_importByInvalidIdentityFails(t *testing.T) {
 
 // A create that times out has saved the job in state; the next apply resumes
 // it under the same identity.
-func TestAccStaticExport_identityOfAnExportResumedAfterTimeout(t *testing.T) {
+func TestStaticExport_identityOfAnExportResumedAfterTimeout(t *testing.T) {
 	mock := acctest.NewMock(t, mockapi.Config{ExportDuration: 4 * time.Second})
 	withTimeout := func(limit string) string {
 		return acctest.ExportConfig(mock, fmt.Sprintf(`
@@ -190,7 +190,7 @@ func TestAccStaticExport_identityOfAnExportResumedAfterTimeout(t *testing.T) {
 
 // Import delivers the bundle as create does: the 409 that the link endpoint
 // answers for a short while after completion is waited out.
-func TestAccStaticExport_importWaitsOutABundleNotReadyYet(t *testing.T) {
+func TestStaticExport_importWaitsOutABundleNotReadyYet(t *testing.T) {
 	mock := acctest.NewMock(t, mockapi.Config{})
 	var jobID string
 	parallelTest(t, resource.TestCase{

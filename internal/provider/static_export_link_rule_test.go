@@ -11,10 +11,10 @@ import (
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/mockapi"
 )
 
-// TestAccStaticExport_unusableBundleLinkRefused: a bundle link that is not
+// TestStaticExport_unusableBundleLinkRefused: a bundle link that is not
 // http(s), or that carries a user and password, is neither stored nor
 // fetched, and the error names why without quoting it.
-func TestAccStaticExport_unusableBundleLinkRefused(t *testing.T) {
+func TestStaticExport_unusableBundleLinkRefused(t *testing.T) {
 	t.Parallel()
 	for name, c := range map[string]struct{ link, why string }{
 		"javascript": {"javascript:alert(document.cookie)", `its scheme is "javascript"`},

@@ -21,7 +21,7 @@ import (
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/mockapi"
 )
 
-func TestAccStaticExport_createThenEmptyPlan(t *testing.T) {
+func TestStaticExport_createThenEmptyPlan(t *testing.T) {
 	mock := acctest.NewMock(t, mockapi.Config{})
 	var jobID string
 	parallelTest(t, resource.TestCase{
@@ -64,7 +64,7 @@ func TestAccStaticExport_createThenEmptyPlan(t *testing.T) {
 	})
 }
 
-func TestAccStaticExport_failedJob(t *testing.T) {
+func TestStaticExport_failedJob(t *testing.T) {
 	mock := acctest.NewMock(t, mockapi.Config{})
 	mock.SetExportBehavior("broken.example.com", mockapi.ExportBehavior{Fail: true, FailMessage: "export failed: page guides/intro does not render"})
 	parallelTest(t, resource.TestCase{
@@ -76,7 +76,7 @@ func TestAccStaticExport_failedJob(t *testing.T) {
 	})
 }
 
-func TestAccStaticExport_jobGoneOnServerIsRecreated(t *testing.T) {
+func TestStaticExport_jobGoneOnServerIsRecreated(t *testing.T) {
 	mock := acctest.NewMock(t, mockapi.Config{})
 	var firstJob string
 	parallelTest(t, resource.TestCase{
@@ -106,7 +106,7 @@ func TestAccStaticExport_jobGoneOnServerIsRecreated(t *testing.T) {
 	})
 }
 
-func TestAccStaticExport_inputsReachTheAPIAndChangesReplace(t *testing.T) {
+func TestStaticExport_inputsReachTheAPIAndChangesReplace(t *testing.T) {
 	mock := acctest.NewMock(t, mockapi.Config{})
 	var firstJob, secondJob string
 	jobInputs := func(jobID *string, version string, paths ...string) func(*terraform.State) error {
@@ -187,7 +187,7 @@ func TestAccStaticExport_inputsReachTheAPIAndChangesReplace(t *testing.T) {
 	})
 }
 
-func TestAccStaticExport_renewsExpiringLinkWithoutReExport(t *testing.T) {
+func TestStaticExport_renewsExpiringLinkWithoutReExport(t *testing.T) {
 	clock := &acctest.ShiftedClock{}
 	mock := acctest.NewMock(t, mockapi.Config{LinkTTL: 2 * time.Hour, Now: clock.Now})
 	var jobID, firstExpiry string
@@ -268,7 +268,7 @@ func TestAccStaticExport_renewsExpiringLinkWithoutReExport(t *testing.T) {
 	})
 }
 
-func TestAccStaticExport_expiryFromPresignedQueryWhenAPIOmitsIt(t *testing.T) {
+func TestStaticExport_expiryFromPresignedQueryWhenAPIOmitsIt(t *testing.T) {
 	clock := &acctest.ShiftedClock{}
 	mock := acctest.NewMock(t, mockapi.Config{LinkTTL: 2 * time.Hour, Now: clock.Now, OmitExpiresAt: true})
 	config := acctest.ExportConfig(mock, `domain = "docs.example.com"`)
@@ -300,7 +300,7 @@ func TestAccStaticExport_expiryFromPresignedQueryWhenAPIOmitsIt(t *testing.T) {
 	})
 }
 
-func TestAccStaticExport_import(t *testing.T) {
+func TestStaticExport_import(t *testing.T) {
 	clock := &acctest.ShiftedClock{}
 	mock := acctest.NewMock(t, mockapi.Config{Now: clock.Now})
 	var failedJob string
@@ -341,7 +341,7 @@ func TestAccStaticExport_import(t *testing.T) {
 	})
 }
 
-func TestAccStaticExport_importBlockThenEmptyPlan(t *testing.T) {
+func TestStaticExport_importBlockThenEmptyPlan(t *testing.T) {
 	mock := acctest.NewMock(t, mockapi.Config{})
 	jobID := startExportOutsideTerraform(t, mock, "docs.example.com")
 	mock.CompleteExportJob(jobID)
@@ -367,7 +367,7 @@ import {
 	})
 }
 
-func TestAccStaticExport_resumesAfterTimeout(t *testing.T) {
+func TestStaticExport_resumesAfterTimeout(t *testing.T) {
 	mock := acctest.NewMock(t, mockapi.Config{ExportDuration: 4 * time.Second})
 	withTimeout := func(limit string) string {
 		return acctest.ExportConfig(mock, fmt.Sprintf(`
@@ -405,7 +405,7 @@ func TestAccStaticExport_resumesAfterTimeout(t *testing.T) {
 	})
 }
 
-func TestAccStaticExport_failedJobIsNotResumed(t *testing.T) {
+func TestStaticExport_failedJobIsNotResumed(t *testing.T) {
 	mock := acctest.NewMock(t, mockapi.Config{})
 	mock.SetExportBehavior("docs.example.com", mockapi.ExportBehavior{Fail: true})
 	config := acctest.ExportConfig(mock, `domain = "docs.example.com"`)
@@ -425,7 +425,7 @@ func TestAccStaticExport_failedJobIsNotResumed(t *testing.T) {
 	})
 }
 
-func TestAccStaticExport_bundleConflictRightAfterCompletionIsRetried(t *testing.T) {
+func TestStaticExport_bundleConflictRightAfterCompletionIsRetried(t *testing.T) {
 	mock := acctest.NewMock(t, mockapi.Config{})
 	mock.InjectFault(mockapi.EndpointBundle,
 		mockapi.Fault{Status: 409, Body: `{"error":"bundle is being prepared"}`},
@@ -445,7 +445,7 @@ func TestAccStaticExport_bundleConflictRightAfterCompletionIsRetried(t *testing.
 	})
 }
 
-func TestAccStaticExport_invalidInputsFailAtPlanTime(t *testing.T) {
+func TestStaticExport_invalidInputsFailAtPlanTime(t *testing.T) {
 	t.Parallel()
 	mock := acctest.NewMock(t, mockapi.Config{})
 	cases := []struct {
@@ -537,7 +537,7 @@ func postExportStart(t *testing.T, mock *mockapi.Server, path, body string) stri
 	return job.JobID
 }
 
-func TestAccStaticExport_failedJobInStateIsReplaced(t *testing.T) {
+func TestStaticExport_failedJobInStateIsReplaced(t *testing.T) {
 	// The mock and the provider share a clock that only the provider's waits
 	// move: the import finds the job running however slow the machine, and
 	// the apply's polls run through its ten minutes at once.
@@ -574,10 +574,10 @@ import {
 	})
 }
 
-// TestAccStaticExport_statusEchoingTheKeyIsRedacted: a status that quotes
+// TestStaticExport_statusEchoingTheKeyIsRedacted: a status that quotes
 // the API key reaches state through the provider's sanitizer, which knows
 // the key.
-func TestAccStaticExport_statusEchoingTheKeyIsRedacted(t *testing.T) {
+func TestStaticExport_statusEchoingTheKeyIsRedacted(t *testing.T) {
 	mock := acctest.NewMock(t, mockapi.Config{})
 	keySecret := mock.APIKey[strings.Index(mock.APIKey, "_")+1:]
 	parallelTest(t, resource.TestCase{

@@ -74,7 +74,7 @@ func expectStarts(mock *mockapi.Server, want ...string) func(*terraform.State) e
 // revision (its bundle call); the project revision has none.
 func bundleCalls(mock *mockapi.Server) int { return mock.Requests(mockapi.EndpointBundle) }
 
-func TestAccStaticExport_projectRevision(t *testing.T) {
+func TestStaticExport_projectRevision(t *testing.T) {
 	mock := acctest.NewMock(t, mockapi.Config{APIRevision: mockapi.RevisionProject})
 	dir := t.TempDir()
 	var jobID, firstRevision string
@@ -155,7 +155,7 @@ func TestAccStaticExport_projectRevision(t *testing.T) {
 	})
 }
 
-func TestAccStaticExport_pinnedRevisionSendsNothingElsewhere(t *testing.T) {
+func TestStaticExport_pinnedRevisionSendsNothingElsewhere(t *testing.T) {
 	mock := acctest.NewMock(t, mockapi.Config{APIRevision: mockapi.RevisionBoth})
 	parallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testFactories(Options{}),
@@ -181,7 +181,7 @@ func TestAccStaticExport_pinnedRevisionSendsNothingElsewhere(t *testing.T) {
 	})
 }
 
-func TestAccStaticExport_revisionSettingRefusedAtPlan(t *testing.T) {
+func TestStaticExport_revisionSettingRefusedAtPlan(t *testing.T) {
 	t.Parallel()
 	mock := acctest.NewMock(t, mockapi.Config{})
 	for name, step := range map[string]resource.TestStep{
@@ -204,7 +204,7 @@ func TestAccStaticExport_revisionSettingRefusedAtPlan(t *testing.T) {
 	}
 }
 
-func TestAccStaticExport_serverChangesRevisionBetweenApplies(t *testing.T) {
+func TestStaticExport_serverChangesRevisionBetweenApplies(t *testing.T) {
 	mock := acctest.NewMock(t, mockapi.Config{})
 	dir := t.TempDir()
 	// The export and everything that takes its job: a file, a site and the
@@ -269,7 +269,7 @@ func TestAccStaticExport_serverChangesRevisionBetweenApplies(t *testing.T) {
 // now says it does not know the job, so the export leaves state and one
 // new export is made, in the revision served; everything that takes its
 // job follows, and the plan after is empty.
-func TestAccStaticExport_serverMovesRevisionWithoutItsJobs(t *testing.T) {
+func TestStaticExport_serverMovesRevisionWithoutItsJobs(t *testing.T) {
 	mock := acctest.NewMock(t, mockapi.Config{SeparateRevisions: true})
 	dir := t.TempDir()
 	config := revisionConfig(mock, "", `domain = "docs.example.com"`) + jobConsumers(dir)
@@ -381,7 +381,7 @@ func startProjectExportOutsideTerraform(t *testing.T, mock *mockapi.Server) stri
 	return postExportStart(t, mock, "/v1/static-export/"+testProject+"/jobs", "")
 }
 
-func TestAccStaticExport_conflictWaitsForTheRunningExportThenStarts(t *testing.T) {
+func TestStaticExport_conflictWaitsForTheRunningExportThenStarts(t *testing.T) {
 	mock := acctest.NewMock(t, mockapi.Config{APIRevision: mockapi.RevisionProject})
 	mock.SetExportBehavior("docs.example.com", mockapi.ExportBehavior{Duration: 4 * time.Second})
 	var other string
@@ -409,7 +409,7 @@ func TestAccStaticExport_conflictWaitsForTheRunningExportThenStarts(t *testing.T
 	})
 }
 
-func TestAccStaticExport_conflictOutlastingTheTimeoutStartsNothing(t *testing.T) {
+func TestStaticExport_conflictOutlastingTheTimeoutStartsNothing(t *testing.T) {
 	mock := acctest.NewMock(t, mockapi.Config{APIRevision: mockapi.RevisionProject})
 	mock.SetExportBehavior("docs.example.com", mockapi.ExportBehavior{Duration: time.Hour})
 	parallelTest(t, resource.TestCase{
@@ -433,7 +433,7 @@ func TestAccStaticExport_conflictOutlastingTheTimeoutStartsNothing(t *testing.T)
 // API acted on would meet the 409 of the export it started, and wait to
 // start a second after it: the start is not repeated, and the error says
 // the export may have started.
-func TestAccStaticExport_projectStart503AfterTheAPIActedIsNotRepeated(t *testing.T) {
+func TestStaticExport_projectStart503AfterTheAPIActedIsNotRepeated(t *testing.T) {
 	mock := acctest.NewMock(t, mockapi.Config{APIRevision: mockapi.RevisionProject})
 	mock.InjectFault(mockapi.EndpointStartProjectExport, mockapi.Fault{Status: 503, Body: `{"error":"upstream timed out"}`,
 		Header: map[string]string{"Retry-After": "1"}, AfterHandling: true})
@@ -455,7 +455,7 @@ func TestAccStaticExport_projectStart503AfterTheAPIActedIsNotRepeated(t *testing
 
 // The quota's hour counts from the start outside Terraform: on a busy
 // machine, seconds of it may have passed when the provider starts.
-func TestAccStaticExport_startQuotaBeyondTheTimeoutFailsAtOnce(t *testing.T) {
+func TestStaticExport_startQuotaBeyondTheTimeoutFailsAtOnce(t *testing.T) {
 	mock := acctest.NewMock(t, mockapi.Config{APIRevision: mockapi.RevisionProject, ProjectExportStartsPerHour: 1})
 	parallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testFactories(Options{}),
@@ -474,7 +474,7 @@ func TestAccStaticExport_startQuotaBeyondTheTimeoutFailsAtOnce(t *testing.T) {
 	}
 }
 
-func TestAccStaticExport_zipArchiveRefusedByContent(t *testing.T) {
+func TestStaticExport_zipArchiveRefusedByContent(t *testing.T) {
 	mock := acctest.NewMock(t, mockapi.Config{APIRevision: mockapi.RevisionProject})
 	mock.SetExportBehavior("docs.example.com", mockapi.ExportBehavior{Archive: mockapi.ArchiveZip})
 	dir := t.TempDir()
@@ -512,7 +512,7 @@ resource "docsadmin_static_export_file" "bundle" {
 	}
 }
 
-func TestAccStaticExport_redeploymentOfTheSameCommitExportsOnce(t *testing.T) {
+func TestStaticExport_redeploymentOfTheSameCommitExportsOnce(t *testing.T) {
 	mock := acctest.NewMock(t, mockapi.Config{DeploymentDuration: 300 * time.Millisecond})
 	config := func(deployed string) string {
 		return acctest.ProviderConfig(mock, `project_id = "`+testProject+`"`) + fmt.Sprintf(`
@@ -581,7 +581,7 @@ resource "docsadmin_static_export" "site" {
 	})
 }
 
-func TestAccStaticExport_importTakesTheConfiguredTriggers(t *testing.T) {
+func TestStaticExport_importTakesTheConfiguredTriggers(t *testing.T) {
 	mock := acctest.NewMock(t, mockapi.Config{})
 	jobID := completedJob(t, mock)
 	config := acctest.ExportConfig(mock, `
@@ -632,7 +632,7 @@ func TestAccStaticExport_importTakesTheConfiguredTriggers(t *testing.T) {
 	})
 }
 
-func TestAccStaticExport_emptyTriggersAreUnset(t *testing.T) {
+func TestStaticExport_emptyTriggersAreUnset(t *testing.T) {
 	mock := acctest.NewMock(t, mockapi.Config{})
 	parallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testFactories(Options{}),
@@ -653,7 +653,7 @@ func TestAccStaticExport_emptyTriggersAreUnset(t *testing.T) {
 	})
 }
 
-func TestAccStaticExport_projectScopedErrorsSayWhatTheyMean(t *testing.T) {
+func TestStaticExport_projectScopedErrorsSayWhatTheyMean(t *testing.T) {
 	t.Parallel()
 	const readOnlyKey = "dsa_readonly_5f0c1e2d3b4a69788796a5b4"
 	for name, tc := range map[string]struct {
@@ -695,7 +695,7 @@ resource "docsadmin_static_export" "site" {
 	}
 }
 
-func TestAccStaticExport_projectRevisionResumesAfterTimeout(t *testing.T) {
+func TestStaticExport_projectRevisionResumesAfterTimeout(t *testing.T) {
 	mock := acctest.NewMock(t, mockapi.Config{APIRevision: mockapi.RevisionProject, ExportDuration: 4 * time.Second})
 	withTimeout := func(limit string) string {
 		return revisionConfig(mock, "", fmt.Sprintf(`
@@ -728,7 +728,7 @@ func TestAccStaticExport_projectRevisionResumesAfterTimeout(t *testing.T) {
 	})
 }
 
-func TestAccStaticExportBundleEphemeral_projectRevision(t *testing.T) {
+func TestStaticExportBundleEphemeral_projectRevision(t *testing.T) {
 	mock := acctest.NewMock(t, mockapi.Config{APIRevision: mockapi.RevisionProject})
 	jobID := startProjectExportOutsideTerraform(t, mock)
 	mock.CompleteExportJob(jobID)
@@ -753,7 +753,7 @@ func TestAccStaticExportBundleEphemeral_projectRevision(t *testing.T) {
 	})
 }
 
-func TestAccStaticSiteManifest_projectRevision(t *testing.T) {
+func TestStaticSiteManifest_projectRevision(t *testing.T) {
 	mock := acctest.NewMock(t, mockapi.Config{APIRevision: mockapi.RevisionProject})
 	jobID := startProjectExportOutsideTerraform(t, mock)
 	mock.CompleteExportJob(jobID)

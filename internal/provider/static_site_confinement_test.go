@@ -21,51 +21,11 @@ import (
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/publish/publishtest"
 )
 
-// usersFiles writes a user's files below dir and returns a check that they
-// are all still there, unchanged.
-func usersFiles(t *testing.T, dir string) func() error {
-	t.Helper()
-	files := map[string]string{"index.html": "mine", "notes/a.txt": "a", "notes/b/c.txt": "c"}
-	for name, body := range files {
-		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		acctest.WriteFile(t, p, body)
-	}
-	return func() error {
-		for name, body := range files {
-			if got, err := os.ReadFile(filepath.Join(dir, name)); err != nil || string(got) != body {
-				return fmt.Errorf("the user's %s holds %q (%v), want %q", name, got, err, body)
-			}
-		}
-		return nil
-	}
-}
-
-func exportsStarted(mock *mockapi.Server, n int) func() error {
-	return func() error {
-		if got := mock.ExportsStarted("docs.example.com"); got != n {
-			return fmt.Errorf("%d exports started, want %d", got, n)
-		}
-		return nil
-	}
-}
-
-func must(t *testing.T, checks ...func() error) {
-	t.Helper()
-	for _, check := range checks {
-		if err := check(); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
-
 // A store planted beside a new site's directory, holding under the
 // provider's names what the provider does not make (releases linked to a
 // user's directory, a FIFO as its lock), is refused at plan, naming the
 // entry: no export is started and every file of the user's is intact.
-func TestAccStaticSite_plantedStoreRefusedAtPlan(t *testing.T) {
+func TestStaticSite_plantedStoreRefusedAtPlan(t *testing.T) {
 	t.Parallel()
 	for _, c := range []struct {
 		name  string
@@ -118,7 +78,7 @@ func TestAccStaticSite_plantedStoreRefusedAtPlan(t *testing.T) {
 // there, neither the user's files beside the releases nor those among
 // them; the site goes on serving its release. Moved back, the site
 // publishes again.
-func TestAccStaticSite_movedReleasesAreNeverFollowed(t *testing.T) {
+func TestStaticSite_movedReleasesAreNeverFollowed(t *testing.T) {
 	mock := acctest.NewMock(t, mockapi.Config{})
 	parent := t.TempDir()
 	dir := filepath.Join(parent, "site")
@@ -175,7 +135,7 @@ func TestAccStaticSite_movedReleasesAreNeverFollowed(t *testing.T) {
 
 // Two new sites whose directories are the same or nested, however they
 // are written, are refused at plan, before any export starts.
-func TestAccStaticSite_samePathHoweverWrittenRefusedAtPlan(t *testing.T) {
+func TestStaticSite_samePathHoweverWrittenRefusedAtPlan(t *testing.T) {
 	t.Parallel()
 	parent := t.TempDir()
 	target := filepath.Join(parent, "real")
@@ -214,7 +174,7 @@ resource "docsadmin_static_site" "other" {
 // A directory that another configuration publishes is refused at plan
 // for a new site, naming that site and its configuration: no export
 // starts, and the other site is left as it was.
-func TestAccStaticSite_publishedElsewhereRefusedAtPlan(t *testing.T) {
+func TestStaticSite_publishedElsewhereRefusedAtPlan(t *testing.T) {
 	t.Parallel()
 	mock := acctest.NewMock(t, mockapi.Config{})
 	dir := filepath.Join(t.TempDir(), "site")
@@ -251,7 +211,7 @@ func TestAccStaticSite_publishedElsewhereRefusedAtPlan(t *testing.T) {
 // never replaced: a file made there before a first publication, and a
 // user's directory put in place of the provider's link before a later
 // switch, are left as they are, and the apply says what it found.
-func TestAccStaticSite_switchReplacesOnlyWhatItChecked(t *testing.T) {
+func TestStaticSite_switchReplacesOnlyWhatItChecked(t *testing.T) {
 	mock := acctest.NewMock(t, mockapi.Config{})
 	parent := t.TempDir()
 	dir := filepath.Join(parent, "site")
@@ -315,7 +275,7 @@ func TestAccStaticSite_switchReplacesOnlyWhatItChecked(t *testing.T) {
 // trusts nothing in it and says so, the apply publishes into it afresh and
 // records it, and then the destroy removes it, leaving the store that was
 // moved aside.
-func TestAccStaticSite_storeCopyIsRepublishedBeforeItIsRemoved(t *testing.T) {
+func TestStaticSite_storeCopyIsRepublishedBeforeItIsRemoved(t *testing.T) {
 	mock := acctest.NewMock(t, mockapi.Config{})
 	parent := t.TempDir()
 	dir := filepath.Join(parent, "site")

@@ -67,7 +67,7 @@ func (c uploadsPlanned) CheckPlan(_ context.Context, req plancheck.CheckPlanRequ
 // pages depend on their content, not on the export. The export stage hands
 // its job id to the upload stage, as the data source's documentation says:
 // a new export's files are unknown while planning the export itself.
-func TestAccStaticSiteManifest_anEditedPageReuploadsOneFile(t *testing.T) {
+func TestStaticSiteManifest_anEditedPageReuploadsOneFile(t *testing.T) {
 	const edited = "guides/getting-started"
 	mock := acctest.NewMock(t, mockapi.Config{StablePages: true})
 	var jobID string
@@ -163,7 +163,7 @@ resource "terraform_data" "upload" {
 // An export's files never change: after one download, the manifest data
 // source plans from its cache with no link and no download, also with a
 // read-scoped key; a damaged cache entry is downloaded again.
-func TestAccStaticSiteManifest_unchangedPlansDownloadNothing(t *testing.T) {
+func TestStaticSiteManifest_unchangedPlansDownloadNothing(t *testing.T) {
 	const readOnly = "dak_readonly_0123456789"
 	mock := acctest.NewMock(t, mockapi.Config{ReadOnlyAPIKeys: []string{readOnly}})
 	cache := t.TempDir()
@@ -246,7 +246,7 @@ func maxFilesLine(n int) string {
 	return fmt.Sprintf("  max_files       = %d\n", n)
 }
 
-func TestAccStaticSiteManifest_refusesDirectoryNames(t *testing.T) {
+func TestStaticSiteManifest_refusesDirectoryNames(t *testing.T) {
 	for _, c := range []struct {
 		name     string
 		kind     mockapi.ArchiveKind

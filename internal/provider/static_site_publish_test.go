@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"syscall"
 	"testing"
 	"time"
 
@@ -45,7 +44,7 @@ func linkTarget(t *testing.T, dir string) string {
 // release, the site keeps its id, the previous release stays until the
 // next switch, and a user's files beside the site are never touched, also
 // by destroy.
-func TestAccStaticSite_newExportSwitchesInPlace(t *testing.T) {
+func TestStaticSite_newExportSwitchesInPlace(t *testing.T) {
 	t.Parallel()
 	for _, lifecycle := range []string{"", "lifecycle {\n    create_before_destroy = true\n  }"} {
 		t.Run(fmt.Sprintf("create_before_destroy=%v", lifecycle != ""), func(t *testing.T) {
@@ -116,7 +115,7 @@ func TestAccStaticSite_newExportSwitchesInPlace(t *testing.T) {
 
 // The working directory, the module's directory and the home directory are
 // refused at plan, and nothing in them is touched.
-func TestAccStaticSite_refusesTerraformAndHomeDirectories(t *testing.T) {
+func TestStaticSite_refusesTerraformAndHomeDirectories(t *testing.T) {
 	home := t.TempDir()
 	t.Setenv("HOME", home)
 	keep := filepath.Join(home, "keep.txt")
@@ -154,7 +153,7 @@ resource "docsadmin_static_site" "site" {
 // A user's directory at the site's path is never replaced: refused at plan
 // when it is there before the site, and left as it is, with nothing
 // planned, when it replaces the provider's link; destroy leaves it.
-func TestAccStaticSite_neverReplacesAUsersDirectory(t *testing.T) {
+func TestStaticSite_neverReplacesAUsersDirectory(t *testing.T) {
 	mock := acctest.NewMock(t, mockapi.Config{})
 	parent := t.TempDir()
 	dir := filepath.Join(parent, "site")
@@ -221,7 +220,7 @@ func TestAccStaticSite_neverReplacesAUsersDirectory(t *testing.T) {
 // A user's symbolic link at the site's path, where the plan cannot see it
 // (the directory is known only during apply), is refused before any link
 // request or download, and left as it is.
-func TestAccStaticSite_refusesAUsersLinkBeforeAnyDownload(t *testing.T) {
+func TestStaticSite_refusesAUsersLinkBeforeAnyDownload(t *testing.T) {
 	mock := acctest.NewMock(t, mockapi.Config{})
 	parent := t.TempDir()
 	mine := filepath.Join(parent, "mine")
@@ -273,7 +272,7 @@ resource "docsadmin_static_site" "site" {
 }
 
 // Two sites at the same or nested directories are refused.
-func TestAccStaticSite_overlappingDirectoriesRefused(t *testing.T) {
+func TestStaticSite_overlappingDirectoriesRefused(t *testing.T) {
 	t.Parallel()
 	for _, c := range []struct{ name, second, want string }{
 		{"same", "site", `(same\s+directory\s+as|is\s+published\s+by)\s+another\s+docsadmin_static_site`},
@@ -302,7 +301,7 @@ resource "docsadmin_static_site" "other" {
 
 // Archives whose names no host serves alike, or with more files than
 // max_files, are refused naming the entry or the setting, and leave nothing.
-func TestAccStaticSite_refusesNamesAndFileCounts(t *testing.T) {
+func TestStaticSite_refusesNamesAndFileCounts(t *testing.T) {
 	// Each row has its own mock and directory; the bound on how long a
 	// refusal takes leaves room for the -parallel tests beside it.
 	t.Parallel()
@@ -349,29 +348,4 @@ func TestAccStaticSite_refusesNamesAndFileCounts(t *testing.T) {
 			}
 		})
 	}
-}
-
-// A FIFO in place of a file is reported as changed without being opened,
-// and destroy ends.
-func TestAccStaticSite_specialFilesAreNeverOpened(t *testing.T) {
-	mock := acctest.NewMock(t, mockapi.Config{})
-	dir := filepath.Join(t.TempDir(), "site")
-	parallelTest(t, resource.TestCase{
-		ProtoV6ProviderFactories: testFactories(Options{}),
-		Steps: []resource.TestStep{
-			{Config: siteConfig(mock, dir, "")},
-			{
-				PreConfig: func() {
-					index := filepath.Join(dir, "index.html")
-					removeOrFail(t, index)
-					if err := syscall.Mkfifo(index, 0o644); err != nil {
-						t.Fatal(err)
-					}
-				},
-				Config:             siteConfig(mock, dir, ""),
-				PlanOnly:           true,
-				ExpectNonEmptyPlan: true,
-			},
-		},
-	})
 }

@@ -22,7 +22,7 @@ var refusedUnderCreateBeforeDestroy = regexp.MustCompile(`(?s)is\s+published\s+b
 // replace_triggered_by replaces the site as -replace does: without
 // create_before_destroy a new publication with a new id is served; with it
 // the apply is refused and the old site stays, with its id.
-func TestAccStaticSite_replaceTriggeredBy(t *testing.T) {
+func TestStaticSite_replaceTriggeredBy(t *testing.T) {
 	t.Parallel()
 	for _, cbd := range []bool{false, true} {
 		t.Run(fmt.Sprintf("create_before_destroy=%v", cbd), func(t *testing.T) {

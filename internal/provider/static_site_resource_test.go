@@ -300,7 +300,7 @@ func onlySite(dir string) func(*terraform.State) error {
 	}
 }
 
-func TestAccStaticSite_lifecycle(t *testing.T) {
+func TestStaticSite_lifecycle(t *testing.T) {
 	mock := acctest.NewMock(t, mockapi.Config{})
 	dir := filepath.Join(t.TempDir(), "dist", "site")
 	traffic := &linkTraffic{mock: mock}
@@ -450,7 +450,7 @@ func removeOrFail(t *testing.T, name string) {
 
 // The data source lists the same files as the resource's manifest_file,
 // without writing anything.
-func TestAccStaticSite_manifestDataSourceMatchesTheResource(t *testing.T) {
+func TestStaticSite_manifestDataSourceMatchesTheResource(t *testing.T) {
 	mock := acctest.NewMock(t, mockapi.Config{})
 	dir := filepath.Join(t.TempDir(), "site")
 	const data = "data.docsadmin_static_site_manifest.site"
@@ -508,7 +508,7 @@ func (compareEqual) CompareValues(values ...any) error {
 
 // An archive the verifier refuses leaves neither a tree nor a temporary
 // directory; the error names the job and the entry.
-func TestAccStaticSite_refusedArchiveLeavesNothing(t *testing.T) {
+func TestStaticSite_refusedArchiveLeavesNothing(t *testing.T) {
 	mock := acctest.NewMock(t, mockapi.Config{})
 	parent := t.TempDir()
 	dir := filepath.Join(parent, "site")
@@ -567,7 +567,7 @@ resource "docsadmin_static_site" "site" {
 }
 
 // A directory that holds something other than a site is never replaced.
-func TestAccStaticSite_refusesADirectoryThatIsNotASite(t *testing.T) {
+func TestStaticSite_refusesADirectoryThatIsNotASite(t *testing.T) {
 	mock := acctest.NewMock(t, mockapi.Config{})
 	dir := t.TempDir()
 	mine := filepath.Join(dir, "notes.txt")
@@ -591,7 +591,7 @@ func TestAccStaticSite_refusesADirectoryThatIsNotASite(t *testing.T) {
 	})
 }
 
-func TestAccStaticSite_badInputFailsAtPlanTime(t *testing.T) {
+func TestStaticSite_badInputFailsAtPlanTime(t *testing.T) {
 	t.Parallel()
 	siteBlock := func(body string) func(*mockapi.Server) string {
 		return func(mock *mockapi.Server) string {
@@ -618,7 +618,7 @@ func TestAccStaticSite_badInputFailsAtPlanTime(t *testing.T) {
 // A change of max_files alone records it: the site published meets it, so
 // nothing is downloaded or switched. A value below the site's files is
 // refused at plan, naming both.
-func TestAccStaticSite_maxFilesChangePublishesNothing(t *testing.T) {
+func TestStaticSite_maxFilesChangePublishesNothing(t *testing.T) {
 	mock := acctest.NewMock(t, mockapi.Config{})
 	dir := filepath.Join(t.TempDir(), "site")
 	traffic := &linkTraffic{mock: mock}
@@ -665,7 +665,7 @@ func TestAccStaticSite_maxFilesChangePublishesNothing(t *testing.T) {
 
 // An import is refused in this resource's words, naming what to do instead,
 // not with the framework's generic refusal.
-func TestAccStaticSite_importIsRefusedSayingWhatToDo(t *testing.T) {
+func TestStaticSite_importIsRefusedSayingWhatToDo(t *testing.T) {
 	mock := acctest.NewMock(t, mockapi.Config{})
 	dir := filepath.Join(t.TempDir(), "site")
 	parallelTest(t, resource.TestCase{

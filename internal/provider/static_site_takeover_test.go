@@ -97,7 +97,7 @@ func killedFirstPublication(t *testing.T, dir string) {
 // refused as one being published now; once that run is gone, killed after
 // Stage, the next apply takes its store over, removes what it left, and
 // publishes.
-func TestAccStaticSite_takesOverAKilledFirstPublication(t *testing.T) {
+func TestStaticSite_takesOverAKilledFirstPublication(t *testing.T) {
 	t.Parallel()
 	mock := acctest.NewMock(t, mockapi.Config{})
 	parent := t.TempDir()

@@ -157,6 +157,46 @@ resource "docsadmin_static_site" "site" {
 	return tf
 }
 
+// usersFiles writes a user's files below dir and returns a check that they
+// are all still there, unchanged.
+func usersFiles(t *testing.T, dir string) func() error {
+	t.Helper()
+	files := map[string]string{"index.html": "mine", "notes/a.txt": "a", "notes/b/c.txt": "c"}
+	for name, body := range files {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		acctest.WriteFile(t, p, body)
+	}
+	return func() error {
+		for name, body := range files {
+			if got, err := os.ReadFile(filepath.Join(dir, name)); err != nil || string(got) != body {
+				return fmt.Errorf("the user's %s holds %q (%v), want %q", name, got, err, body)
+			}
+		}
+		return nil
+	}
+}
+
+func exportsStarted(mock *mockapi.Server, n int) func() error {
+	return func() error {
+		if got := mock.ExportsStarted("docs.example.com"); got != n {
+			return fmt.Errorf("%d exports started, want %d", got, n)
+		}
+		return nil
+	}
+}
+
+func must(t *testing.T, checks ...func() error) {
+	t.Helper()
+	for _, check := range checks {
+		if err := check(); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 // TestAccStaticSite_cliReplace runs `terraform apply -replace` as a user
 // does (terraform-plugin-testing has no -replace). Without
 // create_before_destroy the old site is withdrawn and a new publication,

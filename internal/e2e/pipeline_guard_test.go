@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/hashicorp/terraform-exec/tfexec"
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/acctest"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/mockapi"

@@ -179,11 +179,11 @@ func bucketHoldsArchive(t *testing.T, mock *mockapi.Server, srv *storetest.Serve
 	}
 }
 
-// TestAccStaticSiteBucket_lifecycle publishes an export's site into each
+// TestStaticSiteBucket_lifecycle publishes an export's site into each
 // real store (versitygw, fake-gcs-server, Azurite) beside a user's object
 // and a sibling site: a first publication, drift by hand restored, a new
 // export written in place, and a destroy that leaves what others wrote.
-func TestAccStaticSiteBucket_lifecycle(t *testing.T) {
+func TestStaticSiteBucket_lifecycle(t *testing.T) {
 	for name, start := range map[string]func(testing.TB) *storetest.Server{"s3": storetest.S3, "gcs": storetest.GCS, "azure": storetest.Azure} {
 		t.Run(name, func(t *testing.T) {
 			srv := start(t)
@@ -273,11 +273,11 @@ func TestAccStaticSiteBucket_lifecycle(t *testing.T) {
 	}
 }
 
-// TestAccStaticSiteBucket_refusals: bad input is refused at plan, naming
+// TestStaticSiteBucket_refusals: bad input is refused at plan, naming
 // the attribute and what is accepted, and a store that cannot be used is
 // refused at plan, naming the store and what to set; a user's object at a
 // key the site needs refuses the apply before anything is written.
-func TestAccStaticSiteBucket_refusals(t *testing.T) {
+func TestStaticSiteBucket_refusals(t *testing.T) {
 	srv := storetest.S3(t)
 	srv.Setenv(t)
 	mock := acctest.NewMock(t, mockapi.Config{})
@@ -318,11 +318,11 @@ func TestAccStaticSiteBucket_refusals(t *testing.T) {
 	})
 }
 
-// TestAccStaticSiteBucket_deniedWrite: credentials that may list and read
+// TestStaticSiteBucket_deniedWrite: credentials that may list and read
 // but not write (an Azure SAS of read and list) stop the publication at its
 // record, before any file is written, with an error that says what the
 // credentials lack.
-func TestAccStaticSiteBucket_deniedWrite(t *testing.T) {
+func TestStaticSiteBucket_deniedWrite(t *testing.T) {
 	srv := storetest.Azure(t)
 	srv.Setenv(t)
 	cred, err := azblob.NewSharedKeyCredential("devstoreaccount1", storetest.AzuriteKey)

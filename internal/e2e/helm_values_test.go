@@ -189,13 +189,13 @@ func (r rendering) secretBundleURL() (string, error) {
 	return string(decoded), err
 }
 
-// TestAccHelmValues_renderedChartRollsOnContentNotOnRenewal applies an export
+// TestHelmValues_renderedChartRollsOnContentNotOnRenewal applies an export
 // and the non-secret chart values the Helm example passes in values, renders
 // the fixture chart with the link passed on its own (as set_sensitive does),
 // and checks that a renewed link changes the Secret only, while a new export
 // changes the pod template and so rolls the pods.
 // Not parallel: it runs helm, built on first use (go build).
-func TestAccHelmValues_renderedChartRollsOnContentNotOnRenewal(t *testing.T) {
+func TestHelmValues_renderedChartRollsOnContentNotOnRenewal(t *testing.T) {
 	if testing.Short() {
 		t.Skip("renders the chart with helm end to end: slow; runs in make test")
 	}

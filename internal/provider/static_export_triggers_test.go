@@ -83,7 +83,7 @@ func TestUnsetTriggersPlan(t *testing.T) {
 // triggers = {} (a module's usual default) is accepted and means the same as
 // leaving triggers unset: switching between the two plans no change and
 // starts no work, while a real value still does.
-func TestAccTriggers_emptyMapIsUnset(t *testing.T) {
+func TestTriggers_emptyMapIsUnset(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
 		name, address string

@@ -20,7 +20,7 @@ import (
 // in-cluster web server, is what the chart rendered by the real helm fetches,
 // byte for byte, with no presigned link involved.
 // Not parallel: it runs helm, built on first use (go build).
-func TestAccStaticExportFile_mirrorServesWhatTheChartFetches(t *testing.T) {
+func TestStaticExportFile_mirrorServesWhatTheChartFetches(t *testing.T) {
 	if testing.Short() {
 		t.Skip("fetches the chart through helm end to end: slow; runs in make test")
 	}
