@@ -296,8 +296,8 @@ func (r *bucketSiteResource) ModifyPlan(ctx context.Context, req resource.Modify
 	if req.State.Raw.IsNull() {
 		plan.ObjectsIntact = types.BoolValue(true)
 		plan.ArchiveSHA256 = plannedDigest(plan.ExpectedSHA256)
-		if t, known := plan.target(); known && r.data != nil && r.data.client != nil {
-			if err := objectstore.CheckNew(ctx, t, defaultSiteMaxFiles); err != nil {
+		if t, known := plan.target(); known && !plan.MaxFiles.IsUnknown() && r.data != nil && r.data.client != nil {
+			if err := objectstore.CheckNew(ctx, t, int(plan.MaxFiles.ValueInt64())); err != nil {
 				resp.Diagnostics.AddError("Cannot publish the site into this store", r.storeProblem(err))
 				return
 			}
@@ -538,10 +538,12 @@ func (r *bucketSiteResource) Delete(ctx context.Context, req resource.DeleteRequ
 // ImportState refuses an import in words of this resource: what it owns is
 // the record a publication writes, pinned by the state of that
 // publication, so an import would have to publish as a create does.
-func (r *bucketSiteResource) ImportState(_ context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+func (r *bucketSiteResource) ImportState(_ context.Context, _ resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	// The refusal names no part of the id: it may come before the provider
+	// is configured, without the sanitizer every outside text goes through.
 	resp.Diagnostics.AddError("docsadmin_static_site_bucket cannot be imported",
-		fmt.Sprintf("Import of %q was asked for, but the objects this resource owns are listed in the record its own publication "+
-			"writes, and state pins that record, so an import would have to publish as a create does. Add the resource to the "+
-			"configuration with the export's job_id and the store, and run terraform apply: a prefix that holds another "+
-			"publication's objects is refused before anything is written, naming them.", r.data.sanitizer.Text(req.ID, 256)))
+		"The objects this resource owns are listed in the record its own publication writes, and state pins that record, "+
+			"so an import would have to publish as a create does. Add the resource to the configuration with the export's "+
+			"job_id and the store, and run terraform apply: a prefix that holds another publication's objects is refused "+
+			"before anything is written, naming them.")
 }
