@@ -71,8 +71,8 @@ func newExportRevisions(pinned ExportRevision, projectID string) *exportRevision
 	return &exportRevisions{pinned: pinned, projectID: projectID, preferred: RevisionDomain, jobs: map[string]exportRoute{}}
 }
 
-// usable reports why a revision cannot be used for a start with or without
-// a domain, or "".
+// unusable reports why a revision cannot be used for a start with or
+// without a domain, or "".
 func (e *exportRevisions) unusable(r ExportRevision, domain string) string {
 	switch {
 	case r == RevisionProject && e.projectID == "":

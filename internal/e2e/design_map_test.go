@@ -294,3 +294,52 @@ func difference(a, b []string) []string {
 	}
 	return out
 }
+
+// The provider package's production lines are capped, as DESIGN.md says,
+// so that logic which does not need the plugin framework goes to a package
+// below it; and no shipped Go file grows past what a reader takes in at
+// once.
+const (
+	providerLineCap = 8375
+	fileLineCap     = 800
+)
+
+func TestProviderPackageStaysWithinItsCap(t *testing.T) {
+	t.Parallel()
+	root, err := tfrunner.ModuleRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	provider := 0
+	err = filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (d.Name() == "node_modules" || d.Name() == ".git" || d.Name() == "tools") {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
+			return nil
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		lines := bytes.Count(data, []byte("\n"))
+		rel, _ := filepath.Rel(root, p)
+		if lines > fileLineCap {
+			t.Errorf("%s has %d lines, more than %d: split it by concern", rel, lines, fileLineCap)
+		}
+		if filepath.Dir(rel) == filepath.Join("internal", "provider") {
+			provider += lines
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if provider == 0 || provider > providerLineCap {
+		t.Errorf("internal/provider has %d production lines; the cap is %d: move logic that needs no framework below it", provider, providerLineCap)
+	}
+	t.Logf("internal/provider: %d production lines", provider)
+}

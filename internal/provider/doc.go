@@ -6,8 +6,8 @@
 // framework: that goes to a package below it, and so does state shared
 // between requests.
 //
-// Everything that calls the API begins in begin or beginOperation
-// (provider.go): it goes on only without an earlier error and with the
+// Everything that calls the API begins in begin (provider.go) or
+// beginOperation (wait.go): it goes on only without an earlier error and with the
 // provider configured, masks secrets in the context's logs (maskSecrets), and
 // turns the timeouts block into the operation's limit. A wait logs one INFO
 // record per change of status and every poll at DEBUG (statusLog).
@@ -21,12 +21,12 @@
 //
 // Work a create started reaches state before the wait. When a create times
 // out, Terraform taints the resource and the next apply replaces it: Delete
-// offers the unfinished work (offerUnfinished) and the replacement's Create
-// takes it over (resumeOffered), rereading it first; work gone or over
-// starts afresh, and a failed read saves the work in state again. What
-// counts as finished differs once: the create-finished mark in private state
-// for a deployment, a preview and an agent job, a link in state for an
-// export.
+// registers the unfinished work (registerUnfinished) and the replacement's
+// Create resumes it (resumeRegistered), rereading it first; work gone or
+// unsuccessful starts afresh, and a failed read saves the work in state
+// again. What counts as completed differs once: the create-completed mark
+// in private state for a deployment, a preview and an agent job, a link in
+// state for an export.
 //
 // An export's link is renewed in a plan, not a refresh: Read computes
 // ready_for_renewal, ModifyPlan marks the link unknown when it is due
