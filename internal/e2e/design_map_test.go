@@ -343,3 +343,20 @@ func TestProviderPackageStaysWithinItsCap(t *testing.T) {
 	}
 	t.Logf("internal/provider: %d production lines", provider)
 }
+
+// DESIGN.md stays a map a newcomer reads in one sitting: detail goes to the
+// package doc comments beside the code.
+func TestDesignMapStaysShort(t *testing.T) {
+	t.Parallel()
+	root, err := tfrunner.ModuleRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(filepath.Join(root, "DESIGN.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if words := len(strings.Fields(string(data))); words == 0 || words > 4000 {
+		t.Errorf("DESIGN.md has %d words, more than 4,000: move detail to the doc comment of the package it describes", words)
+	}
+}
