@@ -124,25 +124,6 @@ func BucketProblem(s string) string {
 	return ""
 }
 
-// EndpointProblem says why an S3 endpoint is not a URL requests can go to,
-// or "".
-func EndpointProblem(e string) string {
-	u, err := url.Parse(e)
-	switch {
-	case err != nil:
-		return "it is not a URL"
-	case u.Scheme != "https" && u.Scheme != "http":
-		return "its scheme is not https or http"
-	case u.Host == "":
-		return "it has no host"
-	case u.User != nil:
-		return "it holds user information: credentials come from the environment, never from the configuration"
-	case u.RawQuery != "" || u.Fragment != "":
-		return "it holds a query or a fragment"
-	}
-	return ""
-}
-
 // Open opens the target's bucket with its SDK's standard credential chain.
 // Nothing is sent yet.
 func Open(ctx context.Context, t Target) (*blob.Bucket, error) {

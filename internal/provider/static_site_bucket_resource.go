@@ -182,7 +182,7 @@ func (r *bucketSiteResource) Schema(ctx context.Context, _ resource.SchemaReques
 						"Default: the AWS SDK's (`AWS_REGION`, the shared configuration)."},
 					"endpoint": schema.StringAttribute{Optional: true, MarkdownDescription: "The URL of an S3-compatible store, such as " +
 						"`https://<account>.r2.cloudflarestorage.com`. Default: AWS.",
-						Validators: []validator.String{stringCheck{summary: "Invalid endpoint", description: "must be an http or https URL with a host and nothing else", check: prefixed(objectstore.EndpointProblem)}}},
+						Validators: []validator.String{stringCheck{summary: "Invalid endpoint", description: "must be an http or https URL with a host and nothing else", check: endpointProblem}}},
 					"use_path_style": schema.BoolAttribute{Optional: true, MarkdownDescription: "Address the bucket in the path " +
 						"(`https://host/bucket/key`) rather than the host name, as MinIO and versitygw need. Default: `false`."},
 				},

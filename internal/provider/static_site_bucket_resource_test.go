@@ -290,7 +290,7 @@ func TestStaticSiteBucket_refusals(t *testing.T) {
 			ExpectError: regexp.MustCompile(`(?s)Invalid Attribute Combination.*only one`)},
 		{Config: withStore(storeBlock(srv, "s3://docs"), "docs"), PlanOnly: true, ExpectError: regexp.MustCompile(`(?s)Invalid bucket.*"s3://docs": it is not a bucket's name`)},
 		{Config: withStore(strings.Replace(storeBlock(srv, srv.Target.Bucket), srv.Target.Endpoint, "ftp://x", 1), "docs"), PlanOnly: true,
-			ExpectError: regexp.MustCompile(`(?s)Invalid endpoint.*"ftp://x": its scheme is not https or http`)},
+			ExpectError: regexp.MustCompile(`(?s)Invalid endpoint.*"ftp://x": its scheme is "ftp"; accepted: https or\s+http`)},
 		{Config: withStore(strings.Replace(storeBlock(srv, srv.Target.Bucket), srv.Target.Region, "us-east-1", 1), "docs"), PlanOnly: true,
 			ExpectError: regexp.MustCompile(`(?s)Cannot publish the site into this store.*s3://site-bucket/docs/\s+\(region\s+us-east-1.*another\s+region`)},
 		{Config: withStore(strings.Replace(storeBlock(srv, srv.Target.Bucket), srv.Target.Endpoint, "http://127.0.0.1:1", 1), "docs"), PlanOnly: true,

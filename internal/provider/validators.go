@@ -14,6 +14,7 @@ import (
 
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/client"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/duration"
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/redact"
 )
 
 // Each check below returns a sentence saying what is wrong and what would be
@@ -290,4 +291,26 @@ func sha256Problem(s string) string {
 		return fmt.Sprintf("%s is not a SHA-256: it is not all hexadecimal digits. %s", shown, accepted)
 	}
 	return ""
+}
+
+// maxEndpointBytes bounds an S3 endpoint as a link state keeps is bounded.
+const maxEndpointBytes = 2 << 10
+
+// endpointProblem is the rule of an S3 endpoint: the shape of any link
+// (redact.LinkShape: printable ASCII, http or https, a host, no user
+// information, since credentials come from the environment), naming where
+// requests go and so without a query or fragment. The endpoint is quoted
+// only when it may carry no credentials.
+func endpointProblem(e string) string {
+	problem := redact.LinkShape(e, maxEndpointBytes, "https", "http")
+	if u, err := url.Parse(e); problem == "" && err == nil && (u.RawQuery != "" || u.ForceQuery || u.Fragment != "") {
+		problem = "it holds a query or a fragment"
+	}
+	switch {
+	case problem == "":
+		return ""
+	case strings.Contains(e, "@") || len(e) > maxEndpointBytes:
+		return fmt.Sprintf("the endpoint (%d characters, not shown as it may carry credentials): %s", len(e), problem)
+	}
+	return fmt.Sprintf("%q: %s", e, problem)
 }

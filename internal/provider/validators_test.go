@@ -100,3 +100,27 @@ func FuzzPagePathProblem(f *testing.F) {
 		}
 	})
 }
+
+// An S3 endpoint follows the one rule of a link's shape, and names where
+// requests go: never a query, and never credentials, which are not quoted.
+func TestEndpointProblem(t *testing.T) {
+	for _, ok := range []string{"https://s3.example.com", "http://127.0.0.1:7070", "https://minio.internal:9000/"} {
+		if p := endpointProblem(ok); p != "" {
+			t.Errorf("endpointProblem(%q) = %q", ok, p)
+		}
+	}
+	for bad, want := range map[string]string{
+		"ftp://x":                           `"ftp://x": its scheme is "ftp"`,
+		"https://":                          "names no host",
+		"https://s3.example.com/?x=1":       "query or a fragment",
+		"https://s3.example.com/#top":       "query or a fragment",
+		"https://s3.exämple.com":            "outside printable ASCII",
+		"https://key:s3cr3t@s3.example.com": "not shown as it may carry credentials",
+		"https://s3.example.com/" + strings.Repeat("a", maxEndpointBytes): "more than the 2048 accepted",
+	} {
+		p := endpointProblem(bad)
+		if !strings.Contains(p, want) || strings.Contains(p, "s3cr3t") {
+			t.Errorf("endpointProblem(%.60q) = %.200q, want it to say %q and no credential", bad, p, want)
+		}
+	}
+}
