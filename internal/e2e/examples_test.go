@@ -28,7 +28,7 @@ var actionBlock = regexp.MustCompile(`(?m)^\s*action\s+"`)
 // Terraform 1.16 on: on_failure, and the destroy events.
 var actionTriggerSince116 = regexp.MustCompile(`action_trigger\s*\{[^}]*(\bon_failure\s*=|\bbefore_destroy\b|\bafter_destroy\b)`)
 
-// TestExamplesValidate runs `terraform validate` on every example that needs
+// TestAccExamplesValidate runs `terraform validate` on every example that needs
 // only this provider, against a build of it through dev_overrides (the
 // acceptance CLI, through internal/tfrunner), so that
 // the documentation never shows configuration that does not work. An
@@ -37,7 +37,7 @@ var actionTriggerSince116 = regexp.MustCompile(`action_trigger\s*\{[^}]*(\bon_fa
 // 1.16) is validated with the pinned Terraform of tools/terraform.sh, which
 // make tools builds; with testtools.Env set (make test, CI) a missing one
 // fails the test, and without it the example is only logged as not validated.
-func TestExamplesValidate(t *testing.T) {
+func TestAccExamplesValidate(t *testing.T) {
 	root, err := tfrunner.ModuleRoot()
 	if err != nil {
 		t.Fatal(err)

@@ -26,14 +26,14 @@ const (
 // startQuotaError is a 429 to a start whose Retry-After does not fit in the
 // time the operation has left: waiting would only end in a timeout.
 type startQuotaError struct {
-	answer  error
-	retryAt string        // when, as retryPhrase words it
-	left    time.Duration // what the operation had left
+	answer      error
+	retryPhrase string        // when, as retryPhrase words it
+	left        time.Duration // what the operation had left
 }
 
 func (e *startQuotaError) Error() string {
 	return fmt.Sprintf("the API limits how many exports may be started (the project-scoped revision allows 10 per organization an hour) "+
-		"and asks to start again %s, which is beyond the %s this operation has left: %s", e.retryAt, duration.Written(e.left.Round(time.Second)), e.answer)
+		"and asks to start again %s, which is beyond the %s this operation has left: %s", e.retryPhrase, duration.Written(e.left.Round(time.Second)), e.answer)
 }
 
 func (e *startQuotaError) Unwrap() error { return e.answer }
@@ -77,7 +77,7 @@ func (d *providerData) waitForStartQuota(ctx context.Context, err error) error {
 	if deadline, ok := ctx.Deadline(); ok {
 		// A deadline is wall time, whatever the provider's clock.
 		if left := time.Until(deadline); wait > left {
-			return poll.Permanent(&startQuotaError{answer: err, retryAt: d.retryPhrase(wait), left: left})
+			return poll.Permanent(&startQuotaError{answer: err, retryPhrase: d.retryPhrase(wait), left: left})
 		}
 	}
 	tflog.Info(ctx, "the API answered 429 to the start; waiting for its Retry-After", map[string]any{"retry_after": duration.Written(wait)})
@@ -108,7 +108,7 @@ func (d *providerData) startFailure(domain string, name timeoutName, limit time.
 	var quota *startQuotaError
 	if errors.As(err, &quota) {
 		return fmt.Sprintf("Starting an export of %s: %s. Nothing was started: apply again %s, or raise %s.",
-			domain, quota, quota.retryAt, name)
+			domain, quota, quota.retryPhrase, name)
 	}
 	if client.MayHaveActed(err) {
 		return fmt.Sprintf("Starting an export of %s failed after the request was sent: %s. The API may have started the export: "+

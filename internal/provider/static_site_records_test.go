@@ -1,7 +1,7 @@
 //go:build linux || openbsd || darwin || freebsd || netbsd
 
-// The forged records carry stat data, which statOf gives only on these
-// systems (static_site_stat_ctim.go, static_site_stat_ctimespec.go).
+// The forged records carry stat data, which sitetree.StatOf gives only on
+// these systems (internal/sitetree/stat_ctim.go, stat_ctimespec.go).
 
 package provider
 

@@ -209,7 +209,7 @@ func transientOrPermanent(err error) error {
 	return poll.Permanent(err)
 }
 
-// validateTimeouts refuses zero and negative values in a configuration's
+// validateTimeouts refuses values under 1 s in a configuration's
 // timeouts block: the block itself only checks that they parse, and a wait
 // with no time left would fail at apply with a misleading error.
 // Block is the timeouts.Value of a resource or of a data source.

@@ -62,7 +62,7 @@ func TestStartQuotaErrorWritesTheHourAs1h(t *testing.T) {
 	d := &providerData{clock: clock.RealClock}
 	answer := &client.APIError{Endpoint: "POST /v1/static-export/p1/jobs", StatusCode: 429, RetryAfter: time.Hour,
 		Message: "Too many export jobs started; try again later."}
-	err := poll.Permanent(&startQuotaError{answer: answer, retryAt: d.retryPhrase(time.Hour), left: 10 * time.Minute})
+	err := poll.Permanent(&startQuotaError{answer: answer, retryPhrase: d.retryPhrase(time.Hour), left: 10 * time.Minute})
 	text := d.startFailure("docs.example.com", timeoutCreate, 10*time.Minute, err)
 	for _, want := range []string{"(in 1h)", "(Retry-After 1h)", "beyond the 10m this operation has left", "Nothing was started"} {
 		if !strings.Contains(text, want) {

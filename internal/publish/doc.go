@@ -49,7 +49,9 @@
 // one found, so that no link in the store or at dir is followed and nothing
 // but entries of the provider's names and kinds is removed. It knows nothing
 // of sites. The renames between two handles, the one safe open of a regular
-// file and the temporary names are localfile's.
+// file and the temporary names beside a file are localfile's; the store's
+// own entries, temporary ones included, are named and told apart in one
+// place, storeEntryKind (store.go).
 //
 // What goes by path, and why. Each operation opens the directory that holds
 // dir by its path once (Site.open; Stage makes it by path when missing);

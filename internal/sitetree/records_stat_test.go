@@ -1,6 +1,6 @@
 //go:build linux || openbsd || darwin || freebsd || netbsd
 
-// Only these systems give statOf a change time (stat_ctim.go,
+// Only these systems give StatOf a change time (stat_ctim.go,
 // stat_ctimespec.go): elsewhere every file is read, which the
 // other refresh tests cover.
 
