@@ -156,7 +156,7 @@ resource "docsadmin_static_export" "site" {
 		planSays("back at the API that made it")
 	})
 
-	t.Run("state written before the place was recorded", func(t *testing.T) {
+	t.Run("state whose private data was lost", func(t *testing.T) {
 		statePath := filepath.Join(dir, "terraform.tfstate")
 		if dropped := editPrivate(t, statePath, false); !dropped {
 			t.Fatal("the export's state records nothing privately: the place was not recorded at create")

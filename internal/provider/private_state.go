@@ -130,9 +130,9 @@ func recordPlace(ctx context.Context, private privateSetter, p apiPlace) diag.Di
 	return setPrivateJSON(ctx, private, privatePlace, p)
 }
 
-// recordedPlace is where the object was made, or nil for state written
-// before the place was recorded: its first read at the configured place
-// records it (so an upgrade needs no new object).
+// recordedPlace is where the object was made, or nil when private state
+// holds none (an import, or a state whose private data was lost): its first
+// read at the configured place records it.
 func recordedPlace(ctx context.Context, private privateGetter) *apiPlace {
 	var p apiPlace
 	getPrivateJSON(ctx, private, privatePlace, &p)
@@ -143,8 +143,8 @@ func recordedPlace(ctx context.Context, private privateGetter) *apiPlace {
 }
 
 // sitePins are what a site recorded of its store when it published (see
-// privateSiteStore). Zero for a state written before they were recorded:
-// the store is then known by its name only, and every file is read.
+// privateSiteStore). Zero when private state holds none (its data was
+// lost): the store is then known by its name only, and every file is read.
 type sitePins struct {
 	Store      publish.StoreID `json:"store"`
 	StatSHA256 string          `json:"stat_sha256,omitempty"`
