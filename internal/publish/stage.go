@@ -108,12 +108,9 @@ func (s Site) Stage(owner string) (*Staged, error) {
 
 func (st *Staged) claim() error {
 	s, o := st.Site, st.o
-	found, err := o.inspect()
+	found, err := o.inspectOwn()
 	if err != nil {
 		return err
-	}
-	if found.Foreign != "" {
-		return &ForeignError{Site: s, Found: found.Foreign}
 	}
 	if m := found.Marker; m != nil && m.Owner != st.Owner && everPublished(m, found) {
 		return s.conflict(*m, found)
@@ -129,7 +126,7 @@ func (st *Staged) claim() error {
 			return err
 		}
 		if o.store == nil {
-			return fmt.Errorf("%s was removed while the site was being staged; apply again", s.Store)
+			return removedWhileStaged(s)
 		}
 	}
 	if err := checkStore(o.store); err != nil {
@@ -150,7 +147,7 @@ func (o *opened) lock(owner string) (*confined.Lock, error) {
 		return nil, err
 	}
 	if m == nil {
-		return nil, fmt.Errorf("%s was removed while the site was being staged; apply again", o.site.Store)
+		return nil, removedWhileStaged(o.site)
 	}
 	l, err := lockFile(o.store)
 	switch {
@@ -167,16 +164,13 @@ func (o *opened) lock(owner string) (*confined.Lock, error) {
 // the staging area.
 func (st *Staged) prepare() error {
 	s, o := st.Site, st.o
-	found, err := o.inspect()
+	found, err := o.inspectOwn()
 	if err != nil {
 		return err
 	}
-	if found.Foreign != "" {
-		return &ForeignError{Site: s, Found: found.Foreign}
-	}
 	m := found.Marker
 	if m == nil {
-		return fmt.Errorf("%s was removed while the site was being staged; apply again", s.Store)
+		return removedWhileStaged(s)
 	}
 	if err := checkStore(o.store); err != nil {
 		return err
@@ -277,4 +271,20 @@ func (st *Staged) Abandon() error {
 	}
 	_, err = confined.Remove(st.o.store, stagingDir, confined.Dir)
 	return err
+}
+
+// inspectOwn inspects the store, refusing one that holds an entry the
+// provider never makes.
+func (o *opened) inspectOwn() (Inspection, error) {
+	found, err := o.inspect()
+	if err == nil && found.Foreign != "" {
+		err = &ForeignError{Site: o.site, Found: found.Foreign}
+	}
+	return found, err
+}
+
+// removedWhileStaged is the error of a store that another process removed
+// between two steps of a staging.
+func removedWhileStaged(s Site) error {
+	return fmt.Errorf("%s was removed while the site was being staged; apply again", s.Store)
 }
