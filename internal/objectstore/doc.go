@@ -7,7 +7,9 @@
 //
 // What the provider wrote under a prefix is listed in a record beside the
 // site (RecordKey), whose SHA-256 state pins (Record says when a record is
-// trusted). A publication lists the prefix once, compares the listing with
+// trusted). A publication reads the record and lists the prefix once (in
+// ranges of the record's keys at once where the store starts a listing
+// after a key: listing.go), compares the listing with
 // the record and the site's manifest, uploads only new or changed files
 // (assets, then new pages, then changed pages, then the root's index), and
 // deletes what the new site lacks last, pages before the files they refer
