@@ -28,16 +28,35 @@ func (s *Sanitizer) LogPatterns() []*regexp.Regexp {
 	if s == nil {
 		return patterns
 	}
-	s.logOnce.Do(func() {
-		s.mu.RLock()
-		defer s.mu.RUnlock()
-		for _, sec := range s.secrets {
-			if sec.marker == KeyMarker && sec.run > 0 {
-				s.keyPatterns = append(s.keyPatterns, regexp.MustCompile(keyPattern(sec)))
-			}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	for _, sec := range s.secrets {
+		if sec.marker == KeyMarker && sec.run > 0 {
+			patterns = append(patterns, compiledKeyPattern(sec))
 		}
-	})
-	return append(patterns, s.keyPatterns...)
+	}
+	return patterns
+}
+
+// keyPatterns holds each key's compiled pattern for the life of the
+// process, by the key and its run: compiling one costs milliseconds, tens
+// for a long key, and a process that configures the provider many times
+// (aliases, or tests that serve every command from one process) would pay
+// it at each configuration.
+var keyPatterns sync.Map // keyAndRun → *regexp.Regexp
+
+type keyAndRun struct {
+	value string
+	run   int
+}
+
+func compiledKeyPattern(sec secret) *regexp.Regexp {
+	k := keyAndRun{sec.value, sec.run}
+	if re, ok := keyPatterns.Load(k); ok {
+		return re.(*regexp.Regexp)
+	}
+	re, _ := keyPatterns.LoadOrStore(k, regexp.MustCompile(keyPattern(sec)))
+	return re.(*regexp.Regexp)
 }
 
 // maxPatternKey bounds the key whose every run LogPatterns spells out: the

@@ -102,3 +102,23 @@ func TestLogPatternsOfNoKey(t *testing.T) {
 		}
 	}
 }
+
+// TestLogPatternsAreCompiledOncePerKey: a second provider configuration
+// with the same key reuses the first one's patterns, which take milliseconds
+// each to compile; another key gets its own.
+func TestLogPatternsAreCompiledOncePerKey(t *testing.T) {
+	first := redact.New("dsa_once_0123456789abcdef").LogPatterns()
+	again := redact.New("dsa_once_0123456789abcdef").LogPatterns()
+	other := redact.New("dsa_once_fedcba9876543210").LogPatterns()
+	if len(first) < 2 || len(again) != len(first) || len(other) != len(first) {
+		t.Fatalf("%d, %d and %d patterns", len(first), len(again), len(other))
+	}
+	for i := range first {
+		if again[i] != first[i] {
+			t.Errorf("pattern %d was compiled again for the same key", i)
+		}
+		if i > 0 && other[i] == first[i] {
+			t.Errorf("pattern %d of another key is the first key's", i)
+		}
+	}
+}

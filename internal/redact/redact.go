@@ -121,9 +121,6 @@ type Sanitizer struct {
 	mu      sync.RWMutex
 	secrets []secret
 	prompts map[string]bool
-	// keyPatterns are the key's LogPatterns, made once.
-	logOnce     sync.Once
-	keyPatterns []*regexp.Regexp
 }
 
 // New returns a Sanitizer that hides apiKey, and its secret part alone (keys
