@@ -231,6 +231,7 @@ func TestAgentJobAction_errors(t *testing.T) {
 }
 
 func TestAgentJobAction_badInputAtPlanTime(t *testing.T) {
+	t.Parallel()
 	type testCase struct {
 		name, body, want string
 	}
@@ -244,9 +245,6 @@ func TestAgentJobAction_badInputAtPlanTime(t *testing.T) {
 		{"unparsable timeout", promptLine("1.0.0") + "    wait = true\n    timeout = \"soon\"", `(?s)Invalid duration.*"soon" is not a duration`},
 		{"no project", promptLine("1.0.0"), `(?s)Missing project ID.*Set project_id in this block`},
 	}
-	// "no project" needs no project id in the environment either: the
-	// variable is cleared for every row, so this test is not parallel.
-	t.Setenv(envProjectID, "")
 	acctest.RunSubtests(t, cases, func(c testCase) string { return c.name }, func(t *testing.T, c testCase) {
 		mock := acctest.NewMock(t, mockapi.Config{})
 		providerExtra := `project_id = "proj_1"`

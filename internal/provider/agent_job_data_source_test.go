@@ -120,8 +120,7 @@ func TestAgentJob_projectFromProviderOrAttribute(t *testing.T) {
 	mock := acctest.NewMock(t, mockapi.Config{})
 	mock.SeedAgentJob("proj_default", mockapi.AgentJob{ID: "job_1", Status: "active"})
 	mock.SeedAgentJob("proj_other", mockapi.AgentJob{ID: "job_1", Status: "completed"})
-	t.Setenv(envProjectID, "")
-	resource.UnitTest(t, resource.TestCase{
+	parallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testFactories(Options{}),
 		Steps: []resource.TestStep{
 			{
@@ -149,9 +148,8 @@ func TestAgentJob_projectFromProviderOrAttribute(t *testing.T) {
 func TestAgentJob_projectFromEnvironment(t *testing.T) {
 	mock := acctest.NewMock(t, mockapi.Config{})
 	mock.SeedAgentJob("proj_env", mockapi.AgentJob{ID: "job_1", Status: "archived"})
-	t.Setenv(envProjectID, "proj_env")
-	resource.UnitTest(t, resource.TestCase{
-		ProtoV6ProviderFactories: testFactories(Options{}),
+	parallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testFactories(Options{Getenv: environment(map[string]string{envProjectID: "proj_env"})}),
 		Steps: []resource.TestStep{{
 			Config: agentJobConfig(mock, "", `job_id = "job_1"`),
 			ConfigStateChecks: []statecheck.StateCheck{

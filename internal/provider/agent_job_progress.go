@@ -10,9 +10,9 @@ import (
 
 // agentJobProgressEvery is the longest the action stays silent while it
 // waits for a job: an agent job may stay active for half an hour, and
-// Terraform shows nothing of an action but its progress messages. A
-// variable so that tests can shorten it.
-var agentJobProgressEvery = 30 * time.Second
+// Terraform shows nothing of an action but its progress messages.
+// Options.ProgressEvery shortens it in tests.
+const agentJobProgressEvery = 30 * time.Second
 
 // jobProgress words the action's progress messages about one agent job: a
 // line at each status change and when a pull request appears, and a

@@ -82,18 +82,14 @@ func TestJobProgressAfterAMessageToACompletedJob(t *testing.T) {
 // the protocol, as Terraform does, and reads its progress events: Terraform
 // 1.11, which runs the acceptance tests, cannot invoke actions.
 func TestAgentJobAction_sendsProgressWhileTheJobRuns(t *testing.T) {
-	// Not parallel: it changes agentJobProgressEvery, a package variable.
-	every := agentJobProgressEvery
-	agentJobProgressEvery = 500 * time.Millisecond
-	t.Cleanup(func() { agentJobProgressEvery = every })
-
+	t.Parallel()
 	mock := acctest.NewMock(t, mockapi.Config{AgentJobOutcome: mockapi.AgentCompleted, AgentJobDuration: 2 * time.Second})
 	prompt := releasePrompt("2.4.0")
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
 
 	server, err := providerserver.NewProtocol6WithError(NewWithOptions("test", Options{
-		PollPolicy: acctest.QuickPolls, RetryBackoff: acctest.QuickRetries,
+		PollPolicy: acctest.QuickPolls, RetryBackoff: acctest.QuickRetries, ProgressEvery: 500 * time.Millisecond,
 	})())()
 	if err != nil {
 		t.Fatal(err)

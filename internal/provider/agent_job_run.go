@@ -80,7 +80,7 @@ func (d *providerData) runAgentJob(ctx context.Context, run agentJobRun, diags *
 	if run.started != nil {
 		run.started(job)
 	}
-	progress := newJobProgress(run.say, d.now, agentJobProgressEvery)
+	progress := newJobProgress(run.say, d.now, d.progressEvery)
 	progress.started(d.shownJob(job), run.jobID != "", run.resumed != nil)
 
 	if run.wait {

@@ -50,6 +50,7 @@ func TestBaseURLVersionSuffix(t *testing.T) {
 // attribute and from the environment alike, naming the value to use; a
 // reverse proxy's prefix works.
 func TestProvider_baseURLWithAPIVersionRefusedAtPlan(t *testing.T) {
+	t.Parallel()
 	mock := acctest.NewMock(t, mockapi.Config{})
 	for _, tc := range []struct {
 		name, baseURL, env string
@@ -59,13 +60,12 @@ func TestProvider_baseURLWithAPIVersionRefusedAtPlan(t *testing.T) {
 		{"environment /v1", "", mock.URL + "/v1"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			t.Setenv(envBaseURL, tc.env)
 			setting := ""
 			if tc.baseURL != "" {
 				setting = fmt.Sprintf("base_url = %q", tc.baseURL)
 			}
 			resource.UnitTest(t, resource.TestCase{
-				ProtoV6ProviderFactories: testFactories(Options{}),
+				ProtoV6ProviderFactories: testFactories(Options{Getenv: environment(map[string]string{envBaseURL: tc.env})}),
 				Steps: []resource.TestStep{{
 					Config: fmt.Sprintf("provider \"docsadmin\" {\n  %s\n  api_key = %q\n}\n", setting, mock.APIKey) +
 						"resource \"docsadmin_static_export\" \"site\" {\n  domain = \"docs.example.com\"\n}\n",
@@ -175,7 +175,7 @@ func TestMissingRouteKeepsState(t *testing.T) {
 // documents ends the wait at once with an error naming that status, rather
 // than waiting out timeouts.create.
 func TestDeploymentResource_unknownFinalStatusEndsTheWait(t *testing.T) {
-	// Not parallel: it bounds how long the apply takes.
+	t.Parallel() // before the clock starts: a paused test waits for the serial ones
 	mock := newDeployMock(t, mockapi.Config{})
 	ended := time.Now().UTC().Format(time.RFC3339)
 	for range 200 {

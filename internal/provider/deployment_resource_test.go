@@ -324,6 +324,7 @@ resource "docsadmin_static_export" "site" {
 }
 
 func TestDeploymentResource_errors(t *testing.T) {
+	t.Parallel()
 	type testCase struct {
 		name, providerExtra, want string
 		prepare                   func(*mockapi.Server)
@@ -348,9 +349,6 @@ func TestDeploymentResource_errors(t *testing.T) {
 			want: `(?s)Cannot deploy the project.*POST\s+/v1/project/update/proj_2.*HTTP\s+404.*project_id\s+\(or\s+DOCSADMIN_PROJECT_ID\)\s+names\s+a\s+project\s+that\s+does\s+not\s+exist`,
 		},
 	}
-	// "no project" needs no project id in the environment either: the
-	// variable is cleared for every row, so this test is not parallel.
-	t.Setenv(envProjectID, "")
 	acctest.RunSubtests(t, cases, func(c testCase) string { return c.name }, func(t *testing.T, c testCase) {
 		mock := newDeployMock(t, mockapi.Config{Projects: []string{"proj_1"}})
 		if c.prepare != nil {

@@ -55,6 +55,13 @@ type Options struct {
 	RetryBackoff clock.Backoff
 	// RequestTimeout overrides the client's bound on one attempt.
 	RequestTimeout time.Duration
+	// ProgressEvery overrides agentJobProgressEvery, the longest the agent
+	// job action stays silent while it waits.
+	ProgressEvery time.Duration
+	// Getenv reads the settings the configuration leaves out
+	// (DOCSADMIN_API_KEY, DOCSADMIN_BASE_URL, DOCSADMIN_PROJECT_ID);
+	// os.Getenv when nil.
+	Getenv func(key string) string
 }
 
 type docsadminProvider struct {
@@ -74,6 +81,12 @@ func New(version string) func() provider.Provider {
 func NewWithOptions(version string, opts Options) func() provider.Provider {
 	if opts.Clock == nil {
 		opts.Clock = clock.RealClock
+	}
+	if opts.Getenv == nil {
+		opts.Getenv = os.Getenv
+	}
+	if opts.ProgressEvery == 0 {
+		opts.ProgressEvery = agentJobProgressEvery
 	}
 	registry := resume.NewRegistry()
 	return func() provider.Provider {
@@ -184,9 +197,9 @@ func (p *docsadminProvider) Configure(ctx context.Context, req provider.Configur
 		return
 	}
 
-	apiKey, keyFromEnv := settingOrEnv(cfg.APIKey, envAPIKey)
-	baseURL, urlFromEnv := settingOrEnv(cfg.BaseURL, envBaseURL)
-	projectID, projectFromEnv := settingOrEnv(cfg.ProjectID, envProjectID)
+	apiKey, keyFromEnv := p.settingOrEnv(cfg.APIKey, envAPIKey)
+	baseURL, urlFromEnv := p.settingOrEnv(cfg.BaseURL, envBaseURL)
+	projectID, projectFromEnv := p.settingOrEnv(cfg.ProjectID, envProjectID)
 
 	if apiKey == "" {
 		resp.Diagnostics.AddAttributeError(path.Root("api_key"), "Missing API key",
@@ -261,6 +274,7 @@ func (p *docsadminProvider) Configure(ctx context.Context, req provider.Configur
 		projectID:     projectID,
 		clock:         p.options.Clock,
 		policy:        p.options.PollPolicy,
+		progressEvery: p.options.ProgressEvery,
 		resume:        p.resume,
 		sites:         &siteclaims.Claims{},
 		configuration: siteclaims.Configuration(),
@@ -318,11 +332,11 @@ func (p *docsadminProvider) Functions(context.Context) []func() function.Functio
 
 // settingOrEnv returns the attribute's value, else the environment's, and
 // whether it came from the environment.
-func settingOrEnv(v types.String, env string) (string, bool) {
+func (p *docsadminProvider) settingOrEnv(v types.String, env string) (string, bool) {
 	if !v.IsNull() {
 		return v.ValueString(), false
 	}
-	value := os.Getenv(env)
+	value := p.options.Getenv(env)
 	return value, value != ""
 }
 
@@ -341,8 +355,10 @@ type providerData struct {
 	clock     clock.Clock
 	limits    archive.Limits // for every download of an archive
 	policy    poll.Policy
-	resume    *resume.Registry
-	sites     *siteclaims.Claims // the served paths of this run's static sites
+	// progressEvery is the longest the agent job action stays silent.
+	progressEvery time.Duration
+	resume        *resume.Registry
+	sites         *siteclaims.Claims // the served paths of this run's static sites
 	// configuration names this run's configuration (siteclaims.Configuration).
 	configuration string
 	baseURL       string

@@ -25,10 +25,8 @@ data "docsadmin_agent_job" "job" {
 func TestProvider_settingsFromEnvironment(t *testing.T) {
 	mock := acctest.NewMock(t, mockapi.Config{})
 	mock.SeedAgentJob("proj_1", mockapi.AgentJob{ID: "job_1", Status: "active"})
-	t.Setenv(envBaseURL, mock.URL)
-	t.Setenv(envAPIKey, mock.APIKey)
-	resource.UnitTest(t, resource.TestCase{
-		ProtoV6ProviderFactories: testFactories(Options{}),
+	parallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testFactories(Options{Getenv: environment(map[string]string{envBaseURL: mock.URL, envAPIKey: mock.APIKey})}),
 		Steps: []resource.TestStep{{
 			Config: `provider "docsadmin" {}` + readJobConfig,
 			ConfigStateChecks: []statecheck.StateCheck{
@@ -41,10 +39,8 @@ func TestProvider_settingsFromEnvironment(t *testing.T) {
 func TestProvider_attributesWinOverEnvironment(t *testing.T) {
 	mock := acctest.NewMock(t, mockapi.Config{})
 	mock.SeedAgentJob("proj_1", mockapi.AgentJob{ID: "job_1", Status: "active"})
-	t.Setenv(envBaseURL, "http://127.0.0.1:1")
-	t.Setenv(envAPIKey, "dsa_wrong_key")
-	resource.UnitTest(t, resource.TestCase{
-		ProtoV6ProviderFactories: testFactories(Options{}),
+	parallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testFactories(Options{Getenv: environment(map[string]string{envBaseURL: "http://127.0.0.1:1", envAPIKey: "dsa_wrong_key"})}),
 		Steps: []resource.TestStep{{
 			Config: acctest.ProviderConfig(mock, "") + readJobConfig,
 			ConfigStateChecks: []statecheck.StateCheck{
@@ -55,6 +51,7 @@ func TestProvider_attributesWinOverEnvironment(t *testing.T) {
 }
 
 func TestProvider_invalidSettingsFailAtPlanTime(t *testing.T) {
+	t.Parallel()
 	const secretLookingKey = "not-a-valid-key-s3cr3t"
 	cases := []struct {
 		name, block, env, want string
@@ -95,10 +92,8 @@ func TestProvider_invalidSettingsFailAtPlanTime(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			t.Setenv(envAPIKey, tc.env)
-			t.Setenv(envBaseURL, "")
-			resource.UnitTest(t, resource.TestCase{
-				ProtoV6ProviderFactories: testFactories(Options{}),
+			parallelTest(t, resource.TestCase{
+				ProtoV6ProviderFactories: testFactories(Options{Getenv: environment(map[string]string{envAPIKey: tc.env})}),
 				Steps: []resource.TestStep{{
 					Config:      fmt.Sprintf("provider \"docsadmin\" {\n  %s\n}\n", tc.block) + readJobConfig,
 					PlanOnly:    true,

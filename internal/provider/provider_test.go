@@ -21,6 +21,9 @@ func testFactories(opts Options) map[string]func() (tfprotov6.ProviderServer, er
 	if opts.RetryBackoff.Base == 0 {
 		opts.RetryBackoff = acctest.QuickRetries
 	}
+	if opts.Getenv == nil {
+		opts.Getenv = environment(nil) // never the machine's DOCSADMIN_ settings
+	}
 	return acctest.Factories(providerserver.NewProtocol6WithError(NewWithOptions("test", opts)()))
 }
 
@@ -47,6 +50,13 @@ func captureAttr(resourceName, attribute string, dst *string) func(*terraform.St
 // resource.UnitTest it runs without TF_ACC, since the provider is served
 // in-process against the mock. go test's -parallel bounds how many run at
 // once; make test raises it for this package (see GNUmakefile).
+// environment is a Getenv that holds vars and nothing else: a test's own
+// DOCSADMIN_ settings, which tests that run in parallel cannot set in the
+// process's environment.
+func environment(vars map[string]string) func(string) string {
+	return func(key string) string { return vars[key] }
+}
+
 func parallelTest(t *testing.T, c resource.TestCase) {
 	t.Helper()
 	c.IsUnitTest = true

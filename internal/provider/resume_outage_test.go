@@ -105,7 +105,7 @@ func TestFaultMatrix_outageDuringResume(t *testing.T) {
 // An agent job the API archived with a status it does not document ends
 // the wait at once, naming the status, instead of waiting out the timeout.
 func TestAgentJobResource_unknownArchivedStatusEndsTheWait(t *testing.T) {
-	// Not parallel: it bounds how long the apply takes.
+	t.Parallel() // before the clock starts: a paused test waits for the serial ones
 	mock := acctest.NewMock(t, mockapi.Config{})
 	archived := time.Now().UTC()
 	mock.SetAgentJobScript("proj_1", mockapi.AgentStep{After: 500 * time.Millisecond, Job: mockapi.AgentJob{Status: "canceled", ArchivedAt: &archived}})

@@ -46,6 +46,7 @@ func testProviderData(t *testing.T, mock *mockapi.Server) *providerData {
 }
 
 func TestExportWaitLogsOneInfoLinePerStatusChange(t *testing.T) {
+	t.Parallel()
 	// Queued 0.5s, then running 1s in many polls, then completed.
 	mock := acctest.NewMock(t, mockapi.Config{QueueDuration: 500 * time.Millisecond, ExportDuration: time.Second})
 	data := testProviderData(t, mock)
@@ -92,6 +93,7 @@ func TestExportWaitLogsOneInfoLinePerStatusChange(t *testing.T) {
 }
 
 func TestAgentJobWaitLogsOneInfoLinePerStatusChange(t *testing.T) {
+	t.Parallel()
 	mock := acctest.NewMock(t, mockapi.Config{})
 	pr := "https://github.com/example/docs/pull/5"
 	mock.SeedAgentJob("proj_1", mockapi.AgentJob{ID: "aj_1"})
