@@ -17,7 +17,7 @@ func TestListingInRangesOnRealServers(t *testing.T) {
 	defer objectstore.SetRangeObjects(4)()
 	for _, srv := range storetest.All(t) {
 		t.Run(srv.Name, func(t *testing.T) {
-			srv.Setenv(t)
+			storetest.Setenv(t, srv)
 			target := srv.Target
 			target.Prefix = "docs-" + srv.Name
 			b, err := objectstore.Open(t.Context(), target)

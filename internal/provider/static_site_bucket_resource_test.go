@@ -182,11 +182,14 @@ func bucketHoldsArchive(t *testing.T, mock *mockapi.Server, srv *storetest.Serve
 // real store (versitygw, fake-gcs-server, Azurite) beside a user's object
 // and a sibling site: a first publication, drift by hand restored, a new
 // export written in place, and a destroy that leaves what others wrote.
+// The stores' settings are in the environment, so the test is not
+// parallel; its three stores are, to each other.
 func TestStaticSiteBucket_lifecycle(t *testing.T) {
-	for name, start := range map[string]func(testing.TB) *storetest.Server{"s3": storetest.S3, "gcs": storetest.GCS, "azure": storetest.Azure} {
-		t.Run(name, func(t *testing.T) {
-			srv := start(t)
-			srv.Setenv(t)
+	servers := storetest.All(t)
+	storetest.Setenv(t, servers...)
+	for _, srv := range servers {
+		t.Run(srv.Name, func(t *testing.T) {
+			t.Parallel()
 			mock := acctest.NewMock(t, mockapi.Config{StablePages: true})
 			others := map[string]string{"docs/notes/mine.txt": "a user's object", "docs-v2/index.html": "a sibling site"}
 			for key, body := range others {
@@ -278,7 +281,7 @@ func TestStaticSiteBucket_lifecycle(t *testing.T) {
 // key the site needs refuses the apply before anything is written.
 func TestStaticSiteBucket_refusals(t *testing.T) {
 	srv := storetest.S3(t)
-	srv.Setenv(t)
+	storetest.Setenv(t, srv)
 	mock := acctest.NewMock(t, mockapi.Config{})
 	withStore := func(block, prefix string) string {
 		return strings.Replace(bucketConfig(mock, srv, "1", prefix, ""), storeBlock(srv, srv.Target.Bucket), block, 1)
@@ -323,7 +326,7 @@ func TestStaticSiteBucket_refusals(t *testing.T) {
 // credentials lack.
 func TestStaticSiteBucket_deniedWrite(t *testing.T) {
 	srv := storetest.Azure(t)
-	srv.Setenv(t)
+	storetest.Setenv(t, srv)
 	cred, err := azblob.NewSharedKeyCredential("devstoreaccount1", storetest.AzuriteKey)
 	if err != nil {
 		t.Fatal(err)

@@ -70,7 +70,7 @@ func TestObjectStorePublishesExportsInOrder(t *testing.T) {
 		t.Skip("publishes into an S3 server, end to end: slow; runs in make test")
 	}
 	srv := storetest.S3(t)
-	srv.Setenv(t) // the credentials, for the SDK's chain as in the provider
+	storetest.Setenv(t, srv) // the credentials, for the SDK's chain as in the provider
 	gateway := newBucketReader(t, srv)
 	proxy, ops := recordingProxy(t, srv.Target.Endpoint)
 

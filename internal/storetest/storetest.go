@@ -40,17 +40,25 @@ func All(t testing.TB) []*Server {
 	return []*Server{S3(t), GCS(t), Azure(t)}
 }
 
-// Setenv sets the server's Env for the rest of the test, after taking away
+// Setenv sets the servers' Env for the rest of the test, after taking away
 // the cloud settings the machine's environment holds, so that the SDKs find
 // this server's credentials and nothing of a developer's own: no inherited
 // AWS_, GOOGLE_, AZURE_, CLOUDSDK_ or emulator settings, empty AWS shared
 // files and gcloud configuration, and no instance-metadata address that any
 // SDK may reach (AWS's switched off, GCP's a loopback stand-in that has no
 // credentials, Azure's chain reduced to the environment credential), so
-// that a store opened without credentials fails at once. Like t.Setenv, it
-// cannot be used in parallel tests.
-func (s *Server) Setenv(t testing.TB) {
+// that a store opened without credentials fails at once. The servers must
+// be of different kinds, whose settings never overlap; subtests can then
+// use them side by side. Like t.Setenv, it cannot be used in parallel tests.
+func Setenv(t testing.TB, servers ...*Server) {
 	t.Helper()
+	kinds := map[string]bool{}
+	for _, s := range servers {
+		if kinds[s.Name] {
+			t.Fatalf("storetest.Setenv: two %s servers, whose settings would overwrite each other's", s.Name)
+		}
+		kinds[s.Name] = true
+	}
 	for _, kv := range os.Environ() {
 		k, _, _ := strings.Cut(kv, "=")
 		if inherited(k) {
@@ -60,7 +68,11 @@ func (s *Server) Setenv(t testing.TB) {
 			}
 		}
 	}
-	for _, kv := range append(isolation(t), s.Env...) {
+	env := isolation(t)
+	for _, s := range servers {
+		env = append(env, s.Env...)
+	}
+	for _, kv := range env {
 		k, v, _ := strings.Cut(kv, "=")
 		t.Setenv(k, v)
 	}

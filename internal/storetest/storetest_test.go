@@ -32,7 +32,7 @@ func TestRoundTrip(t *testing.T) {
 			if s.Name != name || s.Target.Kind != name || s.Target.Bucket != bucketName || s.Target.Prefix != "" {
 				t.Fatalf("server %+v: want name and kind %q, bucket %q, no prefix", s, name, bucketName)
 			}
-			s.Setenv(t)
+			Setenv(t, s)
 			if v, ok := os.LookupEnv("AWS_PROFILE"); ok {
 				t.Fatalf("AWS_PROFILE=%q is still set", v)
 			}
@@ -88,7 +88,7 @@ func TestRoundTrip(t *testing.T) {
 // after Setenv: with no credentials to find, and no metadata server to ask
 // for some, each fails at once, before a request leaves the host.
 func TestSetenvLeavesNoCredentials(t *testing.T) {
-	(&Server{}).Setenv(t)
+	Setenv(t)
 	for _, target := range []objectstore.Target{
 		{Kind: objectstore.KindS3, Bucket: "docsadmin-storetest", Region: "eu-west-1"},
 		{Kind: objectstore.KindGCS, Bucket: "docsadmin-storetest"},
