@@ -52,11 +52,12 @@ type keyAndRun struct {
 
 func compiledKeyPattern(sec secret) *regexp.Regexp {
 	k := keyAndRun{sec.value, sec.run}
-	if re, ok := keyPatterns.Load(k); ok {
-		return re.(*regexp.Regexp)
+	stored, ok := keyPatterns.Load(k)
+	if !ok {
+		stored, _ = keyPatterns.LoadOrStore(k, regexp.MustCompile(keyPattern(sec)))
 	}
-	re, _ := keyPatterns.LoadOrStore(k, regexp.MustCompile(keyPattern(sec)))
-	return re.(*regexp.Regexp)
+	re, _ := stored.(*regexp.Regexp) // the map holds nothing else
+	return re
 }
 
 // maxPatternKey bounds the key whose every run LogPatterns spells out: the
