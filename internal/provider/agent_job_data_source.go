@@ -101,7 +101,7 @@ func (d *agentJobDataSource) Schema(ctx context.Context, _ datasource.SchemaRequ
 	}
 }
 
-// ValidateConfig refuses a zero or negative read timeout at plan time.
+// ValidateConfig refuses a read timeout under a second at plan time (validateTimeouts).
 func (d *agentJobDataSource) ValidateConfig(ctx context.Context, req datasource.ValidateConfigRequest, resp *datasource.ValidateConfigResponse) {
 	resp.Diagnostics.Append(validateTimeouts[timeouts.Value](ctx, req.Config)...)
 }

@@ -106,7 +106,7 @@ func (r *agentJobResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 	}
 }
 
-// ValidateConfig refuses zero and negative timeouts at plan time.
+// ValidateConfig refuses timeouts under a second at plan time (validateTimeouts).
 func (r *agentJobResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
 	resp.Diagnostics.Append(validateTimeouts[timeouts.Value](ctx, req.Config)...)
 }

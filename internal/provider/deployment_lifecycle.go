@@ -130,7 +130,7 @@ func (r *deploymentLifecycle[T, M]) Schema(ctx context.Context, _ resource.Schem
 	}
 }
 
-// ValidateConfig refuses zero and negative timeouts at plan time.
+// ValidateConfig refuses timeouts under a second at plan time (validateTimeouts).
 func (r *deploymentLifecycle[T, M]) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
 	resp.Diagnostics.Append(validateTimeouts[timeouts.Value](ctx, req.Config)...)
 }

@@ -23,9 +23,9 @@ func (p apiPlace) String() string {
 	return fmt.Sprintf("project %s at %s", p.Project, p.BaseURL)
 }
 
-// sameAPI reports whether p was made at the API that baseURL names: the
-// one comparison of two base URLs (client.APIAddress), for a place
-// recorded in private state, a resume key and the manifest cache alike.
+// sameAPI reports whether p was made at the API that baseURL names, by
+// client.APIAddress: the one comparison of two base URLs, which resume keys
+// and the manifest cache make through client.APIAddress too.
 func (p apiPlace) sameAPI(baseURL string) bool {
 	return client.APIAddress(p.BaseURL) == client.APIAddress(baseURL)
 }

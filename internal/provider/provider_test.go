@@ -50,15 +50,15 @@ func captureAttr(resourceName, attribute string, dst *string) func(*terraform.St
 // resource.UnitTest it runs without TF_ACC, since the provider is served
 // in-process against the mock. go test's -parallel bounds how many run at
 // once; make test raises it for this package (see GNUmakefile).
+func parallelTest(t *testing.T, c resource.TestCase) {
+	t.Helper()
+	c.IsUnitTest = true
+	resource.ParallelTest(t, c)
+}
+
 // environment is a Getenv that holds vars and nothing else: a test's own
 // DOCSADMIN_ settings, which tests that run in parallel cannot set in the
 // process's environment.
 func environment(vars map[string]string) func(string) string {
 	return func(key string) string { return vars[key] }
-}
-
-func parallelTest(t *testing.T, c resource.TestCase) {
-	t.Helper()
-	c.IsUnitTest = true
-	resource.ParallelTest(t, c)
 }

@@ -136,7 +136,7 @@ func (r *staticExportFileResource) Schema(ctx context.Context, _ resource.Schema
 	}
 }
 
-// ValidateConfig refuses zero and negative timeouts at plan time.
+// ValidateConfig refuses timeouts under a second at plan time (validateTimeouts).
 func (r *staticExportFileResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
 	resp.Diagnostics.Append(validateTimeouts[timeouts.Value](ctx, req.Config)...)
 }

@@ -205,7 +205,7 @@ func (r *staticExportResource) Schema(ctx context.Context, _ resource.SchemaRequ
 	}
 }
 
-// ValidateConfig refuses zero and negative timeouts at plan time.
+// ValidateConfig refuses timeouts under a second at plan time (validateTimeouts).
 func (r *staticExportResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
 	resp.Diagnostics.Append(validateTimeouts[timeouts.Value](ctx, req.Config)...)
 }

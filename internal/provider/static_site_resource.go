@@ -189,7 +189,7 @@ func (r *staticSiteResource) Schema(ctx context.Context, _ resource.SchemaReques
 	}
 }
 
-// ValidateConfig refuses zero and negative timeouts at plan time.
+// ValidateConfig refuses timeouts under a second at plan time (validateTimeouts).
 func (r *staticSiteResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
 	resp.Diagnostics.Append(validateTimeouts[timeouts.Value](ctx, req.Config)...)
 }
