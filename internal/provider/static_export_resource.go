@@ -42,6 +42,20 @@ var (
 	_ resource.ResourceWithValidateConfig = (*staticExportResource)(nil)
 )
 
+// staticExportResource is docsadmin_static_export. This file holds its
+// schema and its operations; its siblings hold the steps they call:
+//   - static_export_model.go: the model, and what a plan keeps, renews or
+//     clears (setJob, copy*From, planNew*, clear*, renewalDue);
+//   - static_export_start.go: starting an export, and a start quota's wait;
+//   - static_export_wait.go: waiting for the job to end;
+//   - static_export_link.go: asking for a fresh link;
+//   - static_export_delivery.go: handing a completed export over (the link,
+//     verification once, the archive's identity);
+//   - static_export_triggers.go: when triggers export again;
+//   - static_export_identity.go: the resource identity and the import id.
+//
+// Shared steps are in wait.go (beginOperation, waits), resume.go, place.go
+// and private_state.go.
 type staticExportResource struct {
 	data *providerData
 	// clock decides whether a link is due at plan time, also while the
