@@ -11,5 +11,6 @@
 // Wall time is read directly only where the other side counts in it or no
 // decision depends on it: a context's deadline, the ephemeral resource's
 // RenewAt, file times, a download's idle timeout, the names of a site's
-// releases.
+// releases, the time a site's marker says it was published, and the
+// manifest cache's file times.
 package clock
