@@ -54,7 +54,6 @@ func (r *agentJobResource) Metadata(_ context.Context, req resource.MetadataRequ
 }
 
 func (r *agentJobResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
-	keep := func() []planmodifier.String { return []planmodifier.String{stringplanmodifier.UseStateForUnknown()} }
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "Starts an AI agent job from a prompt when created, and a new one whenever `triggers` or the prompt change, " +
 			"optionally waiting for its pull request. The same work as the `docsadmin_agent_job` action, for OpenTofu and Terraform " +
@@ -64,7 +63,7 @@ func (r *agentJobResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 			"id": schema.StringAttribute{
 				MarkdownDescription: "Identifier of the agent job, such as `aj_3f9a2c1b8e7d4a06`.",
 				Computed:            true,
-				PlanModifiers:       keep(),
+				PlanModifiers:       keepFromState(),
 			},
 			"project_id": projectIDAttribute("Project of the job. Default: the provider's `project_id` (or `DOCSADMIN_PROJECT_ID`); one of them must be set. Changing it starts a new job."),
 			"prompt": schema.StringAttribute{
@@ -87,15 +86,15 @@ func (r *agentJobResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 			"status": schema.StringAttribute{
 				MarkdownDescription: "Last seen status: `active`, `completed`, `archived` or `failed`. A `failed` job is replaced by a new one on the next apply.",
 				Computed:            true,
-				PlanModifiers:       keep(),
+				PlanModifiers:       keepFromState(),
 			},
 			"pr_link": schema.StringAttribute{
 				MarkdownDescription: "Pull request the agent opened. Null while the job is active, and when it finished without changing any file. Only an https link (http where `base_url` is http) without a user name, password, signature or token is kept; anything else is null, with a warning naming the attribute.",
 				Computed:            true,
-				PlanModifiers:       keep(),
+				PlanModifiers:       keepFromState(),
 			},
-			"model":      schema.StringAttribute{MarkdownDescription: "AI model used; null when not reported.", Computed: true, PlanModifiers: keep()},
-			"created_at": schema.StringAttribute{MarkdownDescription: "When the job was created (RFC 3339); null when not reported.", Computed: true, PlanModifiers: keep()},
+			"model":      schema.StringAttribute{MarkdownDescription: "AI model used; null when not reported.", Computed: true, PlanModifiers: keepFromState()},
+			"created_at": schema.StringAttribute{MarkdownDescription: "When the job was created (RFC 3339); null when not reported.", Computed: true, PlanModifiers: keepFromState()},
 		},
 		Blocks: map[string]schema.Block{
 			"timeouts": timeouts.Block(ctx, timeouts.Opts{

@@ -17,6 +17,12 @@ import (
 // each, so that their validation and plan behaviour cannot drift apart.
 // Each resource still words what the attribute means for it.
 
+// keepFromState plans a computed string that only an operation changes at
+// its value in state, not unknown ("known after apply").
+func keepFromState() []planmodifier.String {
+	return []planmodifier.String{stringplanmodifier.UseStateForUnknown()}
+}
+
 // projectIDAttribute is the project a resource works in, defaulting to the
 // provider's; a change replaces the resource.
 func projectIDAttribute(description string) schema.StringAttribute {

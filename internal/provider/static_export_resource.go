@@ -71,7 +71,6 @@ func (r *staticExportResource) Metadata(_ context.Context, req resource.Metadata
 }
 
 func (r *staticExportResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
-	keep := func() []planmodifier.String { return []planmodifier.String{stringplanmodifier.UseStateForUnknown()} }
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "Exports a documentation site as a static bundle: apply starts an export job, waits for it to complete " +
 			"and generates a time-limited link to the archive (`bundle_url`). When the link nears its expiry the next plan renews it " +
@@ -80,7 +79,7 @@ func (r *staticExportResource) Schema(ctx context.Context, _ resource.SchemaRequ
 			"id": schema.StringAttribute{
 				MarkdownDescription: "The export job's identifier (same as `job_id`).",
 				Computed:            true,
-				PlanModifiers:       keep(),
+				PlanModifiers:       keepFromState(),
 			},
 			"domain": schema.StringAttribute{
 				MarkdownDescription: "Hostname of the documentation site to export, such as `docs.example.com`: no scheme, port, path or trailing slash. Changing it starts a new export. " +
@@ -137,19 +136,19 @@ func (r *staticExportResource) Schema(ctx context.Context, _ resource.SchemaRequ
 			"job_id": schema.StringAttribute{
 				MarkdownDescription: "Identifier of the export job, such as `se_3f9a2c1b8e7d4a06`.",
 				Computed:            true,
-				PlanModifiers:       keep(),
+				PlanModifiers:       keepFromState(),
 			},
 			"api_revision": schema.StringAttribute{
 				MarkdownDescription: "The revision of the static export API the job was found in: `domain` (the job exported `domain`, `version` and `paths`) " +
 					"or `project` (the job exported the project's whole deployment; `version` and `paths` were not sent). Reads go there first, and to the other " +
 					"revision after a `404`, so the job is found again when the API moves from one revision to the other (see the provider's `static_export_revision`).",
 				Computed:      true,
-				PlanModifiers: keep(),
+				PlanModifiers: keepFromState(),
 			},
 			"status": schema.StringAttribute{
 				MarkdownDescription: "Last seen status of the export job: `queued`, `running`, `completed` or `failed`. `completed` after a successful apply.",
 				Computed:            true,
-				PlanModifiers:       keep(),
+				PlanModifiers:       keepFromState(),
 			},
 			"progress": schema.Float64Attribute{
 				MarkdownDescription: "Last seen progress of the export job, in percent from 0 to 100 (may be fractional). Null when the API did not report it.",
@@ -160,21 +159,21 @@ func (r *staticExportResource) Schema(ctx context.Context, _ resource.SchemaRequ
 			"created_at": schema.StringAttribute{
 				MarkdownDescription: "When the export job was created (RFC 3339). Null when the API did not report it.",
 				Computed:            true,
-				PlanModifiers:       keep(),
+				PlanModifiers:       keepFromState(),
 			},
 			"bundle_url": schema.StringAttribute{
 				MarkdownDescription: "Presigned link to the export's archive (a gzip'd tar of static HTML, CSS, JavaScript and assets). " +
 					"Sensitive: it grants access until it expires. Renewed in place as described for `renew_before`.",
 				Computed:      true,
 				Sensitive:     true,
-				PlanModifiers: keep(),
+				PlanModifiers: keepFromState(),
 			},
 			"bundle_size_bytes": useStateInt64Attribute("Size of the archive, in bytes. Null when the API did not report it."),
 			"bundle_expires_at": schema.StringAttribute{
 				MarkdownDescription: "When `bundle_url` stops working (RFC 3339): the API's `expiresAt`, else the link's own presigned query " +
 					"(`X-Amz-Date` + `X-Amz-Expires`, or `X-Goog-Date` + `X-Goog-Expires`). Null when neither tells; then no renewal is ever planned.",
 				Computed:      true,
-				PlanModifiers: keep(),
+				PlanModifiers: keepFromState(),
 			},
 			"link_revision": useStateInt64Attribute("A number that rises with every new link, whether a renewal or a new export, and never goes down: the time the link was issued, " +
 				"in milliseconds since 1970, or one more than the previous revision. Feed it to a write-only argument's revision, such as the helm provider's " +
@@ -188,20 +187,20 @@ func (r *staticExportResource) Schema(ctx context.Context, _ resource.SchemaRequ
 				MarkdownDescription: "SHA-256 (hex) of the archive as served, recorded by the verifying download (see `verify_archive`): the identity of the export's " +
 					"content. A link renewal keeps it; a new export changes it. Use it to roll pods on new content only, or to check a copy. Null when not verified.",
 				Computed:      true,
-				PlanModifiers: keep(),
+				PlanModifiers: keepFromState(),
 			},
 			"archive_md5": schema.StringAttribute{
 				MarkdownDescription: "MD5 (lower-case hex) of the archive as served, recorded by the same verifying download as `archive_sha256`, and " +
 					"kept and cleared with it: for arguments that take an MD5 in hex, such as `content_md5` of `azurerm_storage_blob` " +
 					"(which converts it to base64 for the `Content-MD5` header). Null when not verified.",
 				Computed:      true,
-				PlanModifiers: keep(),
+				PlanModifiers: keepFromState(),
 			},
 			"archive_md5_base64": schema.StringAttribute{
 				MarkdownDescription: "The same MD5 in base64, as the `Content-MD5` header carries it and as `source_md5hash` of " +
 					"`google_storage_bucket_object` is documented to take it (Cloud Storage's own `md5hash` is base64). Null when not verified.",
 				Computed:      true,
-				PlanModifiers: keep(),
+				PlanModifiers: keepFromState(),
 			},
 			"archive_size_bytes": useStateInt64Attribute("Size in bytes of the archive the verifying download read. Null when not verified."),
 			"archive_file_count": useStateInt64Attribute("Number of files in the archive the verifying download read. Null when not verified."),

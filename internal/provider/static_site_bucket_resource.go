@@ -128,7 +128,6 @@ func (r *bucketSiteResource) Metadata(_ context.Context, req resource.MetadataRe
 }
 
 func (r *bucketSiteResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
-	keep := []planmodifier.String{stringplanmodifier.UseStateForUnknown()}
 	replace := []planmodifier.Object{objectplanmodifier.RequiresReplace()}
 	stores := []path.Expression{path.MatchRoot("s3"), path.MatchRoot("gcs"), path.MatchRoot("azure")}
 	bucketName := func(what string) schema.StringAttribute {
@@ -157,7 +156,7 @@ func (r *bucketSiteResource) Schema(ctx context.Context, _ resource.SchemaReques
 		Attributes: map[string]schema.Attribute{
 			"id": schema.StringAttribute{
 				MarkdownDescription: "Identifies this publication; the record under the prefix names it as its owner.",
-				Computed:            true, PlanModifiers: keep,
+				Computed:            true, PlanModifiers: keepFromState(),
 			},
 			"job_id": schema.StringAttribute{
 				MarkdownDescription: "Identifier of a completed export job, such as `docsadmin_static_export.docs.job_id`. Changing it " +
@@ -236,14 +235,14 @@ func (r *bucketSiteResource) Schema(ctx context.Context, _ resource.SchemaReques
 				Validators: []validator.Int64{int64validator.Between(1, objectstore.MaxConcurrency)},
 			},
 			"archive_sha256": schema.StringAttribute{
-				MarkdownDescription: "Lower-case hex SHA-256 of the archive published.", Computed: true, PlanModifiers: keep,
+				MarkdownDescription: "Lower-case hex SHA-256 of the archive published.", Computed: true, PlanModifiers: keepFromState(),
 			},
 			"file_count": useStateInt64Attribute("Number of files of the site."),
 			"size_bytes": useStateInt64Attribute("Sum of the files' sizes, in bytes."),
 			"record_sha256": schema.StringAttribute{
 				MarkdownDescription: "SHA-256 of the record `.docsadmin/site.json` under the prefix, which lists every object the " +
 					"provider wrote. A record that differs is not relied on: no object is then the provider's to overwrite or delete.",
-				Computed: true, PlanModifiers: keep,
+				Computed: true, PlanModifiers: keepFromState(),
 			},
 			"objects_intact": schema.BoolAttribute{
 				MarkdownDescription: "Whether the last refresh found every object of the site as the provider wrote it, and its record " +

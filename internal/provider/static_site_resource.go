@@ -84,7 +84,6 @@ func (r *staticSiteResource) Metadata(_ context.Context, req resource.MetadataRe
 }
 
 func (r *staticSiteResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
-	keep := func() []planmodifier.String { return []planmodifier.String{stringplanmodifier.UseStateForUnknown()} }
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "Publishes the site of a completed static export at a directory, verified, for static hosts that serve files: a " +
 			"web server's root, a CDN origin, a tree to sync to an object store. `directory` is a symbolic link that the provider makes and " +
@@ -114,7 +113,7 @@ func (r *staticSiteResource) Schema(ctx context.Context, _ resource.SchemaReques
 					"`directory` is missing until the new one is switched in; with `create_before_destroy` a replacement at the same " +
 					"`directory` is refused, since the old site still publishes there.",
 				Computed:      true,
-				PlanModifiers: keep(),
+				PlanModifiers: keepFromState(),
 			},
 			"job_id": schema.StringAttribute{
 				MarkdownDescription: "Identifier of a completed export job, such as `se_3f9a2c1b8e7d4a06`, for example " +
@@ -153,7 +152,7 @@ func (r *staticSiteResource) Schema(ctx context.Context, _ resource.SchemaReques
 			"archive_sha256": schema.StringAttribute{
 				MarkdownDescription: "Lower-case hex SHA-256 of the archive the site was unpacked from. A restore must download the same archive.",
 				Computed:            true,
-				PlanModifiers:       keep(),
+				PlanModifiers:       keepFromState(),
 			},
 			"file_count": useStateInt64Attribute("Number of files in the site (hard links in the archive count as the copies they are unpacked as)."),
 			"size_bytes": useStateInt64Attribute("Sum of the files' sizes, in bytes."),
@@ -163,19 +162,19 @@ func (r *staticSiteResource) Schema(ctx context.Context, _ resource.SchemaReques
 					"`docsadmin_static_site_manifest`, described there. Written before `directory` switches to the release, kept as long " +
 					"as the release is, never changed: give it to the sync step with `release_directory`. It changes with every switch.",
 				Computed:      true,
-				PlanModifiers: keep(),
+				PlanModifiers: keepFromState(),
 			},
 			"manifest_sha256": schema.StringAttribute{
 				MarkdownDescription: "Lower-case hex SHA-256 of `manifest_file`'s content. The same archive gives the same manifest; refresh " +
 					"checks the file against it, so a manifest changed on disk is restored like a changed file of the site.",
 				Computed:      true,
-				PlanModifiers: keep(),
+				PlanModifiers: keepFromState(),
 			},
 			"release_directory": schema.StringAttribute{
 				MarkdownDescription: "Absolute path of the release `directory` points to now. It changes with every switch: serve `directory`, " +
 					"not this, unless a host cannot follow symbolic links.",
 				Computed:      true,
-				PlanModifiers: keep(),
+				PlanModifiers: keepFromState(),
 			},
 			"tree_intact": schema.BoolAttribute{
 				MarkdownDescription: "Whether the last refresh found the site on disk exactly as `manifest_file` lists it: `directory` is the " +
