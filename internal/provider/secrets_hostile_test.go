@@ -3,8 +3,6 @@
 package provider
 
 import (
-	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -48,8 +46,7 @@ func TestAccSecrets_hostileAPIText(t *testing.T) {
 		FailLogs:    []string{"curl -H 'Authorization: Bearer " + key + "' " + link, "Build failed " + osc8 + spoof}})
 	mock.InjectFault(mockapi.EndpointPreview, mockapi.Fault{AfterHandling: true, Patch: map[string]any{"previewUrl": "javascript:alert(document.cookie)"}})
 
-	dir := filepath.Join(t.TempDir(), "module")
-	if _, err := runner.Module(dir, map[string][]byte{"main.tf": []byte(`terraform {
+	got := applyThatFails(t, runner, mock, `terraform {
   required_providers {
     docsadmin = { source = "docsadmin/docsadmin" }
   }
@@ -58,7 +55,7 @@ func TestAccSecrets_hostileAPIText(t *testing.T) {
 provider "docsadmin" {}
 
 resource "docsadmin_agent_job" "docs" {
-  prompt = "` + prompt + `"
+  prompt = "`+prompt+`"
 }
 
 resource "docsadmin_deployment" "docs" {
@@ -70,45 +67,7 @@ resource "docsadmin_preview_deployment" "feature" {
   branch     = "feature/new-navigation"
   wait       = false
 }
-`)}, nil); err != nil {
-		t.Fatal(err)
-	}
-	logPath := filepath.Join(dir, "terraform.log")
-	env := map[string]string{
-		"DOCSADMIN_BASE_URL":   mock.URL,
-		"DOCSADMIN_API_KEY":    key,
-		"DOCSADMIN_PROJECT_ID": deployProject,
-		"TF_LOG":               "TRACE",
-		"TF_LOG_PATH":          logPath,
-		"TF_IN_AUTOMATION":     "1",
-	}
-	run := func(args ...string) (string, bool) {
-		t.Helper()
-		cmd, err := runner.Command(t.Context(), dir, env, args...)
-		if err != nil {
-			t.Fatal(err)
-		}
-		out, err := cmd.CombinedOutput()
-		return string(out), err == nil
-	}
-
-	applied, ok := run("apply", "-auto-approve", "-no-color", "-input=false")
-	if ok {
-		t.Fatalf("apply succeeded; want the agent job's and the deployment's errors:\n%s", applied)
-	}
-	shown, ok := run("show", "-json", "-no-color")
-	if !ok {
-		t.Fatalf("show -json failed:\n%s", shown)
-	}
-	planned, _ := run("plan", "-no-color", "-input=false")
-	state, err := os.ReadFile(filepath.Join(dir, "terraform.tfstate"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	logs, err := os.ReadFile(logPath)
-	if err != nil {
-		t.Fatal(err)
-	}
+`, "the agent job's and the deployment's errors")
 
 	// Without these, the checks below could pass on output that never held
 	// the hostile text.
@@ -123,13 +82,13 @@ resource "docsadmin_preview_deployment" "feature" {
 		"the reason the preview address was refused": `its scheme is "javascript"`,
 	} {
 		// Terraform wraps the text of diagnostics.
-		if !strings.Contains(flat(applied), flat(want)) {
-			t.Errorf("the apply's output lacks %s (%q):\n%s", what, want, applied)
+		if !strings.Contains(flat(got.applied), flat(want)) {
+			t.Errorf("the apply's output lacks %s (%q):\n%s", what, want, got.applied)
 		}
 	}
 	// Terraform says "is tainted, so must be replaced", OpenTofu "is tainted, so it must be replaced".
-	if !strings.Contains(planned, "Build failed: GET") || !taintedReplacement.MatchString(planned) {
-		t.Errorf("the next plan does not redeploy the failed deployment, showing its summary:\n%s", planned)
+	if !strings.Contains(got.planned, "Build failed: GET") || !taintedReplacement.MatchString(got.planned) {
+		t.Errorf("the next plan does not redeploy the failed deployment, showing its summary:\n%s", got.planned)
 	}
 	for what, want := range map[string]string{
 		"the summary, redacted":        `"summary": "Build failed: GET https://bucket.s3.amazonaws.com/se_1/bundle.tar.gz?X-Amz-Date=20261122T080000Z\u0026X-Amz-Expires=3600\u0026X-Amz-Signature=REDACTED with Authorization: Bearer (API key redacted)`,
@@ -137,11 +96,11 @@ resource "docsadmin_preview_deployment" "feature" {
 		"the commit message, redacted": `"commit_message": "Rotate the CI key (API key redacted)\n\nThe old link was`,
 		"the preview address, null":    `"preview_url": null`,
 	} {
-		if !strings.Contains(string(state), want) {
+		if !strings.Contains(got.state, want) {
 			t.Errorf("terraform.tfstate lacks %s (%s)", what, want)
 		}
 	}
-	if n := len(state); n > 64<<10 {
+	if n := len(got.state); n > 64<<10 {
 		t.Errorf("terraform.tfstate is %d bytes: the 400 KB summary was not bounded", n)
 	}
 
@@ -156,11 +115,11 @@ resource "docsadmin_preview_deployment" "feature" {
 		"the javascript: link":     "javascript:alert",
 	}
 	places := map[string]string{
-		"the apply's output": applied,
-		"show -json":         shown,
-		"the next plan":      planned,
-		"terraform.tfstate":  string(state),
-		"the TRACE log":      string(logs),
+		"the apply's output": got.applied,
+		"show -json":         got.shown,
+		"the next plan":      got.planned,
+		"terraform.tfstate":  got.state,
+		"the TRACE log":      got.logs,
 	}
 	for place, text := range places {
 		for what, secret := range secrets {
@@ -169,7 +128,7 @@ resource "docsadmin_preview_deployment" "feature" {
 			}
 		}
 	}
-	for place, text := range map[string]string{"the apply's output": applied, "the next plan": planned, "the TRACE log": string(logs)} {
+	for place, text := range map[string]string{"the apply's output": got.applied, "the next plan": got.planned, "the TRACE log": got.logs} {
 		for what, secret := range map[string]string{"the prompt": prompt, "the prompt's second half": prompt[len(prompt)/2:]} {
 			if n := strings.Count(text, secret); n > 0 {
 				t.Errorf("%s appears %d times in %s, for example: %q", what, n, place, secretInContext(text, secret))

@@ -4,8 +4,6 @@ package provider
 
 import (
 	"net/url"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -36,8 +34,7 @@ func TestAccSecrets_linksHoldingTheKey(t *testing.T) {
 		mockapi.Fault{AfterHandling: true, Patch: map[string]any{"previewUrl": "https://proj-2-feature.preview.example.com/?client=" + key}},
 		mockapi.Fault{AfterHandling: true, Patch: map[string]any{"previewUrl": "https://proj-2-docs.preview.example.com/" + split.String() + "/"}})
 
-	dir := filepath.Join(t.TempDir(), "module")
-	if _, err := runner.Module(dir, map[string][]byte{"main.tf": []byte(`terraform {
+	got := applyThatFails(t, runner, mock, `terraform {
   required_providers {
     docsadmin = { source = "docsadmin/docsadmin" }
   }
@@ -60,56 +57,24 @@ resource "docsadmin_preview_deployment" "docs" {
   branch     = "docs/rewrite"
   wait       = false
 }
-`)}, nil); err != nil {
-		t.Fatal(err)
-	}
-	logPath := filepath.Join(dir, "terraform.log")
-	env := map[string]string{
-		"DOCSADMIN_BASE_URL": mock.URL, "DOCSADMIN_API_KEY": key, "DOCSADMIN_PROJECT_ID": deployProject,
-		"TF_LOG": "TRACE", "TF_LOG_PATH": logPath, "TF_IN_AUTOMATION": "1",
-	}
-	run := func(args ...string) (string, bool) {
-		t.Helper()
-		cmd, err := runner.Command(t.Context(), dir, env, args...)
-		if err != nil {
-			t.Fatal(err)
-		}
-		out, err := cmd.CombinedOutput()
-		return string(out), err == nil
-	}
-	applied, ok := run("apply", "-auto-approve", "-no-color", "-input=false")
-	if ok {
-		t.Fatalf("apply succeeded; want the bundle link refused:\n%s", applied)
-	}
-	shown, ok := run("show", "-json", "-no-color")
-	if !ok {
-		t.Fatalf("show -json failed:\n%s", shown)
-	}
-	state, err := os.ReadFile(filepath.Join(dir, "terraform.tfstate"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	logs, err := os.ReadFile(logPath)
-	if err != nil {
-		t.Fatal(err)
-	}
+`, "the bundle link refused")
 
 	for what, want := range map[string]string{
 		"the refused bundle link":     "a bundleUrl that cannot be used as bundle_url: it holds the API key in its query",
 		"that it was not fetched":     "neither stored nor fetched",
 		"the refused preview address": "Link from the API not stored: preview_url",
 	} {
-		if !strings.Contains(flat(applied), flat(want)) {
-			t.Errorf("the apply's output lacks %s (%q):\n%s", what, want, applied)
+		if !strings.Contains(flat(got.applied), flat(want)) {
+			t.Errorf("the apply's output lacks %s (%q):\n%s", what, want, got.applied)
 		}
 	}
 	// Terraform shows the first of two warnings of one summary, the
 	// previews' in the order they were answered.
-	if !strings.Contains(flat(applied), "preview_url is null: it holds the API key in its query") &&
-		!strings.Contains(flat(applied), "preview_url is null: it holds the API key in its path") {
-		t.Errorf("the apply's output does not say why the previews' addresses are refused:\n%s", applied)
+	if !strings.Contains(flat(got.applied), "preview_url is null: it holds the API key in its query") &&
+		!strings.Contains(flat(got.applied), "preview_url is null: it holds the API key in its path") {
+		t.Errorf("the apply's output does not say why the previews' addresses are refused:\n%s", got.applied)
 	}
-	if n := strings.Count(string(state), `"preview_url": null`); n != 2 {
+	if n := strings.Count(got.state, `"preview_url": null`); n != 2 {
 		t.Errorf("terraform.tfstate holds %d null preview_url, want 2", n)
 	}
 	if n := mock.Downloads(); n != 0 {
@@ -127,7 +92,7 @@ resource "docsadmin_preview_deployment" "docs" {
 		"the key's first characters":  keySecret[:12],
 		"the client parameter's name": "client=",
 	}
-	places := map[string]string{"the apply's output": applied, "show -json": shown, "terraform.tfstate": string(state), "the TRACE log": string(logs)}
+	places := map[string]string{"the apply's output": got.applied, "show -json": got.shown, "the next plan": got.planned, "terraform.tfstate": got.state, "the TRACE log": got.logs}
 	for place, text := range places {
 		for what, secret := range secrets {
 			if n := strings.Count(text, secret); n > 0 {

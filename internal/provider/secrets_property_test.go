@@ -5,8 +5,6 @@ package provider
 import (
 	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -65,8 +63,7 @@ func TestAccSecrets_spellingsByProperty(t *testing.T) {
 	mock.SetDeploymentBehavior(deployProject, mockapi.DeploymentBehavior{Fail: true,
 		FailSummary: "Build failed: " + spellings[1] + " with key " + split(key, "\u200c") + " and " + split(key, "\u200e")})
 
-	dir := filepath.Join(t.TempDir(), "module")
-	if _, err := runner.Module(dir, map[string][]byte{"main.tf": []byte(fmt.Sprintf(`terraform {
+	got := applyThatFails(t, runner, mock, fmt.Sprintf(`terraform {
   required_providers {
     docsadmin = { source = "docsadmin/docsadmin" }
   }
@@ -87,40 +84,7 @@ resource "docsadmin_deployment" "docs" {
   triggers   = { docs_commit = "v1" }
   depends_on = [docsadmin_agent_job.docs]
 }
-`, prompt, prompt))}, nil); err != nil {
-		t.Fatal(err)
-	}
-	logPath := filepath.Join(dir, "terraform.log")
-	env := map[string]string{
-		"DOCSADMIN_BASE_URL": mock.URL, "DOCSADMIN_API_KEY": key, "DOCSADMIN_PROJECT_ID": deployProject,
-		"TF_LOG": "TRACE", "TF_LOG_PATH": logPath, "TF_IN_AUTOMATION": "1",
-	}
-	run := func(args ...string) (string, bool) {
-		t.Helper()
-		cmd, err := runner.Command(t.Context(), dir, env, args...)
-		if err != nil {
-			t.Fatal(err)
-		}
-		out, err := cmd.CombinedOutput()
-		return string(out), err == nil
-	}
-	applied, ok := run("apply", "-auto-approve", "-no-color", "-input=false")
-	if ok {
-		t.Fatalf("apply succeeded; want the agent job's and the deployment's errors:\n%s", applied)
-	}
-	shown, ok := run("show", "-json", "-no-color")
-	if !ok {
-		t.Fatalf("show -json failed:\n%s", shown)
-	}
-	planned, _ := run("plan", "-no-color", "-input=false")
-	state, err := os.ReadFile(filepath.Join(dir, "terraform.tfstate"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	logs, err := os.ReadFile(logPath)
-	if err != nil {
-		t.Fatal(err)
-	}
+`, prompt, prompt), "the agent job's and the deployment's errors")
 
 	for what, want := range map[string]string{
 		"the agent job's error":       "invalid body | no-break: (prompt redacted)",
@@ -132,15 +96,15 @@ resource "docsadmin_deployment" "docs" {
 		"the wrapped prompt's marker": "wrapped: (prompt redacted)",
 		"the upper, wrapped's marker": "upper, wrapped: (prompt redacted)",
 	} {
-		if !strings.Contains(flat(applied), flat(want)) {
-			t.Errorf("the apply's output lacks %s (%q):\n%s", what, want, applied)
+		if !strings.Contains(flat(got.applied), flat(want)) {
+			t.Errorf("the apply's output lacks %s (%q):\n%s", what, want, got.applied)
 		}
 	}
 	for what, want := range map[string]string{
 		"the commit message, redacted": `"commit_message": "Merge pull request #7 from docs/rewrite\n\nno-break: (prompt redacted)`,
 		"the summary, redacted":        "with key (API key redacted) and (API key redacted)",
 	} {
-		if !strings.Contains(string(state), want) {
+		if !strings.Contains(got.state, want) {
 			t.Errorf("terraform.tfstate lacks %s (%s)", what, want)
 		}
 	}
@@ -153,8 +117,8 @@ resource "docsadmin_deployment" "docs" {
 		"the prompt's code name":   "codename nightjar",
 		"the prompt's launch line": "falcon launch,",
 	}
-	places := map[string]string{"the apply's output": applied, "show -json": shown, "the next plan": planned,
-		"terraform.tfstate": string(state), "the TRACE log": string(logs)}
+	places := map[string]string{"the apply's output": got.applied, "show -json": got.shown, "the next plan": got.planned,
+		"terraform.tfstate": got.state, "the TRACE log": got.logs}
 	// The agent job's own prompt attribute is sensitive: state and show
 	// -json keep it, and only there.
 	for _, place := range []string{"terraform.tfstate", "show -json"} {

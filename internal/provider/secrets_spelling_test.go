@@ -5,8 +5,6 @@ package provider
 import (
 	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"unicode/utf16"
@@ -58,8 +56,7 @@ func TestAccSecrets_otherSpellings(t *testing.T) {
 	mock.PublishCommit(deployProject, mockapi.DefaultDeploymentBranch, mockapi.Commit{SHA: "3333333333333333333333333333333333333333", Message: "docs"})
 	mock.SetDeploymentBehavior(deployProject, mockapi.DeploymentBehavior{Fail: true, FailSummary: "Build failed with key " + interleaved(key, 0x034F)})
 
-	dir := filepath.Join(t.TempDir(), "module")
-	if _, err := runner.Module(dir, map[string][]byte{"main.tf": []byte(fmt.Sprintf(`terraform {
+	got := applyThatFails(t, runner, mock, fmt.Sprintf(`terraform {
   required_providers {
     docsadmin = { source = "docsadmin/docsadmin" }
   }
@@ -74,30 +71,7 @@ resource "docsadmin_agent_job" "docs" {
 resource "docsadmin_deployment" "docs" {
   triggers = { docs_commit = "v1" }
 }
-`, typed))}, nil); err != nil {
-		t.Fatal(err)
-	}
-	logPath := filepath.Join(dir, "terraform.log")
-	cmd, err := runner.Command(t.Context(), dir, map[string]string{
-		"DOCSADMIN_BASE_URL": mock.URL, "DOCSADMIN_API_KEY": key, "DOCSADMIN_PROJECT_ID": deployProject,
-		"TF_LOG": "TRACE", "TF_LOG_PATH": logPath, "TF_IN_AUTOMATION": "1",
-	}, "apply", "-auto-approve", "-no-color", "-input=false")
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := cmd.CombinedOutput()
-	applied := string(out)
-	if err == nil {
-		t.Fatalf("apply succeeded; want the agent job's and the deployment's errors:\n%s", applied)
-	}
-	state, err := os.ReadFile(filepath.Join(dir, "terraform.tfstate"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	logs, err := os.ReadFile(logPath)
-	if err != nil {
-		t.Fatal(err)
-	}
+`, typed), "the agent job's and the deployment's errors")
 	for what, want := range map[string]string{
 		"the echo, redacted":      "invalid body {\"prompt\": \"(prompt redacted)",
 		"the cut prompt, hidden":  "first characters: (prompt redacted)",
@@ -107,11 +81,11 @@ resource "docsadmin_deployment" "docs" {
 		"the decomposed, hidden":  "decomposed: (prompt redacted)",
 		"the normalized, hidden:": "normalized: (prompt redacted)",
 	} {
-		if !strings.Contains(flat(applied), flat(want)) {
-			t.Errorf("the apply's output lacks %s (%q):\n%s", what, want, applied)
+		if !strings.Contains(flat(got.applied), flat(want)) {
+			t.Errorf("the apply's output lacks %s (%q):\n%s", what, want, got.applied)
 		}
 	}
-	if !strings.Contains(string(state), "Build failed with key (API key redacted)") {
+	if !strings.Contains(got.state, "Build failed with key (API key redacted)") {
 		t.Error("terraform.tfstate does not keep the summary, redacted")
 	}
 	// What a reader sees: invisible characters and their escapes dropped,
@@ -127,7 +101,7 @@ resource "docsadmin_deployment" "docs" {
 		"the prompt's first words":      "Réécris le guide",
 		"the prompt's first 18":         first18,
 	}
-	for place, text := range map[string]string{"the apply's output": applied, "the TRACE log": string(logs), "terraform.tfstate": string(state)} {
+	for place, text := range map[string]string{"the apply's output": got.applied, "show -json": got.shown, "the next plan": got.planned, "the TRACE log": got.logs, "terraform.tfstate": got.state} {
 		for what, secret := range secrets {
 			if n := strings.Count(readable(text), secret); n > 0 {
 				t.Errorf("%s appears %d times in %s, for example: %q", what, n, place, secretInContext(readable(text), secret))

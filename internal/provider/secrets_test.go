@@ -14,6 +14,7 @@ import (
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/acctest"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/bundlelink"
 	"github.com/docsadmin/terraform-provider-docsadmin/internal/mockapi"
+	"github.com/docsadmin/terraform-provider-docsadmin/internal/tfrunner"
 )
 
 // TestSecrets_neverInLogsOrOutput runs apply, plan, refresh, a failing
@@ -211,4 +212,57 @@ func secretInContext(text, secret string) string {
 		}
 	}
 	return ""
+}
+
+// failedApply is what a terraform CLI run that a secrets test provoked
+// left behind, every place a secret could show.
+type failedApply struct {
+	applied, shown, planned string // the apply's output, show -json after it, and the next plan
+	state, logs             string // terraform.tfstate and the TRACE log
+}
+
+// applyThatFails writes mainTF as a module of its own and applies it with
+// the CLI against mock, with the mock's key and TRACE logging; the apply
+// must fail (want says what should have failed it). Then show -json and a
+// plan run, and the state and the log are read.
+func applyThatFails(t *testing.T, runner *tfrunner.Runner, mock *mockapi.Server, mainTF, want string) failedApply {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "module")
+	if _, err := runner.Module(dir, map[string][]byte{"main.tf": []byte(mainTF)}, nil); err != nil {
+		t.Fatal(err)
+	}
+	logPath := filepath.Join(dir, "terraform.log")
+	env := map[string]string{
+		"DOCSADMIN_BASE_URL": mock.URL, "DOCSADMIN_API_KEY": mock.APIKey, "DOCSADMIN_PROJECT_ID": deployProject,
+		"TF_LOG": "TRACE", "TF_LOG_PATH": logPath, "TF_IN_AUTOMATION": "1",
+	}
+	run := func(args ...string) (string, bool) {
+		t.Helper()
+		cmd, err := runner.Command(t.Context(), dir, env, args...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := cmd.CombinedOutput()
+		return string(out), err == nil
+	}
+	var got failedApply
+	var ok bool
+	if got.applied, ok = run("apply", "-auto-approve", "-no-color", "-input=false"); ok {
+		t.Fatalf("apply succeeded; want %s:\n%s", want, got.applied)
+	}
+	if got.shown, ok = run("show", "-json", "-no-color"); !ok {
+		t.Fatalf("show -json failed:\n%s", got.shown)
+	}
+	got.planned, _ = run("plan", "-no-color", "-input=false")
+	for _, read := range []struct {
+		path string
+		to   *string
+	}{{filepath.Join(dir, "terraform.tfstate"), &got.state}, {logPath, &got.logs}} {
+		data, err := os.ReadFile(read.path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		*read.to = string(data)
+	}
+	return got
 }
