@@ -42,7 +42,7 @@ func All(t testing.TB) []*Server {
 
 // Setenv sets the servers' Env for the rest of the test, after taking away
 // the cloud settings the machine's environment holds, so that the SDKs find
-// this server's credentials and nothing of a developer's own: no inherited
+// these servers' credentials and nothing of a developer's own: no inherited
 // AWS_, GOOGLE_, AZURE_, CLOUDSDK_ or emulator settings, empty AWS shared
 // files and gcloud configuration, and no instance-metadata address that any
 // SDK may reach (AWS's switched off, GCP's a loopback stand-in that has no
