@@ -29,14 +29,7 @@ func TestAccAgentJobAction_invokeFromTheCLI(t *testing.T) {
 	prompt := releasePrompt("2.4.0")
 
 	dir := t.TempDir()
-	acctest.WriteFile(t, filepath.Join(dir, "main.tf"), `terraform {
-  required_providers {
-    docsadmin = {
-      source = "docsadmin/docsadmin"
-    }
-  }
-}
-
+	acctest.WriteFile(t, filepath.Join(dir, "main.tf"), cliRequiredProviders+`
 provider "docsadmin" {}
 
 variable "prompt" {

@@ -60,13 +60,7 @@ func TestAccAPIAnswers_throughTheCLI(t *testing.T) {
 		if err := os.WriteFile(certFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: secure.Certificate().Raw}), 0o600); err != nil {
 			t.Fatal(err)
 		}
-		tf, err := runner.Module(filepath.Join(t.TempDir(), "module"), map[string][]byte{"main.tf": []byte(fmt.Sprintf(`
-terraform {
-  required_providers {
-    docsadmin = { source = "docsadmin/docsadmin" }
-  }
-}
-
+		tf, err := runner.Module(filepath.Join(t.TempDir(), "module"), map[string][]byte{"main.tf": []byte(fmt.Sprintf(cliRequiredProviders+`
 provider "docsadmin" {
   base_url = %q
 }
@@ -131,13 +125,7 @@ resource "docsadmin_static_export" "site" {
 		mock.PublishCommit(deployProject, previewBranch, commitV1)
 		mock.InjectFault(mockapi.EndpointPreview, mockapi.Fault{AfterHandling: true, Patch: map[string]any{"previewUrl": 42}})
 		mock.InjectFault(mockapi.EndpointCreateAgentJob, mockapi.Fault{AfterHandling: true, Patch: map[string]any{"source": "docs-repo"}})
-		tf, err := runner.Module(filepath.Join(t.TempDir(), "module"), map[string][]byte{"main.tf": []byte(fmt.Sprintf(`
-terraform {
-  required_providers {
-    docsadmin = { source = "docsadmin/docsadmin" }
-  }
-}
-
+		tf, err := runner.Module(filepath.Join(t.TempDir(), "module"), map[string][]byte{"main.tf": []byte(fmt.Sprintf(cliRequiredProviders+`
 provider "docsadmin" {}
 
 resource "docsadmin_preview_deployment" "nav" {

@@ -21,12 +21,7 @@ func TestAccDeploymentResource_replaceDeploysAgain(t *testing.T) {
 	runner := acctest.CLIRunner(t)
 	mock := newDeployMock(t, mockapi.Config{DeploymentDuration: 300 * time.Millisecond})
 	dir := filepath.Join(t.TempDir(), "module")
-	tf, err := runner.Module(dir, map[string][]byte{"main.tf": []byte(`terraform {
-  required_providers {
-    docsadmin = { source = "docsadmin/docsadmin" }
-  }
-}
-
+	tf, err := runner.Module(dir, map[string][]byte{"main.tf": []byte(cliRequiredProviders + `
 provider "docsadmin" {}
 
 resource "docsadmin_deployment" "docs" {

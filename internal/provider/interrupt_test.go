@@ -33,14 +33,7 @@ const (
 	interruptLatency = 5 * time.Second // asserted; about 1s is expected
 )
 
-const interruptConfig = `terraform {
-  required_providers {
-    docsadmin = {
-      source = "docsadmin/docsadmin"
-    }
-  }
-}
-
+const interruptConfig = cliRequiredProviders + `
 variable "create_timeout" {
   type = string
 }

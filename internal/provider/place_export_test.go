@@ -35,13 +35,7 @@ func TestAccPlace_exportKeptWhereItWasMade(t *testing.T) {
 	ctx := t.Context()
 	dir := filepath.Join(t.TempDir(), "module")
 	module := func(api *mockapi.Server, projectID string) map[string][]byte {
-		return map[string][]byte{"main.tf": []byte(fmt.Sprintf(`
-terraform {
-  required_providers {
-    docsadmin = { source = "docsadmin/docsadmin" }
-  }
-}
-
+		return map[string][]byte{"main.tf": []byte(fmt.Sprintf(cliRequiredProviders+`
 provider "docsadmin" {
   base_url   = %q
   api_key    = %q

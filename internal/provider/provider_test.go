@@ -56,6 +56,15 @@ func parallelTest(t *testing.T, c resource.TestCase) {
 	resource.ParallelTest(t, c)
 }
 
+// cliRequiredProviders opens the main.tf of a test that runs a terraform
+// CLI of its own: the provider at the address the runner installs it under.
+const cliRequiredProviders = `terraform {
+  required_providers {
+    docsadmin = { source = "docsadmin/docsadmin" }
+  }
+}
+`
+
 // environment is a Getenv that holds vars and nothing else: a test's own
 // DOCSADMIN_ settings, which tests that run in parallel cannot set in the
 // process's environment.

@@ -94,12 +94,7 @@ func TestAccResume_outageAcrossApplies(t *testing.T) {
 			ctx := t.Context()
 			dir := filepath.Join(t.TempDir(), "module")
 			module := func(create string) map[string][]byte {
-				return map[string][]byte{"main.tf": []byte(`terraform {
-  required_providers {
-    docsadmin = { source = "docsadmin/docsadmin" }
-  }
-}
-` + withoutRetries(row.config(mock, create)))}
+				return map[string][]byte{"main.tf": []byte(cliRequiredProviders + `` + withoutRetries(row.config(mock, create)))}
 			}
 			tf, err := runner.Module(dir, module("1s"), nil)
 			if err != nil {

@@ -46,12 +46,7 @@ func TestAccSecrets_hostileAPIText(t *testing.T) {
 		FailLogs:    []string{"curl -H 'Authorization: Bearer " + key + "' " + link, "Build failed " + osc8 + spoof}})
 	mock.InjectFault(mockapi.EndpointPreview, mockapi.Fault{AfterHandling: true, Patch: map[string]any{"previewUrl": "javascript:alert(document.cookie)"}})
 
-	got := applyThatFails(t, runner, mock, `terraform {
-  required_providers {
-    docsadmin = { source = "docsadmin/docsadmin" }
-  }
-}
-
+	got := applyThatFails(t, runner, mock, cliRequiredProviders+`
 provider "docsadmin" {}
 
 resource "docsadmin_agent_job" "docs" {

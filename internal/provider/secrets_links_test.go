@@ -34,12 +34,7 @@ func TestAccSecrets_linksHoldingTheKey(t *testing.T) {
 		mockapi.Fault{AfterHandling: true, Patch: map[string]any{"previewUrl": "https://proj-2-feature.preview.example.com/?client=" + key}},
 		mockapi.Fault{AfterHandling: true, Patch: map[string]any{"previewUrl": "https://proj-2-docs.preview.example.com/" + split.String() + "/"}})
 
-	got := applyThatFails(t, runner, mock, `terraform {
-  required_providers {
-    docsadmin = { source = "docsadmin/docsadmin" }
-  }
-}
-
+	got := applyThatFails(t, runner, mock, cliRequiredProviders+`
 provider "docsadmin" {}
 
 resource "docsadmin_static_export" "site" {

@@ -63,12 +63,7 @@ func TestAccSecrets_spellingsByProperty(t *testing.T) {
 	mock.SetDeploymentBehavior(deployProject, mockapi.DeploymentBehavior{Fail: true,
 		FailSummary: "Build failed: " + spellings[1] + " with key " + split(key, "\u200c") + " and " + split(key, "\u200e")})
 
-	got := applyThatFails(t, runner, mock, fmt.Sprintf(`terraform {
-  required_providers {
-    docsadmin = { source = "docsadmin/docsadmin" }
-  }
-}
-
+	got := applyThatFails(t, runner, mock, fmt.Sprintf(cliRequiredProviders+`
 provider "docsadmin" {}
 
 resource "docsadmin_agent_job" "docs" {

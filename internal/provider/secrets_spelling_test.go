@@ -56,12 +56,7 @@ func TestAccSecrets_otherSpellings(t *testing.T) {
 	mock.PublishCommit(deployProject, mockapi.DefaultDeploymentBranch, mockapi.Commit{SHA: "3333333333333333333333333333333333333333", Message: "docs"})
 	mock.SetDeploymentBehavior(deployProject, mockapi.DeploymentBehavior{Fail: true, FailSummary: "Build failed with key " + interleaved(key, 0x034F)})
 
-	got := applyThatFails(t, runner, mock, fmt.Sprintf(`terraform {
-  required_providers {
-    docsadmin = { source = "docsadmin/docsadmin" }
-  }
-}
-
+	got := applyThatFails(t, runner, mock, fmt.Sprintf(cliRequiredProviders+`
 provider "docsadmin" {}
 
 resource "docsadmin_agent_job" "docs" {

@@ -94,12 +94,7 @@ func TestAccStaticExportFile_cliDestroyFollowsNoSwappedParent(t *testing.T) {
 	parent := t.TempDir()
 	dist, moved, other := filepath.Join(parent, "dist"), filepath.Join(parent, "dist-moved"), filepath.Join(parent, "other")
 	filename := filepath.Join(dist, "bundle.tar.gz")
-	tf, err := runner.Module(filepath.Join(t.TempDir(), "module"), map[string][]byte{"main.tf": []byte(fmt.Sprintf(`terraform {
-  required_providers {
-    docsadmin = { source = "docsadmin/docsadmin" }
-  }
-}
-
+	tf, err := runner.Module(filepath.Join(t.TempDir(), "module"), map[string][]byte{"main.tf": []byte(fmt.Sprintf(cliRequiredProviders+`
 provider "docsadmin" {}
 
 resource "docsadmin_static_export" "site" {

@@ -38,13 +38,7 @@ func TestAccStaticExport_revisionMoveCLI(t *testing.T) {
 			mock := acctest.NewMock(t, mockapi.Config{SeparateRevisions: shape.separate})
 			mock.SetProjectDomain(testProject, domain)
 			dir := filepath.Join(t.TempDir(), "module")
-			tf, err := runner.Module(dir, map[string][]byte{"main.tf": []byte(fmt.Sprintf(`
-terraform {
-  required_providers {
-    docsadmin = { source = "docsadmin/docsadmin" }
-  }
-}
-
+			tf, err := runner.Module(dir, map[string][]byte{"main.tf": []byte(fmt.Sprintf(cliRequiredProviders+`
 provider "docsadmin" {
   base_url   = %q
   api_key    = %q

@@ -133,12 +133,7 @@ func TestAccStaticSite_driftShownInThePlan(t *testing.T) {
 // runner installs, pointed at mock.
 func cliSiteModule(t *testing.T, runner *tfrunner.Runner, mock *mockapi.Server, dir, lifecycle string) *tfexec.Terraform {
 	t.Helper()
-	tf, err := runner.Module(filepath.Join(t.TempDir(), "module"), map[string][]byte{"main.tf": []byte(fmt.Sprintf(`terraform {
-  required_providers {
-    docsadmin = { source = "docsadmin/docsadmin" }
-  }
-}
-
+	tf, err := runner.Module(filepath.Join(t.TempDir(), "module"), map[string][]byte{"main.tf": []byte(fmt.Sprintf(cliRequiredProviders+`
 provider "docsadmin" {}
 
 resource "docsadmin_static_export" "site" {
